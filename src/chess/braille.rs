@@ -1,0 +1,1 @@
+//! North American ASCII Braille (the BRF file format) and its Unicode braille cells.

@@ -1,0 +1,1 @@
+//! A game on shakmaty: start position, move history, outcome and draw claims (FIDE 5, 6.9, 9).

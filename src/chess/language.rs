@@ -1,0 +1,253 @@
+//! A language: its SAN piece letters and its spoken vocabulary, read from `config/voices/*.toml`.
+//!
+//! The built-in languages are compiled in (`include_str!`), so the core never opens a file; a
+//! federation adds a language by writing one more TOML file, which the adapters read and hand to
+//! [`Language::from_toml`].
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use shakmaty::Role;
+
+use crate::chess::vocabulary::Vocabulary;
+
+/// The TOML source of every built-in language, keyed by its code.
+const BUILTIN_SOURCES: &[(&str, &str)] = &[
+    ("de", include_str!("../../config/voices/de.toml")),
+    ("en", include_str!("../../config/voices/en.toml")),
+    ("es", include_str!("../../config/voices/es.toml")),
+    ("fr", include_str!("../../config/voices/fr.toml")),
+    ("it", include_str!("../../config/voices/it.toml")),
+    ("nl", include_str!("../../config/voices/nl.toml")),
+    ("pt", include_str!("../../config/voices/pt.toml")),
+];
+
+/// Largest language file accepted: a vocabulary is a few kilobytes; anything bigger is a mistake.
+pub const MAX_LANGUAGE_FILE_BYTES: usize = 256 * 1024;
+
+/// One language: piece letters for SAN/LAN and the words for spoken moves and events.
+#[derive(Debug, Clone)]
+pub struct Language {
+    code: String,
+    name: String,
+    /// Indexed by `Role as usize - 1` (pawn, knight, bishop, rook, queen, king).
+    letters: [char; 6],
+    vocabulary: Vocabulary,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LanguageFile {
+    code: String,
+    name: String,
+    letters: LettersFile,
+    words: Vocabulary,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LettersFile {
+    king: String,
+    queen: String,
+    rook: String,
+    bishop: String,
+    knight: String,
+    pawn: String,
+}
+
+/// Why a language file was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum LanguageError {
+    #[error("language file is {0} bytes; the limit is {MAX_LANGUAGE_FILE_BYTES}")]
+    TooLarge(usize),
+    #[error("language file is not valid: {0}")]
+    Toml(#[from] toml::de::Error),
+    #[error("language file: {0}")]
+    Invalid(String),
+    #[error("unknown language {code:?}; built in: {known}")]
+    Unknown { code: String, known: String },
+}
+
+impl Language {
+    /// Parses a language file (the format of `config/voices/de.toml`).
+    pub fn from_toml(text: &str) -> Result<Language, LanguageError> {
+        if text.len() > MAX_LANGUAGE_FILE_BYTES {
+            return Err(LanguageError::TooLarge(text.len()));
+        }
+        let file: LanguageFile = toml::from_str(text)?;
+        let letter = |name: &str, value: &str| -> Result<char, LanguageError> {
+            let mut chars = value.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) if c.is_alphabetic() && c.is_uppercase() => Ok(c),
+                _ => Err(LanguageError::Invalid(format!(
+                    "letters.{name} must be one uppercase letter, not {value:?}"
+                ))),
+            }
+        };
+        let letters = [
+            letter("pawn", &file.letters.pawn)?,
+            letter("knight", &file.letters.knight)?,
+            letter("bishop", &file.letters.bishop)?,
+            letter("rook", &file.letters.rook)?,
+            letter("queen", &file.letters.queen)?,
+            letter("king", &file.letters.king)?,
+        ];
+        // The pawn letter may equal no other; the five piece letters must be distinct so that
+        // a SAN move names one role. (Dutch pawn "O" is fine: pawns carry no letter in SAN.)
+        for i in 0..6 {
+            for j in (i + 1)..6 {
+                if letters[i] == letters[j] {
+                    return Err(LanguageError::Invalid(format!(
+                        "letters: {:?} is used for two pieces",
+                        letters[i]
+                    )));
+                }
+            }
+        }
+        if file.code.is_empty()
+            || !file
+                .code
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            return Err(LanguageError::Invalid(format!(
+                "code {:?} must be a short tag like \"de\"",
+                file.code
+            )));
+        }
+        file.words.validate().map_err(LanguageError::Invalid)?;
+        Ok(Language {
+            code: file.code,
+            name: file.name,
+            letters,
+            vocabulary: file.words,
+        })
+    }
+
+    /// A built-in language by code (`de`, `en`, `es`, `fr`, `it`, `nl`, `pt`).
+    pub fn builtin(code: &str) -> Result<&'static Language, LanguageError> {
+        Language::all_builtin()
+            .iter()
+            .find(|l| l.code.eq_ignore_ascii_case(code))
+            .ok_or_else(|| LanguageError::Unknown {
+                code: code.to_owned(),
+                known: Language::builtin_codes().join(", "),
+            })
+    }
+
+    /// English: the letters PGN is written in.
+    pub fn english() -> &'static Language {
+        Language::builtin("en").expect("en is built in")
+    }
+
+    /// German: the FIDE default for announcements (Appendix D.2.1).
+    pub fn german() -> &'static Language {
+        Language::builtin("de").expect("de is built in")
+    }
+
+    /// Every built-in language, parsed once.
+    pub fn all_builtin() -> &'static [Language] {
+        static ALL: OnceLock<Vec<Language>> = OnceLock::new();
+        ALL.get_or_init(|| {
+            BUILTIN_SOURCES
+                .iter()
+                .map(|(code, text)| {
+                    // A broken built-in file is a build defect, caught by the tests below.
+                    Language::from_toml(text)
+                        .unwrap_or_else(|e| panic!("built-in language {code} is broken: {e}"))
+                })
+                .collect()
+        })
+    }
+
+    pub fn builtin_codes() -> Vec<&'static str> {
+        BUILTIN_SOURCES.iter().map(|(code, _)| *code).collect()
+    }
+
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The SAN letter of a role in this language (pawn too, for LAN forms like `Pe2-e4`).
+    pub fn letter(&self, role: Role) -> char {
+        self.letters[role as usize - 1]
+    }
+
+    /// The role a SAN letter stands for in this language (case-sensitive: files are lowercase).
+    pub fn role_for_letter(&self, letter: char) -> Option<Role> {
+        self.letters
+            .iter()
+            .position(|&c| c == letter)
+            .map(|i| Role::ALL[i])
+    }
+
+    pub fn vocabulary(&self) -> &Vocabulary {
+        &self.vocabulary
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_language_loads() {
+        for code in Language::builtin_codes() {
+            let lang = Language::builtin(code).unwrap();
+            assert_eq!(lang.code(), code);
+        }
+    }
+
+    #[test]
+    fn letters_per_language() {
+        let check = |code: &str, expected: &str| {
+            let lang = Language::builtin(code).unwrap();
+            let got: String = [
+                Role::King,
+                Role::Queen,
+                Role::Rook,
+                Role::Bishop,
+                Role::Knight,
+            ]
+            .iter()
+            .map(|&r| lang.letter(r))
+            .collect();
+            assert_eq!(got, expected, "{code}");
+        };
+        check("en", "KQRBN");
+        check("es", "RDTAC");
+        check("de", "KDTLS");
+        check("fr", "RDTFC");
+        check("nl", "KDTLP");
+        check("it", "RDTAC");
+        check("pt", "RDTBC");
+    }
+
+    #[test]
+    fn letter_lookup_is_case_sensitive() {
+        let en = Language::english();
+        assert_eq!(en.role_for_letter('B'), Some(Role::Bishop));
+        assert_eq!(en.role_for_letter('b'), None);
+        assert_eq!(
+            Language::builtin("es").unwrap().role_for_letter('R'),
+            Some(Role::King)
+        );
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_the_reason() {
+        let err = Language::from_toml("code = 'xx'").unwrap_err().to_string();
+        assert!(err.contains("missing field"), "{err}");
+        let unknown = Language::builtin("zz").unwrap_err().to_string();
+        assert!(unknown.contains("de, en, es"), "{unknown}");
+        let huge = "#".repeat(MAX_LANGUAGE_FILE_BYTES + 1);
+        assert!(matches!(
+            Language::from_toml(&huge),
+            Err(LanguageError::TooLarge(_))
+        ));
+    }
+}

@@ -1,0 +1,1 @@
+//! PGN import with pgn-reader: one or many games, FEN/SetUp/Variant tags honoured.

@@ -1,0 +1,1 @@
+//! A scoresheet: each move with who recorded it and the clock readings; PGN, ICCF, Braille exports.

@@ -1,0 +1,1 @@
+//! The command-line face: `annabella convert` and `annabella announce`.

@@ -1,0 +1,3 @@
+//! The `annabella` binary: parses the command line and hands over to [`annabella::cli`].
+
+fn main() {}
