@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what annabella needs to build and test, only when it is missing (Debian/Ubuntu).
+# Sourced by scripts/demo.sh and scripts/test.sh; safe to run again and again.
+set -euo pipefail
+
+need_apt=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+# A C compiler and linker: rustc links through cc.
+for pkg in gcc libc6-dev; do
+  have_pkg "$pkg" || need_apt+=("$pkg")
+done
+
+if ((${#need_apt[@]})); then
+  echo "annabella: installing system packages: ${need_apt[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if have sudo; then SUDO="sudo"; else
+      echo "annabella: need root (or sudo) to install: ${need_apt[*]}" >&2; exit 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+if ! have cargo; then
+  [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+fi
+if ! have cargo; then
+  echo "annabella: installing the Rust toolchain with rustup (needs Rust 1.95 or newer)" >&2
+  have curl || { ${SUDO:-} apt-get install -y -qq curl >/dev/null; }
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal -c rustfmt,clippy
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, then unit, integration, property and doc tests,
+# and runs each benchmark once as a test (figures: `cargo bench`, see docs/benchmarks.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/ensure-deps.sh
+cargo test --locked --all-targets
+cargo test --locked --doc

@@ -1,0 +1,211 @@
+//! `annabella convert`: games in, games out, in any notation the core reads and writes.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use shakmaty::{Chess, Color, Position};
+
+use crate::chess::game::Game;
+use crate::chess::language::Language;
+use crate::chess::notation::movelist::{self, GameText};
+use crate::chess::notation::{self, Notation, Style};
+use crate::chess::{pgn, scoresheet};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum From {
+    Auto,
+    San,
+    Lan,
+    Uci,
+    Iccf,
+    Telegraph,
+    Spoken,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum To {
+    San,
+    Lan,
+    Uci,
+    Iccf,
+    Telegraph,
+    Spoken,
+    Pgn,
+    /// A Braille scoresheet in Unicode braille.
+    Braille,
+    /// The same scoresheet as a .brf file (North American ASCII Braille, 40 cells, 25 lines).
+    Brf,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Notation of a bare move list (PGN input is always read as PGN).
+    #[arg(long, value_enum, default_value_t = From::Auto)]
+    pub from: From,
+    #[arg(long, value_enum, default_value_t = To::San)]
+    pub to: To,
+    #[command(flatten)]
+    pub language: super::LanguageArgs,
+    #[command(flatten)]
+    pub start: super::StartArgs,
+    /// Input file; `-` or nothing for standard input.
+    pub file: Option<PathBuf>,
+}
+
+impl From {
+    fn notation(self) -> Option<Notation> {
+        match self {
+            From::Auto => None,
+            From::San => Some(Notation::San),
+            From::Lan => Some(Notation::Lan),
+            From::Uci => Some(Notation::Uci),
+            From::Iccf => Some(Notation::Iccf),
+            From::Telegraph => Some(Notation::Telegraph),
+            From::Spoken => Some(Notation::Spoken),
+        }
+    }
+}
+
+/// One game read from the input, with what the exports need.
+struct ReadGame {
+    game: Game,
+    tags: Vec<(String, String)>,
+    /// The result written in the input, if any (`1-0`, `0-1`, `1/2-1/2`, `*`).
+    result: Option<String>,
+    clocks: Vec<Option<u64>>,
+}
+
+pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
+    let lang = args.language.load()?;
+    let path = args.file.clone().unwrap_or_else(|| PathBuf::from("-"));
+    let text = super::read_bounded(&path, super::MAX_INPUT_BYTES)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", display_path(&path)))?;
+    let style = Style {
+        lang: &lang,
+        verbosity: args.language.verbosity,
+        name_captured: args.language.name_captured,
+        figurines: false,
+    };
+
+    let games: Vec<Result<ReadGame, String>> = if looks_like_pgn(&text) {
+        pgn::read_games(&text)
+            .into_iter()
+            .map(|r| {
+                r.map(|g| ReadGame { result: g.result.clone(), clocks: g.clocks.clone(), tags: g.tags, game: g.game })
+                    .map_err(|e| e.to_string())
+            })
+            .collect()
+    } else {
+        let template = args.start.game()?;
+        let spoken = args.from == From::Spoken;
+        movelist::split_games(&text, spoken)
+            .into_iter()
+            .enumerate()
+            .map(|(i, g)| read_bare_game(i + 1, &g, &template, args.from.notation(), &lang))
+            .collect()
+    };
+
+    let mut failed = false;
+    let mut out = std::io::stdout().lock();
+    let mut first_output = true;
+    for (i, game) in games.iter().enumerate() {
+        match game {
+            Ok(g) => {
+                let rendered = render(g, args.to, &style);
+                if args.to == To::Spoken && !first_output {
+                    // Spoken output is one line per move; an empty line separates games.
+                    writeln!(out)?;
+                }
+                out.write_all(rendered.as_bytes())?;
+                first_output = false;
+            }
+            Err(message) => {
+                failed = true;
+                out.flush()?;
+                eprintln!("annabella: {}: game {}: {message}", display_path(&path), i + 1);
+            }
+        }
+    }
+    if games.is_empty() {
+        eprintln!("annabella: {}: no moves found", display_path(&path));
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+fn display_path(path: &std::path::Path) -> String {
+    if path.as_os_str() == "-" { "<stdin>".to_owned() } else { path.display().to_string() }
+}
+
+/// PGN starts with a tag pair; a bare move list never does.
+fn looks_like_pgn(text: &str) -> bool {
+    text.trim_start_matches('\u{feff}').trim_start().starts_with('[')
+}
+
+fn read_bare_game(
+    number: usize,
+    text: &GameText,
+    template: &Game,
+    from: Option<Notation>,
+    lang: &Language,
+) -> Result<ReadGame, String> {
+    let _ = number;
+    let mut game = template.clone();
+    for token in &text.moves {
+        let pos = game.position().clone();
+        let ply = game.ply_count() + 1;
+        let mv = notation::parse_move(&pos, game.castling_mode(), &token.text, from, lang)
+            .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
+        game.play(mv).map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
+    }
+    let clocks = vec![None; game.moves().len()];
+    Ok(ReadGame { game, tags: Vec::new(), result: text.result.clone(), clocks })
+}
+
+/// "3." for White's third move, "3..." for Black's.
+fn move_label(pos: &Chess) -> String {
+    let n = pos.fullmoves();
+    match pos.turn() {
+        Color::White => format!("{n}."),
+        Color::Black => format!("{n}..."),
+    }
+}
+
+fn render(g: &ReadGame, to: To, style: &Style) -> String {
+    let mode = g.game.castling_mode();
+    let line_of = |notation: Notation| -> String {
+        let mut pos = g.game.start_position().clone();
+        let mut line = String::new();
+        for &m in g.game.moves() {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&notation::format_move(&pos, mode, m, notation, style));
+            pos.play_unchecked(m);
+        }
+        line.push('\n');
+        line
+    };
+    match to {
+        To::San => line_of(Notation::San),
+        To::Lan => line_of(Notation::Lan),
+        To::Uci => line_of(Notation::Uci),
+        To::Iccf => line_of(Notation::Iccf),
+        To::Telegraph => line_of(Notation::Telegraph),
+        To::Spoken => {
+            let mut pos = g.game.start_position().clone();
+            let mut text = String::new();
+            for &m in g.game.moves() {
+                let _ = writeln!(text, "{}", notation::format_move(&pos, mode, m, Notation::Spoken, style));
+                pos.play_unchecked(m);
+            }
+            text
+        }
+        To::Pgn => scoresheet::pgn_for_convert(&g.game, &g.tags, g.result.as_deref(), &g.clocks),
+        To::Braille => scoresheet::braille_for_convert(&g.game, style, false),
+        To::Brf => scoresheet::braille_for_convert(&g.game, style, true),
+    }
+}
