@@ -460,16 +460,15 @@ fn check_word(key: &str, word: &str, in_moves: bool, problems: &mut Vec<String>)
         problems.push(format!(
             "{key} = {word:?}: write numbers as words; voices misread digits"
         ));
-    } else if in_moves {
-        if let Some(letter) = word
+    } else if in_moves
+        && let Some(letter) = word
             .split(|c: char| !c.is_alphanumeric())
             .find(|w| w.chars().count() == 1)
-        {
-            problems.push(format!(
-                "{key} = {word:?}: the single letter {letter:?} is misread by voices \
-                 (and typed letters a to h are files)"
-            ));
-        }
+    {
+        problems.push(format!(
+            "{key} = {word:?}: the single letter {letter:?} is misread by voices \
+             (and typed letters a to h are files)"
+        ));
     }
 }
 

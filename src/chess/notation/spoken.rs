@@ -103,16 +103,15 @@ impl Lexicon {
                 clashes.push(format!("{key} = {word:?} has no letters"));
                 continue;
             }
-            if let [single] = forms[0].as_slice() {
-                if let Some(built_in) = built_in_meaning(single) {
-                    if built_in != meaning {
-                        clashes.push(format!(
-                            "{key} = {word:?} would be read as {}",
-                            describe(built_in)
-                        ));
-                        continue;
-                    }
-                }
+            if let [single] = forms[0].as_slice()
+                && let Some(built_in) = built_in_meaning(single)
+                && built_in != meaning
+            {
+                clashes.push(format!(
+                    "{key} = {word:?} would be read as {}",
+                    describe(built_in)
+                ));
+                continue;
             }
             for form in forms {
                 match lexicon.entries.iter().find(|e| e.tokens == form) {
@@ -304,14 +303,14 @@ pub fn parse(text: &str, lang: &Language) -> Result<MoveSpec, MoveErrorKind> {
     let mut items: Vec<(Meaning, String)> = Vec::new();
     let mut terms = terms.into_iter().peekable();
     while let Some((meaning, word)) = terms.next() {
-        if let Meaning::File(file) = meaning {
-            if let Some((Meaning::Rank(rank), rank_word)) = terms.peek() {
-                let square = Square::from_coords(file, *rank);
-                let joined = format!("{word} {rank_word}");
-                terms.next();
-                items.push((Meaning::Square(square), joined));
-                continue;
-            }
+        if let Meaning::File(file) = meaning
+            && let Some((Meaning::Rank(rank), rank_word)) = terms.peek()
+        {
+            let square = Square::from_coords(file, *rank);
+            let joined = format!("{word} {rank_word}");
+            terms.next();
+            items.push((Meaning::Square(square), joined));
+            continue;
         }
         items.push((meaning, word));
     }
