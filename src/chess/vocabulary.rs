@@ -235,8 +235,10 @@ impl Vocabulary {
                 ));
             }
         }
-        let (_, clashes) = Lexicon::build(self);
+        let (lexicon, clashes) = Lexicon::build(self);
         problems.extend(clashes);
+        // Built anyway; keep it for the reader rather than building it twice.
+        let _ = self.lexicon.set(lexicon);
         if problems.is_empty() {
             Ok(())
         } else {
