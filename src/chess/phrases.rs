@@ -1,18 +1,544 @@
 //! Moves and game events turned into pronounceable words in a language's vocabulary.
+//!
+//! Everything here returns text for a speech synthesizer, so nothing a voice could misread gets
+//! through: squares are file and rank names ("Felix drei"), never "f3"; numbers are words
+//! ("zwölf Minuten"), never "12:00", which voices read as a time of day; mate is spoken with
+//! the move it ends ("… Matt"), so the move itself is never lost. The words come from the
+//! language file ([`Vocabulary`]); the grammar here is only the order of the parts of a move,
+//! which is the same in every built-in language.
 
-use shakmaty::{Chess, Move};
+use shakmaty::{Chess, Color, Move, Piece, Position, Role, Square};
 
-use crate::chess::notation::Style;
-use crate::chess::vocabulary::Vocabulary;
+use crate::chess::notation::resolve::castling_king_destination;
+use crate::chess::notation::{Style, Verbosity};
+use crate::chess::vocabulary::{Vocabulary, fill};
 
 /// The spoken form of a legal move of `pos`, with check or mate spoken with it.
+///
+/// Short verbosity names the from-square where SAN does (file first, then rank, then both)
+/// and the from-file of pawn captures; long verbosity always names it.
 pub fn move_phrase(pos: &Chess, m: Move, style: &Style) -> String {
-    let _ = (pos, m, style);
-    todo!("move_phrase")
+    let v = style.lang.vocabulary();
+    let mut words: Vec<&str> = Vec::new();
+    match m {
+        Move::Castle { .. } => {
+            if let Some(side) = m.castling_side() {
+                words.push(v.castling(side));
+            }
+        }
+        _ => {
+            let role = m.role();
+            let to = m.to();
+            if role != Role::Pawn {
+                words.push(v.piece(role));
+            }
+            if let Some(from) = m.from() {
+                let (file, rank) = match style.verbosity {
+                    Verbosity::Long if king_step_looks_like_castling(pos, m) => (false, false),
+                    Verbosity::Long => (true, true),
+                    Verbosity::Short => san_disambiguation(pos, m),
+                };
+                if file {
+                    words.push(v.file(from.file()));
+                }
+                if rank {
+                    words.push(v.rank(from.rank()));
+                }
+            }
+            if let Some(captured) = m.capture() {
+                words.push(&v.moves().captures);
+                if style.name_captured {
+                    words.push(v.piece(captured));
+                }
+            }
+            words.push(v.file(to.file()));
+            words.push(v.rank(to.rank()));
+            if m.is_en_passant() {
+                words.push(&v.moves().en_passant);
+            }
+            if let Some(promoted) = m.promotion() {
+                if let Some(word) = &v.moves().promotion {
+                    words.push(word);
+                }
+                words.push(v.piece(promoted));
+            }
+        }
+    }
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    if after.is_checkmate() {
+        words.push(&v.moves().mate);
+    } else if after.is_check() {
+        words.push(&v.moves().check);
+    }
+    words.join(" ")
+}
+
+/// Which parts of the from-square SAN writes: (file, rank).
+fn san_disambiguation(pos: &Chess, m: Move) -> (bool, bool) {
+    let (role, Some(from)) = (m.role(), m.from()) else {
+        return (false, false);
+    };
+    match role {
+        Role::Pawn => return (m.is_capture(), false),
+        Role::King => return (false, false),
+        _ => {}
+    }
+    let rivals: Vec<Square> = pos
+        .legal_moves()
+        .iter()
+        .filter(|o| o.role() == role && o.to() == m.to() && !o.is_castle())
+        .filter_map(|o| o.from())
+        .filter(|&f| f != from)
+        .collect();
+    if rivals.is_empty() {
+        (false, false)
+    } else if rivals.iter().all(|r| r.file() != from.file()) {
+        (true, false)
+    } else if rivals.iter().all(|r| r.rank() != from.rank()) {
+        (false, true)
+    } else {
+        (true, true)
+    }
+}
+
+/// In Chess960 a king's step can end where castling puts the king (king f1, rook h1: f1-g1);
+/// with its from-square the step would be read as castling too, so it is said without it.
+fn king_step_looks_like_castling(pos: &Chess, m: Move) -> bool {
+    let (Role::King, Some(from), false) = (m.role(), m.from(), m.is_castle()) else {
+        return false;
+    };
+    pos.legal_moves()
+        .iter()
+        .any(|c| match (*c, c.castling_side()) {
+            (Move::Castle { king, .. }, Some(side)) => {
+                king == from && castling_king_destination(king, side) == m.to()
+            }
+            _ => false,
+        })
+}
+
+/// A square as spoken: "Felix drei".
+pub fn square_phrase(square: Square, v: &Vocabulary) -> String {
+    format!("{} {}", v.file(square.file()), v.rank(square.rank()))
 }
 
 /// The words a player may say for a promotion piece (queen, rook, bishop, knight).
 pub fn promotion_choices(v: &Vocabulary) -> Vec<String> {
-    let _ = v;
-    Vec::new()
+    [Role::Queen, Role::Rook, Role::Bishop, Role::Knight]
+        .into_iter()
+        .map(|r| v.piece(r).to_owned())
+        .collect()
+}
+
+/// Which form of a number a noun wants (Spanish "veintiún minutos", Portuguese "duas horas").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Plain,
+    Masculine,
+    Feminine,
+}
+
+/// A number in words, as counted ("einundzwanzig", "hundertzwölf").
+pub fn number_phrase(n: u32, v: &Vocabulary) -> String {
+    number(u64::from(n), Form::Plain, v)
+}
+
+fn number(n: u64, form: Form, v: &Vocabulary) -> String {
+    let words = v.numbers();
+    if n < 100 {
+        let overrides = match form {
+            Form::Plain => None,
+            Form::Masculine => Some(&words.masculine),
+            Form::Feminine => Some(&words.feminine),
+        };
+        let key = n.to_string();
+        return overrides
+            .and_then(|o| o.get(&key))
+            .or_else(|| words.units.get(n as usize))
+            .cloned()
+            .unwrap_or(key);
+    }
+    if n < 1000 {
+        let (h, rest) = ((n / 100) as usize - 1, n % 100);
+        let list = match (&words.hundreds_exact, rest) {
+            (Some(exact), 0) => exact,
+            _ => &words.hundreds,
+        };
+        let head = list.get(h).cloned().unwrap_or_default();
+        return if rest == 0 {
+            head
+        } else {
+            format!("{head}{}{}", words.hundreds_join, number(rest, form, v))
+        };
+    }
+    let (unit, one, many) = if n < 1_000_000 {
+        (1000, &words.thousand_one, &words.thousands)
+    } else {
+        (1_000_000, &words.million_one, &words.millions)
+    };
+    let (count, rest) = (n / unit, n % unit);
+    let head = if count == 1 {
+        one.clone()
+    } else {
+        fill_count(many, count, v)
+    };
+    if rest == 0 {
+        head
+    } else {
+        format!("{head}{}{}", words.thousands_join, number(rest, form, v))
+    }
+}
+
+/// Fills `{n}`, `{n_m}` and `{n_f}` of a count template.
+fn fill_count(template: &str, n: u64, v: &Vocabulary) -> String {
+    let plain = number(n, Form::Plain, v);
+    let masculine = number(n, Form::Masculine, v);
+    let feminine = number(n, Form::Feminine, v);
+    fill(
+        template,
+        &[("n", &plain), ("n_m", &masculine), ("n_f", &feminine)],
+    )
+}
+
+fn count(n: u64, one: &str, many: &str, v: &Vocabulary) -> String {
+    fill_count(if n == 1 { one } else { many }, n, v)
+}
+
+/// A remaining time as a talking clock says it: seconds under a minute ("zweiundvierzig
+/// Sekunden"), minutes and seconds under ten minutes ("zwei Minuten dreißig Sekunden"),
+/// hours and minutes above ("eine Stunde zwölf Minuten"). Parts that are zero are left out.
+///
+/// Times are rounded down, so the player never hears more time than he has.
+pub fn duration_phrase(ms: u64, v: &Vocabulary) -> String {
+    let t = v.time();
+    let seconds = ms / 1000;
+    let pair =
+        |first: String, second: String| fill(&t.pair, &[("first", &first), ("second", &second)]);
+    if seconds < 60 {
+        return count(seconds, &t.second_one, &t.seconds, v);
+    }
+    if seconds < 600 {
+        let (m, s) = (seconds / 60, seconds % 60);
+        let minutes = count(m, &t.minute_one, &t.minutes, v);
+        return if s == 0 {
+            minutes
+        } else {
+            pair(minutes, count(s, &t.second_one, &t.seconds, v))
+        };
+    }
+    let (h, m) = (seconds / 3600, seconds / 60 % 60);
+    let minutes = || count(m, &t.minute_one, &t.minutes, v);
+    if h == 0 {
+        return minutes();
+    }
+    let hours = count(h, &t.hour_one, &t.hours, v);
+    if m == 0 {
+        hours
+    } else {
+        pair(hours, minutes())
+    }
+}
+
+/// A number of moves: "ein Zug", "zwanzig Züge".
+pub fn move_count_phrase(moves: u32, v: &Vocabulary) -> String {
+    let t = v.time();
+    count(u64::from(moves), &t.move_one, &t.moves, v)
+}
+
+/// The clock report a blind player asks for (FIDE D.2.6): both remaining times and the
+/// number of moves played.
+pub fn clock_phrase(white_ms: u64, black_ms: u64, moves_played: u32, v: &Vocabulary) -> String {
+    let white = duration_phrase(white_ms, v);
+    let black = duration_phrase(black_ms, v);
+    let moves = move_count_phrase(moves_played, v);
+    fill(
+        v.event("clock").unwrap_or("{white}, {black}, {moves}"),
+        &[("white", &white), ("black", &black), ("moves", &moves)],
+    )
+}
+
+/// Something that happens in a game, announced in words. Check and mate are not events:
+/// they are spoken with the move ([`move_phrase`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Event {
+    Stalemate,
+    /// No sequence of legal moves can lead to mate (FIDE 5.2.2).
+    DeadPosition,
+    /// The dead position everybody knows: too little material to mate.
+    InsufficientMaterial,
+    FivefoldRepetition,
+    SeventyFiveMoveRule,
+    DrawAgreed,
+    ThreefoldRepetitionClaim,
+    FiftyMoveClaim,
+    /// This colour resigns.
+    Resigns(Color),
+    /// This colour resigns, but the opponent could not mate by any legal sequence: a draw.
+    ResignsOpponentCannotMate(Color),
+    /// This colour's flag fell.
+    LostOnTime(Color),
+    /// This colour's flag fell, but the opponent could not mate by any legal sequence (6.9).
+    FlagOpponentCannotMate(Color),
+    Wins(Color),
+    Draw,
+    IllegalMove,
+    /// A pawn stands on the last rank: which piece? (names the four choices)
+    PromotionRequest,
+    DrawOffer(Color),
+    /// The opponent replicated the move correctly.
+    MoveConfirmed,
+    BoardDisconnected,
+    BoardReconnected,
+}
+
+impl Event {
+    /// Every event, both colours where it has one.
+    pub fn all() -> Vec<Event> {
+        use Event::*;
+        let mut all = vec![
+            Stalemate,
+            DeadPosition,
+            InsufficientMaterial,
+            FivefoldRepetition,
+            SeventyFiveMoveRule,
+            DrawAgreed,
+            ThreefoldRepetitionClaim,
+            FiftyMoveClaim,
+            Draw,
+            IllegalMove,
+            PromotionRequest,
+            MoveConfirmed,
+            BoardDisconnected,
+            BoardReconnected,
+        ];
+        for color in Color::ALL {
+            all.extend([
+                Resigns(color),
+                ResignsOpponentCannotMate(color),
+                LostOnTime(color),
+                FlagOpponentCannotMate(color),
+                Wins(color),
+                DrawOffer(color),
+            ]);
+        }
+        all
+    }
+
+    /// The key of the event's template in `[words.events]`.
+    pub fn key(self) -> &'static str {
+        use Color::{Black, White};
+        use Event::*;
+        match self {
+            Stalemate => "stalemate",
+            DeadPosition => "dead_position",
+            InsufficientMaterial => "insufficient_material",
+            FivefoldRepetition => "fivefold_repetition",
+            SeventyFiveMoveRule => "seventy_five_moves",
+            DrawAgreed => "draw_agreed",
+            ThreefoldRepetitionClaim => "threefold_repetition",
+            FiftyMoveClaim => "fifty_moves",
+            Resigns(White) => "white_resigns",
+            Resigns(Black) => "black_resigns",
+            ResignsOpponentCannotMate(White) => "white_resigns_draw",
+            ResignsOpponentCannotMate(Black) => "black_resigns_draw",
+            LostOnTime(White) => "white_lost_on_time",
+            LostOnTime(Black) => "black_lost_on_time",
+            FlagOpponentCannotMate(White) => "white_flag_draw",
+            FlagOpponentCannotMate(Black) => "black_flag_draw",
+            Wins(White) => "white_wins",
+            Wins(Black) => "black_wins",
+            Draw => "draw",
+            IllegalMove => "illegal_move",
+            PromotionRequest => "promotion_request",
+            DrawOffer(White) => "white_offers_draw",
+            DrawOffer(Black) => "black_offers_draw",
+            MoveConfirmed => "move_confirmed",
+            BoardDisconnected => "board_disconnected",
+            BoardReconnected => "board_reconnected",
+        }
+    }
+}
+
+/// An event in words.
+pub fn event_phrase(event: Event, v: &Vocabulary) -> String {
+    let template = v.event(event.key()).unwrap_or(event.key());
+    let [queen, rook, bishop, knight] =
+        [Role::Queen, Role::Rook, Role::Bishop, Role::Knight].map(|r| v.piece(r));
+    fill(
+        template,
+        &[
+            ("queen", queen),
+            ("rook", rook),
+            ("bishop", bishop),
+            ("knight", knight),
+        ],
+    )
+}
+
+/// A correction of the board: move a piece ("Springer von Felix vier nach Felix drei").
+pub fn correction_move(
+    role: Role,
+    color: Color,
+    from: Square,
+    to: Square,
+    v: &Vocabulary,
+) -> String {
+    let (from, to) = (square_phrase(from, v), square_phrase(to, v));
+    fill(
+        v.event("correction_move").unwrap_or("{piece} {from} {to}"),
+        &[
+            ("piece", v.piece(role)),
+            ("colored_piece", v.colored_piece(Piece { color, role })),
+            ("from", &from),
+            ("to", &to),
+        ],
+    )
+}
+
+/// A correction of the board: take a piece off ("Bauer Eva vier entfernen").
+pub fn correction_remove(piece: Piece, square: Square, v: &Vocabulary) -> String {
+    correction("correction_remove", piece, square, v)
+}
+
+/// A correction of the board: put a piece on ("weißen Springer auf Felix drei stellen").
+pub fn correction_place(piece: Piece, square: Square, v: &Vocabulary) -> String {
+    correction("correction_place", piece, square, v)
+}
+
+fn correction(key: &str, piece: Piece, square: Square, v: &Vocabulary) -> String {
+    let square = square_phrase(square, v);
+    fill(
+        v.event(key).unwrap_or("{colored_piece} {square}"),
+        &[
+            ("piece", v.piece(piece.role)),
+            ("colored_piece", v.colored_piece(piece)),
+            ("square", &square),
+        ],
+    )
+}
+
+/// A colour standing alone: "Weiß".
+pub fn color_phrase(color: Color, v: &Vocabulary) -> String {
+    v.color(color).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::language::Language;
+    use crate::chess::vocabulary::EVENT_KEYS;
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Role};
+
+    fn de() -> &'static Vocabulary {
+        Language::german().vocabulary()
+    }
+
+    fn lang(code: &str) -> &'static Vocabulary {
+        Language::builtin(code).unwrap().vocabulary()
+    }
+
+    #[test]
+    fn every_event_has_a_template_key() {
+        for event in Event::all() {
+            assert!(
+                EVENT_KEYS.iter().any(|(k, _)| *k == event.key()),
+                "{event:?}"
+            );
+        }
+        let keys: std::collections::HashSet<_> = Event::all().iter().map(|e| e.key()).collect();
+        assert_eq!(keys.len(), Event::all().len(), "two events share a key");
+    }
+
+    #[test]
+    fn numbers_in_german() {
+        let n = |x| number_phrase(x, de());
+        assert_eq!(n(0), "null");
+        assert_eq!(n(1), "eins");
+        assert_eq!(n(21), "einundzwanzig");
+        assert_eq!(n(100), "hundert");
+        assert_eq!(n(112), "hundertzwölf");
+        assert_eq!(n(999), "neunhundertneunundneunzig");
+        assert_eq!(n(1000), "tausend");
+        assert_eq!(n(2024), "zweitausendvierundzwanzig");
+        assert_eq!(n(1_000_000), "eine Million");
+        assert!(!n(u32::MAX).chars().any(|c| c.is_ascii_digit()));
+    }
+
+    #[test]
+    fn numbers_in_other_languages() {
+        assert_eq!(number_phrase(100, lang("es")), "cien");
+        assert_eq!(number_phrase(101, lang("es")), "ciento uno");
+        assert_eq!(number_phrase(31, lang("es")), "treinta y uno");
+        assert_eq!(number_phrase(200, lang("fr")), "deux cents");
+        assert_eq!(number_phrase(201, lang("fr")), "deux cent un");
+        assert_eq!(number_phrase(71, lang("fr")), "soixante et onze");
+        assert_eq!(number_phrase(105, lang("en")), "one hundred and five");
+        assert_eq!(number_phrase(42, lang("en")), "forty-two");
+        assert_eq!(number_phrase(123, lang("pt")), "cento e vinte e três");
+        assert_eq!(number_phrase(22, lang("nl")), "tweeëntwintig");
+        assert_eq!(number_phrase(23, lang("it")), "ventitré");
+    }
+
+    #[test]
+    fn durations_pick_their_units() {
+        let d = |ms| duration_phrase(ms, de());
+        assert_eq!(d(0), "null Sekunden");
+        assert_eq!(d(999), "null Sekunden");
+        assert_eq!(d(1_000), "eine Sekunde");
+        assert_eq!(d(59_999), "neunundfünfzig Sekunden");
+        assert_eq!(d(60_000), "eine Minute");
+        assert_eq!(d(150_000), "zwei Minuten dreißig Sekunden");
+        assert_eq!(d(599_000), "neun Minuten neunundfünfzig Sekunden");
+        assert_eq!(d(600_000), "zehn Minuten");
+        assert_eq!(d(659_000), "zehn Minuten");
+        assert_eq!(d(3_600_000), "eine Stunde");
+        assert_eq!(d(72 * 60_000), "eine Stunde zwölf Minuten");
+        assert_eq!(d(2 * 3_600_000 + 60_000), "zwei Stunden eine Minute");
+        assert!(!d(u64::MAX).chars().any(|c| c.is_ascii_digit()));
+    }
+
+    #[test]
+    fn gendered_counts() {
+        assert_eq!(duration_phrase(2 * 3_600_000, lang("pt")), "duas horas");
+        assert_eq!(duration_phrase(21 * 60_000, lang("es")), "veintiún minutos");
+        assert_eq!(duration_phrase(21_000, lang("fr")), "vingt et une secondes");
+    }
+
+    #[test]
+    fn check_and_mate_are_spoken_with_the_move() {
+        let pos: Chess = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let m = Move::Normal {
+            role: Role::Queen,
+            from: Square::D8,
+            capture: None,
+            to: Square::H4,
+            promotion: None,
+        };
+        let style = Style::new(Language::german());
+        assert_eq!(move_phrase(&pos, m, &style), "Dame Hector vier Matt");
+    }
+
+    #[test]
+    fn events_fill_their_placeholders() {
+        assert_eq!(
+            event_phrase(Event::PromotionRequest, de()),
+            "Umwandlung: welche Figur? Dame, Turm, Läufer oder Springer"
+        );
+        assert_eq!(
+            event_phrase(Event::Wins(Color::Black), de()),
+            "Schwarz gewinnt"
+        );
+        for code in Language::builtin_codes() {
+            for event in Event::all() {
+                let text = event_phrase(event, lang(code));
+                assert!(!text.contains('{'), "{code} {event:?}: {text}");
+            }
+        }
+    }
 }

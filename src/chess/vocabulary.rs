@@ -1,15 +1,679 @@
 //! The spoken words of one language: the `[words]` table of a `config/voices/*.toml` file.
+//!
+//! Everything a language says lives here as data, so that a federation adds a language by
+//! writing a file, never code. Fixed words (files, ranks, pieces, castling, captures) are typed
+//! fields; sentences (events, times, clock reports, corrections) are named templates with
+//! `{placeholder}`s, so word order and agreement stay the language's business. [`Vocabulary::
+//! validate`] checks at load time what serde cannot, naming the offending key, so that a broken
+//! file is refused before a single word is spoken.
+//!
+//! Schema (every key required unless marked optional):
+//!
+//! ```toml
+//! [words]
+//! white = "Weiß"                       # the colours, standing alone
+//! black = "Schwarz"
+//! files = ["Anna", …, "Hector"]        # eight, a to h
+//! ranks = ["eins", …, "acht"]          # eight, 1 to 8
+//!
+//! [words.pieces]                       # king queen rook bishop knight pawn
+//! [words.white_pieces]                 # the same six with the colour, as an object
+//! [words.black_pieces]                 #   of a correction ("weißen Springer")
+//!
+//! [words.moves]
+//! short_castling = "Kurze Rochade"
+//! long_castling = "Lange Rochade"
+//! captures = "schlägt"
+//! en_passant = "en passant"
+//! promotion = "wird"                   # optional: said between the square and the new piece
+//! check = "Schach"
+//! mate = "Matt"
+//!
+//! [words.accept]                       # optional: more words read (never spoken), each with
+//! "nimmt" = "captures"                 # its meaning: a piece (king … pawn) or a key of
+//! "0-0" = "short_castling"             # [words.moves]
+//!
+//! [words.numbers]
+//! units = ["null", …, "neunundneunzig"]   # 100 words, 0 to 99
+//! hundreds = ["hundert", …]               # nine, 100 to 900, when more follows
+//! hundreds_exact = ["cien", …]            # optional: nine, when nothing follows
+//! hundreds_join = ""                      # between the hundreds and the rest
+//! thousand_one = "tausend"
+//! thousands = "{n}tausend"                # {n}, {n_m} or {n_f}: see below
+//! thousands_join = ""
+//! million_one = "eine Million"
+//! millions = "{n} Millionen"
+//! masculine = { 1 = "un" }                # optional: forms before a masculine noun ({n_m})
+//! feminine = { 1 = "una", 2 = "duas" }    # optional: forms before a feminine noun ({n_f})
+//!
+//! [words.time]                         # {n}/{n_m}/{n_f}: the count; "_one" forms for 1
+//! hour_one = "eine Stunde"
+//! hours = "{n} Stunden"
+//! minute_one, minutes, second_one, seconds, move_one, moves
+//! pair = "{first} {second}"            # two parts of a time ("eine Stunde zwölf Minuten")
+//!
+//! [words.events]                       # every key of EVENT_KEYS, with its placeholders
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
 use serde::Deserialize;
+use shakmaty::{CastlingSide, Color, File, Piece, Rank, Role};
+
+use crate::chess::notation::spoken::Lexicon;
+
+/// Every event template a language must provide, with the placeholders each may use.
+///
+/// Colour-dependent events have one key per colour: agreement ("les Blancs abandonnent",
+/// "ganan las blancas") differs too much between languages for one `{color}` template.
+pub const EVENT_KEYS: &[(&str, &[&str])] = &[
+    ("stalemate", &[]),
+    ("dead_position", &[]),
+    ("insufficient_material", &[]),
+    ("fivefold_repetition", &[]),
+    ("seventy_five_moves", &[]),
+    ("draw_agreed", &[]),
+    ("threefold_repetition", &[]),
+    ("fifty_moves", &[]),
+    ("white_resigns", &[]),
+    ("black_resigns", &[]),
+    ("white_resigns_draw", &[]),
+    ("black_resigns_draw", &[]),
+    ("white_lost_on_time", &[]),
+    ("black_lost_on_time", &[]),
+    ("white_flag_draw", &[]),
+    ("black_flag_draw", &[]),
+    ("white_wins", &[]),
+    ("black_wins", &[]),
+    ("draw", &[]),
+    ("illegal_move", &[]),
+    ("promotion_request", &["queen", "rook", "bishop", "knight"]),
+    ("white_offers_draw", &[]),
+    ("black_offers_draw", &[]),
+    ("move_confirmed", &[]),
+    ("board_disconnected", &[]),
+    ("board_reconnected", &[]),
+    ("clock", &["white", "black", "moves"]),
+    ("correction_move", &["piece", "colored_piece", "from", "to"]),
+    ("correction_remove", &["piece", "colored_piece", "square"]),
+    ("correction_place", &["piece", "colored_piece", "square"]),
+];
+
+/// The placeholders of a count template: the plain, masculine and feminine number forms.
+const COUNT_PLACEHOLDERS: &[&str] = &["n", "n_m", "n_f"];
+
+/// The meanings an `[words.accept]` entry may have.
+pub const ACCEPT_MEANINGS: &[&str] = &[
+    "king",
+    "queen",
+    "rook",
+    "bishop",
+    "knight",
+    "pawn",
+    "short_castling",
+    "long_castling",
+    "captures",
+    "en_passant",
+    "promotion",
+    "check",
+    "mate",
+];
 
 /// Words for squares, pieces, castling, captures, checks, results, times and numbers.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Vocabulary {}
+pub struct Vocabulary {
+    white: String,
+    black: String,
+    files: Vec<String>,
+    ranks: Vec<String>,
+    pieces: PieceWords,
+    white_pieces: PieceWords,
+    black_pieces: PieceWords,
+    moves: MoveWords,
+    #[serde(default)]
+    accept: BTreeMap<String, String>,
+    numbers: NumberWords,
+    time: TimeWords,
+    events: BTreeMap<String, String>,
+    /// The words the spoken-move reader recognises, built on first use.
+    #[serde(skip)]
+    lexicon: OnceLock<Lexicon>,
+}
+
+/// One word per piece.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieceWords {
+    pub king: String,
+    pub queen: String,
+    pub rook: String,
+    pub bishop: String,
+    pub knight: String,
+    pub pawn: String,
+}
+
+impl PieceWords {
+    pub fn get(&self, role: Role) -> &str {
+        match role {
+            Role::King => &self.king,
+            Role::Queen => &self.queen,
+            Role::Rook => &self.rook,
+            Role::Bishop => &self.bishop,
+            Role::Knight => &self.knight,
+            Role::Pawn => &self.pawn,
+        }
+    }
+}
+
+/// The words of a move besides squares and pieces.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveWords {
+    pub short_castling: String,
+    pub long_castling: String,
+    pub captures: String,
+    pub en_passant: String,
+    #[serde(default)]
+    pub promotion: Option<String>,
+    pub check: String,
+    pub mate: String,
+}
+
+/// How to say numbers: a word for each of 0–99, and how larger numbers are built from them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NumberWords {
+    pub units: Vec<String>,
+    pub hundreds: Vec<String>,
+    #[serde(default)]
+    pub hundreds_exact: Option<Vec<String>>,
+    pub hundreds_join: String,
+    pub thousand_one: String,
+    pub thousands: String,
+    pub thousands_join: String,
+    pub million_one: String,
+    pub millions: String,
+    /// Overrides of `units` before a masculine noun (Spanish "veintiún minutos").
+    #[serde(default)]
+    pub masculine: BTreeMap<String, String>,
+    /// Overrides of `units` before a feminine noun (Portuguese "duas horas").
+    #[serde(default)]
+    pub feminine: BTreeMap<String, String>,
+}
+
+/// Templates for durations and move counts.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeWords {
+    pub hour_one: String,
+    pub hours: String,
+    pub minute_one: String,
+    pub minutes: String,
+    pub second_one: String,
+    pub seconds: String,
+    pub move_one: String,
+    pub moves: String,
+    pub pair: String,
+}
 
 impl Vocabulary {
-    /// Checks what serde cannot: list lengths, no empty words, no word used for two meanings.
+    /// Checks what serde cannot: list lengths, no empty words, no digits a voice would misread,
+    /// templates with known placeholders only, and no word used for two meanings.
     pub fn validate(&self) -> Result<(), String> {
-        Ok(())
+        let mut problems = Vec::new();
+        self.check_lists(&mut problems);
+        self.check_spoken_words(&mut problems);
+        self.check_templates(&mut problems);
+        self.check_events(&mut problems);
+        for (word, meaning) in &self.accept {
+            if !ACCEPT_MEANINGS.contains(&meaning.as_str()) {
+                problems.push(format!(
+                    "words.accept.{word:?}: unknown meaning {meaning:?}; one of {}",
+                    ACCEPT_MEANINGS.join(", ")
+                ));
+            }
+        }
+        let (lexicon, clashes) = Lexicon::build(self);
+        problems.extend(clashes);
+        // Built anyway; keep it for the reader rather than building it twice.
+        let _ = self.lexicon.set(lexicon);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("; "))
+        }
+    }
+
+    fn check_lists(&self, problems: &mut Vec<String>) {
+        let mut count = |key: &str, len: usize, want: usize| {
+            if len != want {
+                problems.push(format!("{key} must have {want} entries, not {len}"));
+            }
+        };
+        count("words.files", self.files.len(), 8);
+        count("words.ranks", self.ranks.len(), 8);
+        count("words.numbers.units", self.numbers.units.len(), 100);
+        count("words.numbers.hundreds", self.numbers.hundreds.len(), 9);
+        if let Some(exact) = &self.numbers.hundreds_exact {
+            count("words.numbers.hundreds_exact", exact.len(), 9);
+        }
+        for (key, forms) in [
+            ("masculine", &self.numbers.masculine),
+            ("feminine", &self.numbers.feminine),
+        ] {
+            for (n, word) in forms {
+                if n.parse::<u8>().map_or(true, |n| n > 99) {
+                    problems.push(format!(
+                        "words.numbers.{key}.{n}: the key must be a number from 0 to 99"
+                    ));
+                }
+                check_word(&format!("words.numbers.{key}.{n}"), word, false, problems);
+            }
+        }
+    }
+
+    /// Words that are spoken: none empty, no ASCII digits (a voice reads "5:00" as a time of
+    /// day), and in moves no single letters (voices read "C" as degrees and "H" as hours).
+    fn check_spoken_words(&self, problems: &mut Vec<String>) {
+        let mut word = |key: String, w: &str, in_moves: bool| {
+            check_word(&key, w, in_moves, problems);
+        };
+        word("words.white".into(), &self.white, false);
+        word("words.black".into(), &self.black, false);
+        for (i, w) in self.files.iter().enumerate() {
+            word(format!("words.files[{i}]"), w, true);
+        }
+        for (i, w) in self.ranks.iter().enumerate() {
+            word(format!("words.ranks[{i}]"), w, true);
+        }
+        for (table, pieces, in_moves) in [
+            ("pieces", &self.pieces, true),
+            ("white_pieces", &self.white_pieces, false),
+            ("black_pieces", &self.black_pieces, false),
+        ] {
+            for role in Role::ALL {
+                word(
+                    format!("words.{table}.{}", role_key(role)),
+                    pieces.get(role),
+                    in_moves,
+                );
+            }
+        }
+        let m = &self.moves;
+        for (key, w) in [
+            ("short_castling", &m.short_castling),
+            ("long_castling", &m.long_castling),
+            ("captures", &m.captures),
+            ("en_passant", &m.en_passant),
+            ("check", &m.check),
+            ("mate", &m.mate),
+        ] {
+            word(format!("words.moves.{key}"), w, true);
+        }
+        if let Some(p) = &m.promotion {
+            word("words.moves.promotion".into(), p, true);
+        }
+        for (i, w) in self.numbers.units.iter().enumerate() {
+            word(format!("words.numbers.units[{i}]"), w, false);
+        }
+        for (i, w) in self.numbers.hundreds.iter().enumerate() {
+            word(format!("words.numbers.hundreds[{i}]"), w, false);
+        }
+        for (i, w) in self.numbers.hundreds_exact.iter().flatten().enumerate() {
+            word(format!("words.numbers.hundreds_exact[{i}]"), w, false);
+        }
+        for (key, w) in [
+            ("thousand_one", &self.numbers.thousand_one),
+            ("million_one", &self.numbers.million_one),
+        ] {
+            word(format!("words.numbers.{key}"), w, false);
+        }
+        for (key, w) in [
+            ("hundreds_join", &self.numbers.hundreds_join),
+            ("thousands_join", &self.numbers.thousands_join),
+        ] {
+            if w.chars().any(|c| c.is_ascii_digit()) {
+                problems.push(format!("words.numbers.{key} must not contain digits"));
+            }
+        }
+    }
+
+    fn check_templates(&self, problems: &mut Vec<String>) {
+        let n = &self.numbers;
+        let t = &self.time;
+        let templates: [(&str, &str, &[&str]); 11] = [
+            ("words.numbers.thousands", &n.thousands, COUNT_PLACEHOLDERS),
+            ("words.numbers.millions", &n.millions, COUNT_PLACEHOLDERS),
+            ("words.time.hour_one", &t.hour_one, COUNT_PLACEHOLDERS),
+            ("words.time.hours", &t.hours, COUNT_PLACEHOLDERS),
+            ("words.time.minute_one", &t.minute_one, COUNT_PLACEHOLDERS),
+            ("words.time.minutes", &t.minutes, COUNT_PLACEHOLDERS),
+            ("words.time.second_one", &t.second_one, COUNT_PLACEHOLDERS),
+            ("words.time.seconds", &t.seconds, COUNT_PLACEHOLDERS),
+            ("words.time.move_one", &t.move_one, COUNT_PLACEHOLDERS),
+            ("words.time.moves", &t.moves, COUNT_PLACEHOLDERS),
+            ("words.time.pair", &t.pair, &["first", "second"]),
+        ];
+        for (key, template, allowed) in templates {
+            check_template(key, template, allowed, problems);
+        }
+    }
+
+    fn check_events(&self, problems: &mut Vec<String>) {
+        for (key, allowed) in EVENT_KEYS {
+            match self.events.get(*key) {
+                None => problems.push(format!("words.events.{key} is missing")),
+                Some(template) => {
+                    check_template(&format!("words.events.{key}"), template, allowed, problems)
+                }
+            }
+        }
+        for key in self.events.keys() {
+            if !EVENT_KEYS.iter().any(|(k, _)| k == key) {
+                problems.push(format!("words.events.{key} is not a known event"));
+            }
+        }
+    }
+
+    /// The name of a file ("Anna" for a).
+    pub fn file(&self, file: File) -> &str {
+        self.files.get(usize::from(file)).map_or("", String::as_str)
+    }
+
+    /// The name of a rank ("eins" for 1).
+    pub fn rank(&self, rank: Rank) -> &str {
+        self.ranks.get(usize::from(rank)).map_or("", String::as_str)
+    }
+
+    /// The name of a piece ("Springer").
+    pub fn piece(&self, role: Role) -> &str {
+        self.pieces.get(role)
+    }
+
+    /// A piece with its colour, as the object of a correction ("weißen Springer").
+    pub fn colored_piece(&self, piece: Piece) -> &str {
+        match piece.color {
+            Color::White => self.white_pieces.get(piece.role),
+            Color::Black => self.black_pieces.get(piece.role),
+        }
+    }
+
+    /// The colour standing alone ("Weiß").
+    pub fn color(&self, color: Color) -> &str {
+        match color {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+
+    pub fn castling(&self, side: CastlingSide) -> &str {
+        match side {
+            CastlingSide::KingSide => &self.moves.short_castling,
+            CastlingSide::QueenSide => &self.moves.long_castling,
+        }
+    }
+
+    pub fn moves(&self) -> &MoveWords {
+        &self.moves
+    }
+
+    pub fn numbers(&self) -> &NumberWords {
+        &self.numbers
+    }
+
+    pub fn time(&self) -> &TimeWords {
+        &self.time
+    }
+
+    /// The template of an event (a key of [`EVENT_KEYS`]).
+    pub fn event(&self, key: &str) -> Option<&str> {
+        self.events.get(key).map(String::as_str)
+    }
+
+    /// Extra words read back, each with its meaning (one of [`ACCEPT_MEANINGS`]).
+    pub fn accepted(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.accept.iter().map(|(w, m)| (w.as_str(), m.as_str()))
+    }
+
+    /// The words the spoken-move reader recognises.
+    pub fn lexicon(&self) -> &Lexicon {
+        self.lexicon.get_or_init(|| Lexicon::build(self).0)
+    }
+}
+
+/// The TOML key of a role in `[words.pieces]`.
+pub fn role_key(role: Role) -> &'static str {
+    match role {
+        Role::King => "king",
+        Role::Queen => "queen",
+        Role::Rook => "rook",
+        Role::Bishop => "bishop",
+        Role::Knight => "knight",
+        Role::Pawn => "pawn",
+    }
+}
+
+fn check_word(key: &str, word: &str, in_moves: bool, problems: &mut Vec<String>) {
+    if word.trim().is_empty() {
+        problems.push(format!("{key} is empty"));
+    } else if word.chars().any(|c| c.is_ascii_digit()) {
+        problems.push(format!(
+            "{key} = {word:?}: write numbers as words; voices misread digits"
+        ));
+    } else if in_moves
+        && let Some(letter) = word
+            .split(|c: char| !c.is_alphanumeric())
+            .find(|w| w.chars().count() == 1)
+    {
+        problems.push(format!(
+            "{key} = {word:?}: the single letter {letter:?} is misread by voices \
+             (and typed letters a to h are files)"
+        ));
+    }
+}
+
+fn check_template(key: &str, template: &str, allowed: &[&str], problems: &mut Vec<String>) {
+    if template.trim().is_empty() {
+        problems.push(format!("{key} is empty"));
+        return;
+    }
+    if template.chars().any(|c| c.is_ascii_digit()) {
+        problems.push(format!(
+            "{key} = {template:?}: write numbers as words; voices misread digits"
+        ));
+    }
+    match placeholders(template) {
+        Err(why) => problems.push(format!("{key} = {template:?}: {why}")),
+        Ok(names) => {
+            let unknown: BTreeSet<&str> =
+                names.into_iter().filter(|n| !allowed.contains(n)).collect();
+            if !unknown.is_empty() {
+                let allowed = if allowed.is_empty() {
+                    "none".to_owned()
+                } else {
+                    allowed
+                        .iter()
+                        .map(|a| format!("{{{a}}}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let unknown: Vec<String> = unknown.iter().map(|u| format!("{{{u}}}")).collect();
+                problems.push(format!(
+                    "{key}: unknown placeholder {}; allowed: {allowed}",
+                    unknown.join(", ")
+                ));
+            }
+        }
+    }
+}
+
+/// The `{name}`s of a template, or why its braces do not pair up.
+pub fn placeholders(template: &str) -> Result<Vec<&str>, String> {
+    let mut names = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest[open..].starts_with('}') {
+            return Err("a \"}\" without \"{\"".to_owned());
+        }
+        let after = &rest[open + 1..];
+        let close = after
+            .find(['{', '}'])
+            .filter(|&i| after[i..].starts_with('}'))
+            .ok_or_else(|| "a \"{\" without \"}\"".to_owned())?;
+        let name = &after[..close];
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+            return Err(format!(
+                "placeholder {{{name}}} must be lowercase letters and _"
+            ));
+        }
+        names.push(name);
+        rest = &after[close + 1..];
+    }
+    Ok(names)
+}
+
+/// Fills a template's `{name}`s; a name without a value stays as written (validation keeps
+/// that from happening in a loaded language, and a stray brace must not cost an announcement).
+pub fn fill(template: &str, args: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) => {
+                let name = &after[..close];
+                match args.iter().find(|(k, _)| *k == name) {
+                    Some((_, value)) => out.push_str(value),
+                    None => {
+                        out.push('{');
+                        out.push_str(name);
+                        out.push('}');
+                    }
+                }
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push_str(&rest[open..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::language::Language;
+
+    fn german_source() -> String {
+        include_str!("../../config/voices/de.toml").to_owned()
+    }
+
+    fn load_error(source: &str) -> String {
+        Language::from_toml(source).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn every_builtin_vocabulary_validates() {
+        for lang in Language::all_builtin() {
+            lang.vocabulary().validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn placeholders_are_found_and_bad_braces_refused() {
+        assert_eq!(placeholders("{a} und {b_c}").unwrap(), vec!["a", "b_c"]);
+        assert!(placeholders("{a").is_err());
+        assert!(placeholders("a}").is_err());
+        assert!(placeholders("{A}").is_err());
+        assert!(placeholders("{}").is_err());
+        assert!(placeholders("{a{b}").is_err());
+    }
+
+    #[test]
+    fn fill_substitutes_and_keeps_unknown_names() {
+        assert_eq!(fill("{n} Züge", &[("n", "zwei")]), "zwei Züge");
+        assert_eq!(fill("{x} und {", &[]), "{x} und {");
+        assert_eq!(fill("ü{n}ß", &[("n", "é")]), "üéß");
+    }
+
+    #[test]
+    fn a_missing_event_names_the_key() {
+        let broken = german_source().replace("illegal_move =", "illegal_moov =");
+        let err = load_error(&broken);
+        assert!(
+            err.contains("words.events.illegal_move is missing"),
+            "{err}"
+        );
+        assert!(
+            err.contains("words.events.illegal_moov is not a known event"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_placeholder_names_the_key() {
+        let broken = german_source().replace("\"{piece} von {from}", "\"{figur} von {from}");
+        let err = load_error(&broken);
+        assert!(
+            err.contains("words.events.correction_move: unknown placeholder {figur}"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_word_with_two_meanings_is_refused() {
+        let broken = german_source().replace("knight = \"Springer\"", "knight = \"Felix\"");
+        let err = load_error(&broken);
+        assert!(err.contains("words.pieces.knight"), "{err}");
+        assert!(err.contains("words.files[5]"), "{err}");
+    }
+
+    #[test]
+    fn folding_makes_words_collide() {
+        // "César" and "Cesar" are the same word to the reader.
+        let broken = german_source().replace("bishop = \"Läufer\"", "bishop = \"César\"");
+        let err = load_error(&broken);
+        assert!(err.contains("words.pieces.bishop"), "{err}");
+    }
+
+    #[test]
+    fn digits_and_single_letters_are_refused() {
+        let err = load_error(&german_source().replace("\"fünf\", \"sechs\"", "\"5\", \"sechs\""));
+        assert!(err.contains("words.ranks[4]"), "{err}");
+        let err = load_error(&german_source().replace("\"Cesar\"", "\"C\""));
+        assert!(err.contains("words.files[2]"), "{err}");
+        let err = load_error(
+            &german_source().replace("\"nimmt\" = \"captures\"", "\"e\" = \"captures\""),
+        );
+        assert!(err.contains("words.accept"), "{err}");
+    }
+
+    #[test]
+    fn wrong_list_lengths_and_meanings_are_refused() {
+        let err = load_error(&german_source().replace(", \"Hector\"]", "]"));
+        assert!(
+            err.contains("words.files must have 8 entries, not 7"),
+            "{err}"
+        );
+        let err = load_error(
+            &german_source().replace("\"nimmt\" = \"captures\"", "\"nimmt\" = \"take\""),
+        );
+        assert!(
+            err.contains("words.accept.\"nimmt\": unknown meaning"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_missing_field_is_a_load_error() {
+        let broken = german_source().replace("mate = \"Matt\"", "");
+        let err = load_error(&broken);
+        assert!(err.contains("mate"), "{err}");
     }
 }
