@@ -59,9 +59,10 @@ pub fn parse(text: &str, mode: CastlingMode) -> Result<MoveSpec, MoveErrorKind> 
     } else {
         None
     };
-    let mut spec = MoveSpec::coordinates(from, to, promotion);
-    spec.castling_by_rook_square = mode == CastlingMode::Chess960;
-    Ok(spec)
+    // Chess960 castling is read both as king-takes-rook and as the king's destination (which
+    // resolve reports when it is ambiguous); standard castling only as the king's move.
+    let _ = mode;
+    Ok(MoveSpec::coordinates(from, to, promotion))
 }
 
 /// Writes the move; castling as the king's move in standard chess, king then rook in Chess960.
