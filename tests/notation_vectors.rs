@@ -655,7 +655,7 @@ fn chess960_back_rank(mut n: usize) -> [char; 8] {
     n /= 4;
     rank[2 * (n % 4)] = 'B';
     n /= 4;
-    let mut place = |rank: &mut [char; 8], mut k: usize, piece: char| {
+    let place = |rank: &mut [char; 8], mut k: usize, piece: char| {
         for c in rank.iter_mut() {
             if *c == ' ' {
                 if k == 0 {

@@ -90,7 +90,8 @@ pub fn resolve(pos: &Chess, mode: CastlingMode, spec: &MoveSpec) -> Result<Move,
     // In Chess960 a one-step king move (Kf1-g1) can land where castling puts the king, and a
     // spec with a from-square also reads castling by the king's destination. The king's letter
     // says the player meant the king move: castling has its own notation (O-O) in SAN and LAN.
-    // Bare coordinates (ICCF, UCI, telegraph) stay ambiguous.
+    // Bare numeric coordinates (ICCF, telegraph) stay ambiguous; UCI never reads the king's
+    // destination in Chess960 (see `matches`).
     if found.len() > 1 && spec.role == Some(Role::King) && found.iter().any(|m| !m.is_castle()) {
         found.retain(|m| !m.is_castle());
     }
@@ -108,10 +109,8 @@ pub fn resolve(pos: &Chess, mode: CastlingMode, spec: &MoveSpec) -> Result<Move,
 }
 
 fn matches(spec: &MoveSpec, mode: CastlingMode, m: Move) -> bool {
-    if let Some(role) = spec.role {
-        if m.role() != role {
-            return false;
-        }
+    if spec.role.is_some_and(|role| m.role() != role) {
+        return false;
     }
     let from = m.from().expect("chess moves have a from-square");
     if spec.from_file.is_some_and(|f| f != from.file())

@@ -290,17 +290,13 @@ pub(crate) fn parse_algebraic(
     }
     let mut from_file = None;
     let mut from_rank = None;
-    if i < end {
-        if let Some(f) = file_of(c[i]) {
-            from_file = Some(f);
-            i += 1;
-        }
+    if let Some(f) = c[i..end].first().and_then(|&x| file_of(x)) {
+        from_file = Some(f);
+        i += 1;
     }
-    if i < end {
-        if let Some(r) = rank_of(c[i]) {
-            from_rank = Some(r);
-            i += 1;
-        }
+    if let Some(r) = c[i..end].first().and_then(|&x| rank_of(x)) {
+        from_rank = Some(r);
+        i += 1;
     }
     if i < end && (matches!(c[i], 'x' | '×' | ':') || is_dash(c[i])) {
         i += 1;
@@ -402,8 +398,8 @@ fn promotion_piece(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
-    use shakmaty::{CastlingMode, Position};
 
     fn lang(code: &str) -> &'static Language {
         Language::builtin(code).unwrap()
