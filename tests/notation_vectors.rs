@@ -485,6 +485,83 @@ fn detection() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Pasted scores
+
+/// Plays every game of `text`; returns each game's moves in English SAN.
+fn play_games(text: &str, notation: Option<Notation>, l: &Language) -> Vec<String> {
+    split_games(text, false)
+        .iter()
+        .map(|g| {
+            let mut p = Chess::default();
+            let mut out = Vec::new();
+            for t in &g.moves {
+                let m = parse_move(&p, STD, &t.text, notation, l)
+                    .unwrap_or_else(|e| panic!("line {}: {e}", t.line));
+                out.push(fmt(&p, STD, m, Notation::San));
+                p.play_unchecked(m);
+            }
+            out.join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn pasted_scores_read_back() {
+    // python-chess data/pgn/molinari-bordais-1979.pgn, a correspondence game.
+    assert_eq!(
+        play_games(
+            "1.e4 c5 2.c4 Nc6 3.Ne2 Nf6 4.Nbc3 Nb4 5.g3 Nd3# 0-1",
+            None,
+            en()
+        ),
+        ["e4 c5 c4 Nc6 Ne2 Nf6 Nbc3 Nb4 g3 Nd3#"]
+    );
+    // Wrapped movetext with comments, a variation, NAGs and lenient forms.
+    let pgn = "1. e4 {King's pawn} e5 2. Nf3 $1 (2. f4 exf4 3. Nf3) 2... Nc6\n\
+               3. Bb5 a6 4. Ba4 Nf6 5. 0-0 Be7!? 6. Re1 b5 7. Bb3 d6\n\
+               8. c3 O‑O ; Unicode hyphen\n9. h3 1/2-1/2\n\n1. d4 d5 *";
+    assert_eq!(
+        play_games(pgn, None, en()),
+        [
+            "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3",
+            "d4 d5"
+        ]
+    );
+    // German letters, glued numbers, e.p. written apart.
+    assert_eq!(
+        play_games("1.e4 Sf6 2.e5 d5 3.exd6 e.p. Dxd6", None, lang("de")),
+        ["e4 Nf6 e5 d5 exd6 Qxd6"]
+    );
+    // One game per line, as `annabella convert` writes them, in every written notation.
+    let games = [
+        "e4 e5 Nf3 Nc6 Bb5",
+        "d4 d5 c4 dxc4 e4 b5 a4 c6 axb5 cxb5 Qf3",
+    ];
+    for notation in WRITTEN {
+        let text: Vec<String> = games
+            .iter()
+            .map(|g| {
+                let mut p = Chess::default();
+                g.split(' ')
+                    .map(|san| {
+                        let m = parse_move(&p, STD, san, Some(Notation::San), en()).unwrap();
+                        let t = fmt(&p, STD, m, notation);
+                        p.play_unchecked(m);
+                        t
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        assert_eq!(
+            play_games(&text.join("\n"), Some(notation), en()),
+            games,
+            "{notation}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Chess960
 
 #[test]
