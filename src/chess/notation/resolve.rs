@@ -18,7 +18,9 @@ pub struct MoveSpec {
     pub target: Target,
     /// The promotion piece, when written.
     pub promotion: Option<Role>,
-    /// Whether castling may be written as king-takes-rook (UCI, Chess960 numeric notation).
+    /// Whether the notation writes castling as king-takes-rook (UCI). In Chess960 every
+    /// notation is read that way anyway; this flag then also says that the notation never
+    /// writes castling as the king's destination (UCI_Chess960), so `f1g1` is a king move.
     pub castling_by_rook_square: bool,
 }
 
@@ -81,9 +83,17 @@ pub fn resolve(pos: &Chess, mode: CastlingMode, spec: &MoveSpec) -> Result<Move,
     let legal = pos.legal_moves();
     let mut found: MoveList = MoveList::new();
     for &m in &legal {
-        if matches(&spec_for_mode(spec, mode), m) {
+        if matches(spec, mode, m) {
             found.push(m);
         }
+    }
+    // In Chess960 a one-step king move (Kf1-g1) can land where castling puts the king, and a
+    // spec with a from-square also reads castling by the king's destination. The king's letter
+    // says the player meant the king move: castling has its own notation (O-O) in SAN and LAN.
+    // Bare numeric coordinates (ICCF, telegraph) stay ambiguous; UCI never reads the king's
+    // destination in Chess960 (see `matches`).
+    if found.len() > 1 && spec.role == Some(Role::King) && found.iter().any(|m| !m.is_castle()) {
+        found.retain(|m| !m.is_castle());
     }
     // A missing promotion piece matches all four promotions; say what is missing instead.
     if spec.promotion.is_none() && !found.is_empty() && found.iter().all(|m| m.is_promotion()) {
@@ -98,20 +108,9 @@ pub fn resolve(pos: &Chess, mode: CastlingMode, spec: &MoveSpec) -> Result<Move,
     }
 }
 
-fn spec_for_mode(spec: &MoveSpec, mode: CastlingMode) -> MoveSpec {
-    // In Chess960 king-takes-rook is the only unambiguous coordinate form, so it is always read.
-    let mut spec = *spec;
-    if mode == CastlingMode::Chess960 {
-        spec.castling_by_rook_square = true;
-    }
-    spec
-}
-
-fn matches(spec: &MoveSpec, m: Move) -> bool {
-    if let Some(role) = spec.role {
-        if m.role() != role {
-            return false;
-        }
+fn matches(spec: &MoveSpec, mode: CastlingMode, m: Move) -> bool {
+    if spec.role.is_some_and(|role| m.role() != role) {
+        return false;
     }
     let from = m.from().expect("chess moves have a from-square");
     if spec.from_file.is_some_and(|f| f != from.file())
@@ -130,9 +129,14 @@ fn matches(spec: &MoveSpec, m: Move) -> bool {
         (Target::Castle(_), _) => false,
         (Target::Square(to), Move::Castle { king, rook }) => {
             let side = m.castling_side().expect("castling move has a side");
-            let written_from_square = spec.from_square().is_some();
-            (written_from_square && to == castling_king_destination(king, side))
-                || (spec.castling_by_rook_square && to == rook)
+            // In Chess960 king-takes-rook is the only unambiguous coordinate form, so it is
+            // always read; the king's destination is read unless the notation is UCI's.
+            let chess960 = mode == CastlingMode::Chess960;
+            let by_destination =
+                spec.from_square().is_some() && (!chess960 || !spec.castling_by_rook_square);
+            let by_rook = chess960 || spec.castling_by_rook_square;
+            (by_destination && to == castling_king_destination(king, side))
+                || (by_rook && to == rook)
         }
         (Target::Square(to), _) => m.to() == to,
     }
@@ -296,6 +300,24 @@ mod tests {
                 rook: sq("h1")
             }
         );
+    }
+
+    #[test]
+    fn chess960_uci_king_destination_is_a_king_move() {
+        let p = pos("4k3/8/8/8/8/8/8/5K1R w H - 0 1", CastlingMode::Chess960);
+        let mut uci = MoveSpec::coordinates(sq("f1"), sq("g1"), None);
+        uci.castling_by_rook_square = true;
+        let m = resolve(&p, CastlingMode::Chess960, &uci).unwrap();
+        assert!(!m.is_castle(), "{m:?}");
+    }
+
+    #[test]
+    fn chess960_king_letter_means_the_king_move() {
+        let p = pos("4k3/8/8/8/8/8/8/5K1R w H - 0 1", CastlingMode::Chess960);
+        let mut spec = MoveSpec::coordinates(sq("f1"), sq("g1"), None);
+        spec.role = Some(Role::King);
+        let m = resolve(&p, CastlingMode::Chess960, &spec).unwrap();
+        assert!(!m.is_castle(), "{m:?}");
     }
 
     #[test]
