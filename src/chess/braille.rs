@@ -383,7 +383,9 @@ mod tests {
     fn the_table_is_the_standard_one() {
         // The well-known string of the 64 cells, 0x20 to 0x5F.
         let expected = "⠀⠮⠐⠼⠫⠩⠯⠄⠷⠾⠡⠬⠠⠤⠨⠌⠴⠂⠆⠒⠲⠢⠖⠶⠦⠔⠱⠰⠣⠿⠜⠹⠈⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠅⠇⠍⠝⠕⠏⠟⠗⠎⠞⠥⠧⠺⠭⠽⠵⠪⠳⠻⠘⠸";
-        let got: String = (0x20u8..=0x5F).map(|b| cell(char::from(b)).unwrap()).collect();
+        let got: String = (0x20u8..=0x5F)
+            .map(|b| cell(char::from(b)).unwrap())
+            .collect();
         assert_eq!(got, expected);
         let distinct: std::collections::HashSet<char> = got.chars().collect();
         assert_eq!(distinct.len(), 64);
@@ -404,13 +406,19 @@ mod tests {
 
     #[test]
     fn transliteration_is_total() {
-        assert_eq!(transliterate("Läufer é ♘f3 – ½ Кр"), "LAEUFER E NF3 - 1/2 KR");
+        assert_eq!(
+            transliterate("Läufer é ♘f3 – ½ Кр"),
+            "LAEUFER E NF3 - 1/2 KR"
+        );
         assert_eq!(transliterate("a\tb\u{7}c"), "A BC");
         assert_eq!(transliterate("日"), "?");
         assert_eq!(transliterate("⠑⠲"), "E4");
         for c in ['\u{0}', '\u{ffff}', '\u{10ffff}', 'ǅ', 'İ'] {
             let t = transliterate(&c.to_string());
-            assert!(t.chars().all(|c| (' '..='_').contains(&c)), "{c:?} -> {t:?}");
+            assert!(
+                t.chars().all(|c| (' '..='_').contains(&c)),
+                "{c:?} -> {t:?}"
+            );
         }
     }
 
@@ -438,6 +446,10 @@ mod tests {
         assert!(!brf.contains("\n\n"));
         assert_eq!(brf.matches('\u{c}').count(), doc.pages().len() - 1);
         let unicode = doc.to_unicode();
-        assert!(unicode.chars().all(|c| c == '\n' || ('\u{2800}'..='\u{283f}').contains(&c)));
+        assert!(
+            unicode
+                .chars()
+                .all(|c| c == '\n' || ('\u{2800}'..='\u{283f}').contains(&c))
+        );
     }
 }

@@ -124,9 +124,13 @@ pub enum EndReason {
     SeventyFiveMoveRule,
     Agreement,
     /// `by` resigned; a draw when the opponent had no mating material (5.1.2).
-    Resignation { by: Color },
+    Resignation {
+        by: Color,
+    },
     /// `flagged` ran out of time; a draw when the opponent had no mating material (6.9).
-    Timeout { flagged: Color },
+    Timeout {
+        flagged: Color,
+    },
     /// A correct claim by the player to move (9.2, 9.3).
     Claim(DrawReason),
     /// Decided by the arbiter: a dead position the material test misses, a second illegal
@@ -472,7 +476,10 @@ impl Game {
         let last = self.keys.len() - 1;
         let window = (self.current.halfmoves() as usize).min(last);
         let now = self.keys[last];
-        self.keys[last - window..].iter().filter(|&&k| k == now).count()
+        self.keys[last - window..]
+            .iter()
+            .filter(|&&k| k == now)
+            .count()
     }
 
     /// How often the position after the legal move `m` would have occurred, that time
@@ -490,7 +497,12 @@ impl Game {
         let last = self.keys.len() - 1;
         // The new position's window reaches one ply further back than the current one's.
         let window = (next.halfmoves() as usize).saturating_sub(1).min(last);
-        Some(1 + self.keys[last - window..].iter().filter(|&&x| x == k).count())
+        Some(
+            1 + self.keys[last - window..]
+                .iter()
+                .filter(|&&x| x == k)
+                .count(),
+        )
     }
 
     fn automatic_end(&self) -> Option<GameEnd> {
@@ -509,10 +521,16 @@ impl Game {
             ));
         }
         if self.repetitions() >= AUTOMATIC_REPETITIONS {
-            return Some(GameEnd::new(GameResult::Draw, EndReason::FivefoldRepetition));
+            return Some(GameEnd::new(
+                GameResult::Draw,
+                EndReason::FivefoldRepetition,
+            ));
         }
         if pos.halfmoves() >= SEVENTY_FIVE_MOVE_HALFMOVES {
-            return Some(GameEnd::new(GameResult::Draw, EndReason::SeventyFiveMoveRule));
+            return Some(GameEnd::new(
+                GameResult::Draw,
+                EndReason::SeventyFiveMoveRule,
+            ));
         }
         None
     }
@@ -744,7 +762,10 @@ mod tests {
             promotion: None,
         };
         let err = game.play(bad).unwrap_err().to_string();
-        assert!(err.starts_with("illegal move e1e3 in position rnbqkbnr/"), "{err}");
+        assert!(
+            err.starts_with("illegal move e1e3 in position rnbqkbnr/"),
+            "{err}"
+        );
         let err = Game::from_fen("not a fen", false).unwrap_err().to_string();
         assert!(err.starts_with("invalid fen \"not a fen\""), "{err}");
     }

@@ -149,8 +149,13 @@ fn variant_is_chess960(variant: &str) -> Result<bool, ()> {
         .collect();
     match norm.as_str() {
         "" | "standard" | "chess" | "normal" | "fromposition" => Ok(false),
-        "chess960" | "960" | "fischerandom" | "fischerrandom" | "fischerandomchess"
-        | "fischerrandomchess960" | "frc" => Ok(true),
+        "chess960"
+        | "960"
+        | "fischerandom"
+        | "fischerrandom"
+        | "fischerandomchess"
+        | "fischerrandomchess960"
+        | "frc" => Ok(true),
         _ => Err(()),
     }
 }
@@ -288,9 +293,7 @@ impl Visitor for Importer {
                 Err(e) => fail(ImportErrorKind::Syntax(e.to_string())),
             },
             Err(_) if san_plus.san == San::Null => fail(ImportErrorKind::NullMove),
-            Err(SanError::IllegalSan) => fail(ImportErrorKind::Illegal {
-                fen: mt.game.fen(),
-            }),
+            Err(SanError::IllegalSan) => fail(ImportErrorKind::Illegal { fen: mt.game.fen() }),
             Err(SanError::AmbiguousSan) => fail(ImportErrorKind::Ambiguous {
                 candidates: ambiguous_candidates(pos, san_plus.san),
             }),
@@ -404,7 +407,14 @@ mod tests {
 
     #[test]
     fn variants() {
-        for v in ["Chess960", "chess 960", "Fischerandom", "FRC", "960", "Chess-960"] {
+        for v in [
+            "Chess960",
+            "chess 960",
+            "Fischerandom",
+            "FRC",
+            "960",
+            "Chess-960",
+        ] {
             assert_eq!(variant_is_chess960(v), Ok(true), "{v}");
         }
         for v in ["Standard", "From Position", ""] {

@@ -290,7 +290,11 @@ impl Scoresheet {
     }
 
     /// The ICCF numeric game score: optional header lines, one move pair per line, the result.
-    pub fn to_iccf(&self, headers: Option<&Headers>, format: impl Fn(&Chess, Move) -> String) -> String {
+    pub fn to_iccf(
+        &self,
+        headers: Option<&Headers>,
+        format: impl Fn(&Chess, Move) -> String,
+    ) -> String {
         let mut out = String::new();
         if let Some(h) = headers {
             for (label, value) in [
@@ -314,7 +318,9 @@ impl Scoresheet {
             out.push_str(&line);
             out.push('\n');
         }
-        out.push_str(result_token(self.result(headers.unwrap_or(&Headers::default()))));
+        out.push_str(result_token(
+            self.result(headers.unwrap_or(&Headers::default())),
+        ));
         out.push('\n');
         out
     }
@@ -575,7 +581,15 @@ mod tests {
         assert_eq!(parse_clock("1:29:58"), Some(5_398_000));
         assert_eq!(parse_clock("29:58"), Some(1_798_000));
         assert_eq!(parse_clock("0:00:07.25"), Some(7_250));
-        for bad in ["", "1:2:3:4", "a:00:00", "1:60:00", "0:00:61", "99999999999:00:00", "0:0:0."] {
+        for bad in [
+            "",
+            "1:2:3:4",
+            "a:00:00",
+            "1:60:00",
+            "0:00:61",
+            "99999999999:00:00",
+            "0:0:0.",
+        ] {
             assert_eq!(parse_clock(bad), None, "{bad}");
         }
     }
@@ -585,7 +599,10 @@ mod tests {
         let mut s = sheet("e4 e5 Nf3");
         s.set_clock(0, Some(5_398_000));
         let pgn = s.to_pgn(&Headers::default());
-        assert!(pgn.contains("\n\n1. e4 {[%clk 1:29:58]} 1... e5 2. Nf3 *\n"), "{pgn}");
+        assert!(
+            pgn.contains("\n\n1. e4 {[%clk 1:29:58]} 1... e5 2. Nf3 *\n"),
+            "{pgn}"
+        );
         assert!(!pgn.contains("[FEN"));
     }
 
@@ -606,7 +623,10 @@ mod tests {
             ..Headers::default()
         };
         let pgn = Scoresheet::default().to_pgn(&h);
-        assert!(pgn.contains(r#"[White "A \"quoted\" \\ name with newline"]"#), "{pgn}");
+        assert!(
+            pgn.contains(r#"[White "A \"quoted\" \\ name with newline"]"#),
+            "{pgn}"
+        );
         let black = pgn.lines().find(|l| l.starts_with("[Black")).unwrap();
         assert!(black.len() <= MAX_TAG_VALUE_BYTES + 12);
     }
