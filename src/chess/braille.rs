@@ -27,7 +27,8 @@
 //! starts a new line and wraps at spaces; its runover lines are indented by
 //! [`RUNOVER_INDENT`] cells; a word longer than a line is cut. BRF output ends every line with
 //! CR LF and puts a form feed between pages; the Unicode output uses LF and one empty line
-//! between pages, for reading on a display.
+//! between pages, for reading on a display, and writes a space as the blank cell U+2800 so
+//! that every line is braille throughout.
 
 /// Cells per braille line (the usual embosser and BRF width).
 pub const CELLS_PER_LINE: usize = 40;
