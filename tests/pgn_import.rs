@@ -233,9 +233,11 @@ fn export_then_import_is_the_identity() {
     assert!(pgn.ends_with(" 1/2-1/2\n"), "{pgn}");
 }
 
+type KindCheck = fn(&ImportErrorKind) -> bool;
+
 #[test]
 fn other_errors_name_the_game() {
-    let cases: &[(&str, fn(&ImportErrorKind) -> bool)] = &[
+    let cases: &[(&str, KindCheck)] = &[
         ("[FEN \"8/8/8 w - - 0 1\"]\n\n1. e4 *", |k| {
             matches!(k, ImportErrorKind::BadFen { .. })
         }),
@@ -472,4 +474,57 @@ proptest! {
         prop_assert_eq!(back.clocks, clocks);
         prop_assert_eq!(back.game.outcome(), sheet.game().outcome());
     }
+}
+
+/// A legal game longer than the import limit: random piece moves, a pawn move whenever the
+/// 75-move limit comes near, and never a move that ends the game.
+fn long_game(plies: usize) -> Game {
+    let mut game = Game::new();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize
+    };
+    while game.ply_count() < plies {
+        let legal = game.position().legal_moves();
+        let pawn_time = game.halfmove_clock() >= 140;
+        let mut candidates: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|m| !m.is_capture() && (m.role() == Role::Pawn) == pawn_time)
+            .collect();
+        if candidates.is_empty() {
+            candidates = legal.to_vec();
+        }
+        let start = next();
+        let played = (0..candidates.len()).any(|i| {
+            let m = candidates[(start + i) % candidates.len()];
+            game.play(m).unwrap();
+            if game.is_over() {
+                game.undo();
+                false
+            } else {
+                true
+            }
+        });
+        assert!(played, "stuck after {} plies: {}", game.ply_count(), game.fen());
+    }
+    game
+}
+
+#[test]
+fn too_many_plies_are_refused() {
+    use annabella::chess::pgn::MAX_PLIES;
+    let game = long_game(MAX_PLIES + 1);
+    let pgn = Scoresheet::from_game(&game, Recorder::Board).to_pgn(&Headers::default());
+    let e = only_error(&pgn);
+    assert_eq!(e.kind, ImportErrorKind::TooManyPlies);
+    assert_eq!(e.ply, Some(MAX_PLIES + 1));
+    // One half-move less is read.
+    let mut shorter = game.clone();
+    shorter.undo();
+    let pgn = Scoresheet::from_game(&shorter, Recorder::Board).to_pgn(&Headers::default());
+    assert_eq!(only(&pgn).game.ply_count(), MAX_PLIES);
 }
