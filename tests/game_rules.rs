@@ -27,8 +27,11 @@ fn game(fen: &str, moves: &str) -> Game {
     g
 }
 
+/// The outcome a case expects: `None` while the game goes on.
+type Expected = Option<(GameResult, EndReason)>;
+
 /// Plays `moves` from `fen` and compares the outcome.
-fn check(fen: &str, moves: &str, expected: Option<(GameResult, EndReason)>) {
+fn check(fen: &str, moves: &str, expected: Expected) {
     let g = game(fen, moves);
     let got = g.outcome().map(|e| (e.result, e.reason));
     assert_eq!(got, expected, "{fen} / {moves}");
@@ -36,7 +39,7 @@ fn check(fen: &str, moves: &str, expected: Option<(GameResult, EndReason)>) {
 
 #[test]
 fn automatic_ends() {
-    let cases: &[(&str, &str, Option<(GameResult, EndReason)>)] = &[
+    let cases: &[(&str, &str, Expected)] = &[
         (STANDARD, "", None),
         (STANDARD, "f3 e5 g4 Qh4#", Some((BlackWins, Checkmate))),
         (STANDARD, "f3 e5 g4", None),

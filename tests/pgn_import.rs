@@ -509,7 +509,12 @@ fn long_game(plies: usize) -> Game {
                 true
             }
         });
-        assert!(played, "stuck after {} plies: {}", game.ply_count(), game.fen());
+        assert!(
+            played,
+            "stuck after {} plies: {}",
+            game.ply_count(),
+            game.fen()
+        );
     }
     game
 }
