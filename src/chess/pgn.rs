@@ -1,1 +1,456 @@
 //! PGN import with pgn-reader: one or many games, FEN/SetUp/Variant tags honoured.
+//!
+//! Each game comes back on its own, as an [`ImportedGame`] or an [`ImportError`] that names the
+//! game (1-based), the half-move (1-based) and the move as written; one bad game does not stop
+//! the others.
+//!
+//! # What is read
+//! - Tags, all of them, in order. `FEN` sets the start whether or not `SetUp "1"` is there
+//!   (X-FEN and Shredder-FEN castling both work); `Variant` "Chess960", "Fischerandom",
+//!   "chess 960", "960", "FRC" (any case and spacing) selects Chess960 castling, "Standard" and
+//!   "From Position" the usual rules, anything else (crazyhouse …) is refused.
+//! - SAN with English letters, as the PGN standard says; `0-0` and `O-O` both work. Moves are
+//!   checked against the rules, including the game's own end: a move after mate, after a
+//!   fivefold repetition or after the 75-move limit is an error (games played under pre-2014
+//!   rules may therefore be refused).
+//! - `[%clk H:MM:SS]` in the comment after a move: the mover's remaining time. Other comments,
+//!   NAGs and variations are dropped.
+//!
+//! # What is not seen
+//! pgn-reader silently skips a token that is not SAN at all (`Xy9`); the next move is then
+//! usually illegal, and the error names that one.
+//!
+//! # Bounds
+//! Hostile input cannot hang or exhaust memory: pgn-reader runs in linear time and never
+//! panics, and here the input is at most [`MAX_INPUT_BYTES`], a game at most
+//! [`MAX_GAME_BYTES`], [`MAX_PLIES`] half-moves and [`MAX_TAGS`] tags, and at most
+//! [`MAX_GAMES`] games are read.
+
+use std::io::{Cursor, Seek};
+use std::ops::ControlFlow;
+
+use pgn_reader::{Outcome, RawComment, RawTag, Reader, SanPlus, Visitor};
+use shakmaty::san::{San, SanError};
+use shakmaty::{Chess, Position};
+
+use crate::chess::game::{Game, GameEnd, GameError, GameResult};
+use crate::chess::scoresheet::{self, Headers, Recorder, Scoresheet};
+
+/// Largest input read at all (a big tournament file; not a database).
+pub const MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
+/// Largest single game, comments included.
+pub const MAX_GAME_BYTES: usize = 1024 * 1024;
+/// Most half-moves in one game: five times the longest tournament game ever played.
+pub const MAX_PLIES: usize = 3000;
+/// Most tags in one game.
+pub const MAX_TAGS: usize = 100;
+/// Most games read from one input.
+pub const MAX_GAMES: usize = 10_000;
+
+/// Longest tag line pgn-reader is asked to take in one piece.
+const TAG_LINE_BYTES: usize = 1024;
+/// Longest FEN quoted back in an error.
+const MAX_FEN_IN_ERROR: usize = 120;
+
+/// A game read from PGN.
+#[derive(Debug, Clone)]
+pub struct ImportedGame {
+    /// Every tag pair, in the order of the file.
+    pub tags: Vec<(String, String)>,
+    pub game: Game,
+    /// The `Result` tag, or the movetext's result when the tag is missing or `*`.
+    pub result: Option<GameResult>,
+    /// Per half-move, the mover's remaining time from `[%clk]`, in milliseconds.
+    pub clocks: Vec<Option<u64>>,
+}
+
+impl ImportedGame {
+    /// The value of tag `name`, if present.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn headers(&self) -> Headers {
+        let mut h = Headers::from_tags(&self.tags);
+        h.result = self.result;
+        h
+    }
+
+    /// The moves as a scoresheet written by [`Recorder::Imported`], with the clock readings.
+    pub fn scoresheet(&self) -> Scoresheet {
+        let mut sheet = Scoresheet::from_game(&self.game, Recorder::Imported);
+        for (ply, &clock) in self.clocks.iter().enumerate() {
+            sheet.set_clock(ply, clock);
+        }
+        sheet
+    }
+}
+
+/// Why a game could not be imported, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("game {game}{}{}: {kind}",
+    .ply.map(|p| format!(", half-move {p}")).unwrap_or_default(),
+    .token.as_ref().map(|t| format!(", {t:?}")).unwrap_or_default())]
+pub struct ImportError {
+    /// 1-based number of the game in the input.
+    pub game: usize,
+    /// 1-based half-move of the game, when the error is about a move.
+    pub ply: Option<usize>,
+    /// The move as written (normalised by the SAN reader).
+    pub token: Option<String>,
+    pub kind: ImportErrorKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImportErrorKind {
+    #[error("illegal move in position {fen}")]
+    Illegal { fen: String },
+    #[error("ambiguous move: could be {}", .candidates.join(" or "))]
+    Ambiguous { candidates: Vec<String> },
+    #[error("a null move (-- or Z0) is not a move in a real game")]
+    NullMove,
+    #[error("move after the game ended ({0})")]
+    AfterEnd(GameEnd),
+    #[error("bad FEN tag {fen:?}: {reason}")]
+    BadFen { fen: String, reason: String },
+    #[error("unsupported variant {0:?}; only standard chess and Chess960")]
+    UnsupportedVariant(String),
+    #[error("more than {MAX_PLIES} half-moves")]
+    TooManyPlies,
+    #[error("more than {MAX_TAGS} tags")]
+    TooManyTags,
+    #[error("the game is {0} bytes long; at most {MAX_GAME_BYTES} are read")]
+    GameTooLarge(usize),
+    #[error("the input is {0} bytes long; at most {MAX_INPUT_BYTES} are read")]
+    InputTooLarge(usize),
+    #[error("more than {MAX_GAMES} games; the rest is not read")]
+    TooManyGames,
+    #[error("malformed PGN: {0}")]
+    Syntax(String),
+}
+
+fn cut(text: &str, max: usize) -> String {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
+}
+
+/// Whether a `Variant` tag means Chess960; `Err` for a variant this program does not play.
+fn variant_is_chess960(variant: &str) -> Result<bool, ()> {
+    let norm: String = variant
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    match norm.as_str() {
+        "" | "standard" | "chess" | "normal" | "fromposition" => Ok(false),
+        "chess960"
+        | "960"
+        | "fischerandom"
+        | "fischerrandom"
+        | "fischerandomchess"
+        | "fischerrandomchess960"
+        | "frc" => Ok(true),
+        _ => Err(()),
+    }
+}
+
+/// Finds `[%clk …]` in a comment.
+fn clock_in_comment(comment: &[u8]) -> Option<u64> {
+    let text = String::from_utf8_lossy(comment);
+    let start = text.find("[%clk")? + "[%clk".len();
+    let rest = &text[start..];
+    let end = rest.find(']')?;
+    scoresheet::parse_clock(&rest[..end])
+}
+
+struct Importer {
+    game_no: usize,
+}
+
+struct Movetext {
+    tags: Vec<(String, String)>,
+    game: Game,
+    clocks: Vec<Option<u64>>,
+    marker: Option<Outcome>,
+}
+
+/// `None` for stray text between games (no tags, no moves, no result), which is no game.
+type Output = Option<Result<ImportedGame, ImportError>>;
+
+impl Importer {
+    fn error(&self, kind: ImportErrorKind) -> ImportError {
+        ImportError {
+            game: self.game_no,
+            ply: None,
+            token: None,
+            kind,
+        }
+    }
+
+    fn start(&self, tags: &[(String, String)]) -> Result<Game, ImportError> {
+        let tag = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        let chess960 = match tag("Variant") {
+            None => false,
+            Some(v) => variant_is_chess960(v)
+                .map_err(|()| self.error(ImportErrorKind::UnsupportedVariant(cut(v, 60))))?,
+        };
+        match tag("FEN") {
+            Some(fen) => Game::from_fen(fen, chess960).map_err(|e| {
+                let reason = match e {
+                    GameError::InvalidFen { reason, .. } => reason,
+                    other => other.to_string(),
+                };
+                self.error(ImportErrorKind::BadFen {
+                    fen: cut(fen, MAX_FEN_IN_ERROR),
+                    reason,
+                })
+            }),
+            None if chess960 => Game::chess960(518).map_err(|e| {
+                self.error(ImportErrorKind::BadFen {
+                    fen: String::new(),
+                    reason: e.to_string(),
+                })
+            }),
+            None => Ok(Game::new()),
+        }
+    }
+}
+
+fn ambiguous_candidates(pos: &Chess, san: San) -> Vec<String> {
+    pos.legal_moves()
+        .into_iter()
+        .filter(|m| san.matches(*m))
+        .map(|m| San::from_move(pos, m).to_string())
+        .collect()
+}
+
+impl Visitor for Importer {
+    type Tags = Vec<(String, String)>;
+    type Movetext = Movetext;
+    type Output = Output;
+
+    fn begin_tags(&mut self) -> ControlFlow<Output, Self::Tags> {
+        ControlFlow::Continue(Vec::new())
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Output> {
+        if tags.len() >= MAX_TAGS {
+            return ControlFlow::Break(Some(Err(self.error(ImportErrorKind::TooManyTags))));
+        }
+        tags.push((
+            String::from_utf8_lossy(name).into_owned(),
+            value.decode_utf8_lossy().into_owned(),
+        ));
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Output, Movetext> {
+        match self.start(&tags) {
+            Ok(game) => ControlFlow::Continue(Movetext {
+                tags,
+                game,
+                clocks: Vec::new(),
+                marker: None,
+            }),
+            Err(e) => ControlFlow::Break(Some(Err(e))),
+        }
+    }
+
+    fn san(&mut self, mt: &mut Movetext, san_plus: SanPlus) -> ControlFlow<Output> {
+        let ply = mt.game.ply_count() + 1;
+        let fail = |kind| {
+            ControlFlow::Break(Some(Err(ImportError {
+                game: self.game_no,
+                ply: Some(ply),
+                token: Some(san_plus.to_string()),
+                kind,
+            })))
+        };
+        if ply > MAX_PLIES {
+            return fail(ImportErrorKind::TooManyPlies);
+        }
+        if let Some(end) = mt.game.outcome() {
+            return fail(ImportErrorKind::AfterEnd(end));
+        }
+        let pos = mt.game.position();
+        match san_plus.san.to_move(pos) {
+            Ok(m) => match mt.game.play(m) {
+                Ok(()) => {
+                    mt.clocks.push(None);
+                    ControlFlow::Continue(())
+                }
+                Err(e) => fail(ImportErrorKind::Syntax(e.to_string())),
+            },
+            Err(_) if san_plus.san == San::Null => fail(ImportErrorKind::NullMove),
+            Err(SanError::IllegalSan) => fail(ImportErrorKind::Illegal { fen: mt.game.fen() }),
+            Err(SanError::AmbiguousSan) => fail(ImportErrorKind::Ambiguous {
+                candidates: ambiguous_candidates(pos, san_plus.san),
+            }),
+        }
+    }
+
+    fn comment(&mut self, mt: &mut Movetext, comment: RawComment<'_>) -> ControlFlow<Output> {
+        if let (Some(ms), Some(last)) = (clock_in_comment(comment.as_bytes()), mt.clocks.last_mut())
+        {
+            *last = Some(ms);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn outcome(&mut self, mt: &mut Movetext, outcome: Outcome) -> ControlFlow<Output> {
+        mt.marker = Some(outcome);
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, mt: Movetext) -> Output {
+        let tag_result = mt
+            .tags
+            .iter()
+            .find(|(n, _)| n == "Result")
+            .and_then(|(_, v)| GameResult::from_pgn(v));
+        let marker_result = mt
+            .marker
+            .and_then(Outcome::known)
+            .map(|k| match k.winner() {
+                Some(c) => GameResult::win_for(c),
+                None => GameResult::Draw,
+            });
+        let is_noise = mt.tags.is_empty() && mt.game.ply_count() == 0 && mt.marker.is_none();
+        if is_noise {
+            return None;
+        }
+        Some(Ok(ImportedGame {
+            result: tag_result.or(marker_result),
+            tags: mt.tags,
+            game: mt.game,
+            clocks: mt.clocks,
+        }))
+    }
+}
+
+/// Reads every game of a PGN text.
+pub fn read_games(text: &str) -> Vec<Result<ImportedGame, ImportError>> {
+    let mut out = Vec::new();
+    if text.len() > MAX_INPUT_BYTES {
+        out.push(Err(ImportError {
+            game: 1,
+            ply: None,
+            token: None,
+            kind: ImportErrorKind::InputTooLarge(text.len()),
+        }));
+        return out;
+    }
+    let mut reader = Reader::build(Cursor::new(text.as_bytes()))
+        .set_supported_tag_line_length(TAG_LINE_BYTES)
+        .finish();
+    let mut importer = Importer { game_no: 0 };
+    let mut previous: Option<u64> = None;
+    loop {
+        // Skips what a stopped game left over, and the blank lines before the next one.
+        let more = reader.has_more();
+        let start = reader.stream_position().unwrap_or(0);
+        // pgn-reader always consumes input; this only guards against a future change.
+        if previous.is_some_and(|p| start <= p) {
+            break;
+        }
+        previous = Some(start);
+        importer.game_no = out.len() + 1;
+        match more {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                out.push(Err(importer.error(ImportErrorKind::Syntax(e.to_string()))));
+                let _ = reader.skip_game();
+                continue;
+            }
+        }
+        if out.len() >= MAX_GAMES {
+            out.push(Err(importer.error(ImportErrorKind::TooManyGames)));
+            break;
+        }
+        let result = reader.read_game(&mut importer);
+        let end = reader.stream_position().unwrap_or(start);
+        match result {
+            Ok(None) => break,
+            Ok(Some(None)) => {}
+            Ok(Some(Some(r))) => {
+                let bytes = usize::try_from(end.saturating_sub(start)).unwrap_or(usize::MAX);
+                if r.is_ok() && bytes > MAX_GAME_BYTES {
+                    out.push(Err(importer.error(ImportErrorKind::GameTooLarge(bytes))));
+                } else {
+                    out.push(r);
+                }
+            }
+            Err(e) => {
+                out.push(Err(importer.error(ImportErrorKind::Syntax(e.to_string()))));
+                let _ = reader.skip_game();
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants() {
+        for v in [
+            "Chess960",
+            "chess 960",
+            "Fischerandom",
+            "FRC",
+            "960",
+            "Chess-960",
+        ] {
+            assert_eq!(variant_is_chess960(v), Ok(true), "{v}");
+        }
+        for v in ["Standard", "From Position", ""] {
+            assert_eq!(variant_is_chess960(v), Ok(false), "{v}");
+        }
+        assert!(variant_is_chess960("Crazyhouse").is_err());
+    }
+
+    #[test]
+    fn noise_is_not_a_game() {
+        assert!(read_games("").is_empty());
+        assert!(read_games("  \n\n { a comment }\n\n").is_empty());
+    }
+
+    #[test]
+    fn zero_castling_and_clock() {
+        let games = read_games("1. e4 {[%clk 0:10:00]} e5 2. Nf3 Nc6 3. Bc4 Bc5 4. 0-0 *");
+        let g = games[0].as_ref().unwrap();
+        assert_eq!(g.game.ply_count(), 7);
+        assert_eq!(g.clocks[0], Some(600_000));
+        assert_eq!(g.clocks[1], None);
+        assert_eq!(g.result, None);
+    }
+
+    #[test]
+    fn ambiguous_move_lists_candidates() {
+        // Knights on b3 and f3: Nbd2 names one, Nd2 could be either.
+        let games = read_games("1. Nf3 d5 2. d4 e6 3. Nbd2 Nf6 4. e3 Be7 5. Nb3 O-O 6. Nbd2 *");
+        assert_eq!(games[0].as_ref().unwrap().game.ply_count(), 11);
+        let games = read_games("1. Nf3 d5 2. d4 e6 3. Nbd2 Nf6 4. e3 Be7 5. Nb3 O-O 6. Nd2 *");
+        let e = games[0].as_ref().unwrap_err();
+        assert_eq!(e.ply, Some(11));
+        assert_eq!(e.token.as_deref(), Some("Nd2"));
+        let ImportErrorKind::Ambiguous { candidates } = &e.kind else {
+            panic!("{e}")
+        };
+        assert_eq!(candidates.len(), 2, "{e}");
+    }
+}
