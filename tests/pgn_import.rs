@@ -92,7 +92,7 @@ fn one_bad_game_does_not_stop_the_others() {
     assert!(matches!(e.kind, ImportErrorKind::Illegal { .. }));
     assert!(
         e.to_string()
-            .starts_with("game 2, half-move 3, \"Ke3\": illegal move in position rnbqkbnr/"),
+            .starts_with("game 2, ply 3, \"Ke3\": illegal move in position rnbqkbnr/"),
         "{e}"
     );
 

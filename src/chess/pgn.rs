@@ -37,7 +37,7 @@ use crate::chess::game::{Game, GameEnd, GameError, GameResult};
 use crate::chess::scoresheet::{self, Headers, Recorder, Scoresheet};
 
 /// Largest input read at all (a big tournament file; not a database).
-pub const MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
+pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 /// Largest single game, comments included.
 pub const MAX_GAME_BYTES: usize = 1024 * 1024;
 /// Most half-moves in one game: five times the longest tournament game ever played.
@@ -45,7 +45,7 @@ pub const MAX_PLIES: usize = 3000;
 /// Most tags in one game.
 pub const MAX_TAGS: usize = 100;
 /// Most games read from one input.
-pub const MAX_GAMES: usize = 10_000;
+pub const MAX_GAMES: usize = 200_000;
 
 /// Longest tag line pgn-reader is asked to take in one piece.
 const TAG_LINE_BYTES: usize = 1024;
@@ -92,7 +92,7 @@ impl ImportedGame {
 /// Why a game could not be imported, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("game {game}{}{}: {kind}",
-    .ply.map(|p| format!(", half-move {p}")).unwrap_or_default(),
+    .ply.map(|p| format!(", ply {p}")).unwrap_or_default(),
     .token.as_ref().map(|t| format!(", {t:?}")).unwrap_or_default())]
 pub struct ImportError {
     /// 1-based number of the game in the input.

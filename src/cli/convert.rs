@@ -12,7 +12,8 @@ use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation::movelist::{self, GameText};
 use crate::chess::notation::{self, Notation, Style};
-use crate::chess::{pgn, scoresheet};
+use crate::chess::pgn;
+use crate::chess::scoresheet::{Headers, Recorder, Scoresheet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum From {
@@ -71,11 +72,8 @@ impl From {
 
 /// One game read from the input, with what the exports need.
 struct ReadGame {
-    game: Game,
-    tags: Vec<(String, String)>,
-    /// The result written in the input, if any (`1-0`, `0-1`, `1/2-1/2`, `*`).
-    result: Option<String>,
-    clocks: Vec<Option<u64>>,
+    sheet: Scoresheet,
+    headers: Headers,
 }
 
 pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
@@ -93,10 +91,7 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
     let games: Vec<Result<ReadGame, String>> = if looks_like_pgn(&text) {
         pgn::read_games(&text)
             .into_iter()
-            .map(|r| {
-                r.map(|g| ReadGame { result: g.result.clone(), clocks: g.clocks.clone(), tags: g.tags, game: g.game })
-                    .map_err(|e| e.to_string())
-            })
+            .map(|r| r.map(|g| ReadGame { sheet: g.scoresheet(), headers: g.headers() }).map_err(|e| e.to_string()))
             .collect()
     } else {
         let template = args.start.game()?;
@@ -104,7 +99,9 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
         movelist::split_games(&text, spoken)
             .into_iter()
             .enumerate()
-            .map(|(i, g)| read_bare_game(i + 1, &g, &template, args.from.notation(), &lang))
+            .map(|(i, g)| {
+                read_bare_game(&g, &template, args.from.notation(), &lang).map_err(|e| format!("game {}, {e}", i + 1))
+            })
             .collect()
     };
 
@@ -125,7 +122,8 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
             Err(message) => {
                 failed = true;
                 out.flush()?;
-                eprintln!("annabella: {}: game {}: {message}", display_path(&path), i + 1);
+                debug_assert!(message.starts_with(&format!("game {}", i + 1)));
+                eprintln!("annabella: {}: {message}", display_path(&path));
             }
         }
     }
@@ -146,13 +144,11 @@ fn looks_like_pgn(text: &str) -> bool {
 }
 
 fn read_bare_game(
-    number: usize,
     text: &GameText,
     template: &Game,
     from: Option<Notation>,
     lang: &Language,
 ) -> Result<ReadGame, String> {
-    let _ = number;
     let mut game = template.clone();
     for token in &text.moves {
         let pos = game.position().clone();
@@ -161,8 +157,8 @@ fn read_bare_game(
             .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
         game.play(mv).map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
     }
-    let clocks = vec![None; game.moves().len()];
-    Ok(ReadGame { game, tags: Vec::new(), result: text.result.clone(), clocks })
+    let headers = Headers { result: game.outcome().map(|end| end.result), ..Headers::default() };
+    Ok(ReadGame { sheet: Scoresheet::from_game(&game, Recorder::Imported), headers })
 }
 
 /// "3." for White's third move, "3..." for Black's.
@@ -175,11 +171,12 @@ fn move_label(pos: &Chess) -> String {
 }
 
 fn render(g: &ReadGame, to: To, style: &Style) -> String {
-    let mode = g.game.castling_mode();
+    let game = g.sheet.game();
+    let mode = game.castling_mode();
     let line_of = |notation: Notation| -> String {
-        let mut pos = g.game.start_position().clone();
+        let mut pos = game.start_position().clone();
         let mut line = String::new();
-        for &m in g.game.moves() {
+        for &m in game.moves() {
             if !line.is_empty() {
                 line.push(' ');
             }
@@ -196,16 +193,19 @@ fn render(g: &ReadGame, to: To, style: &Style) -> String {
         To::Iccf => line_of(Notation::Iccf),
         To::Telegraph => line_of(Notation::Telegraph),
         To::Spoken => {
-            let mut pos = g.game.start_position().clone();
+            let mut pos = game.start_position().clone();
             let mut text = String::new();
-            for &m in g.game.moves() {
+            for &m in game.moves() {
                 let _ = writeln!(text, "{}", notation::format_move(&pos, mode, m, Notation::Spoken, style));
                 pos.play_unchecked(m);
             }
             text
         }
-        To::Pgn => scoresheet::pgn_for_convert(&g.game, &g.tags, g.result.as_deref(), &g.clocks),
-        To::Braille => scoresheet::braille_for_convert(&g.game, style, false),
-        To::Brf => scoresheet::braille_for_convert(&g.game, style, true),
+        To::Pgn => g.sheet.to_pgn(&g.headers),
+        To::Braille | To::Brf => {
+            // The Braille score is in the player's own notation: SAN with his language's letters.
+            let doc = g.sheet.to_braille(&g.headers, |pos, m| notation::format_move(pos, mode, m, Notation::San, style));
+            if to == To::Brf { doc.to_brf() } else { doc.to_unicode() }
+        }
     }
 }

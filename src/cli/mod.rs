@@ -87,8 +87,8 @@ impl StartArgs {
         match (&self.fen, self.chess960) {
             (None, false) => Ok(Game::new()),
             (None, true) => Ok(Game::chess960(518)?),
-            (Some(fen), true) if fen.trim().parse::<u16>().is_ok() => {
-                let n: u16 = fen.trim().parse()?;
+            (Some(fen), true) if fen.trim().parse::<u32>().is_ok() => {
+                let n: u32 = fen.trim().parse()?;
                 Ok(Game::chess960(n)?)
             }
             (Some(fen), chess960) => {

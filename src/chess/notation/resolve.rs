@@ -87,12 +87,11 @@ pub fn resolve(pos: &Chess, mode: CastlingMode, spec: &MoveSpec) -> Result<Move,
             found.push(m);
         }
     }
-    // In Chess960 a one-step king move (Kf1-g1) can land where castling puts the king, and a
-    // spec with a from-square also reads castling by the king's destination. The king's letter
-    // says the player meant the king move: castling has its own notation (O-O) in SAN and LAN.
-    // Bare numeric coordinates (ICCF, telegraph) stay ambiguous; UCI never reads the king's
-    // destination in Chess960 (see `matches`).
-    if found.len() > 1 && spec.role == Some(Role::King) && found.iter().any(|m| !m.is_castle()) {
+    // In Chess960 a one-step king move (f1-g1) can land where castling puts the king. The text
+    // then literally names that king move, and castling keeps its unambiguous forms (O-O,
+    // king-takes-rook), so the king's destination is read as castling only when no other
+    // legal move matches: otherwise the plain king move could not be written at all.
+    if found.len() > 1 && found.iter().any(|m| !m.is_castle()) {
         found.retain(|m| !m.is_castle());
     }
     // A missing promotion piece matches all four promotions; say what is missing instead.
@@ -274,19 +273,16 @@ mod tests {
     }
 
     #[test]
-    fn chess960_king_destination_is_ambiguous_with_a_plain_king_move() {
-        // King f1, rook h1: f1-g1 is both O-O and a one-step king move.
+    fn chess960_king_destination_names_the_plain_king_move_when_there_is_one() {
+        // King f1, rook h1: f1-g1 is the castling king's destination and a one-step king move.
         let p = pos("4k3/8/8/8/8/8/8/5K1R w H - 0 1", CastlingMode::Chess960);
-        let err = resolve(
+        let step = resolve(
             &p,
             CastlingMode::Chess960,
             &MoveSpec::coordinates(sq("f1"), sq("g1"), None),
         )
-        .unwrap_err();
-        assert!(
-            matches!(err, ResolveError::Ambiguous(ref c) if c.len() == 2),
-            "{err:?}"
-        );
+        .unwrap();
+        assert_eq!(step, Move::Normal { role: Role::King, from: sq("f1"), capture: None, to: sq("g1"), promotion: None });
         let oo = resolve(
             &p,
             CastlingMode::Chess960,
