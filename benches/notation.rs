@@ -30,7 +30,9 @@ fn corpus_files() -> Vec<PathBuf> {
     }
     let cargo_home = std::env::var("CARGO_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cargo"));
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cargo")
+        });
     let mut files = Vec::new();
     if let Ok(registries) = std::fs::read_dir(cargo_home.join("registry/src")) {
         for registry in registries.flatten() {
@@ -43,7 +45,10 @@ fn corpus_files() -> Vec<PathBuf> {
         }
     }
     files.truncate(2);
-    assert!(!files.is_empty(), "no game collection found: set ANNABELLA_BENCH_PGN=path.pgn");
+    assert!(
+        !files.is_empty(),
+        "no game collection found: set ANNABELLA_BENCH_PGN=path.pgn"
+    );
     files
 }
 
@@ -60,7 +65,13 @@ fn load(limit: usize) -> Vec<Ply> {
             for &m in game.moves() {
                 let iccf = notation::format_move(&pos, mode, m, Notation::Iccf, &style);
                 let san = notation::format_move(&pos, mode, m, Notation::San, &style);
-                plies.push(Ply { pos: pos.clone(), mode, m, iccf, san });
+                plies.push(Ply {
+                    pos: pos.clone(),
+                    mode,
+                    m,
+                    iccf,
+                    san,
+                });
                 pos.play_unchecked(m);
                 if plies.len() >= limit {
                     return plies;
@@ -83,7 +94,13 @@ fn bench(c: &mut Criterion, plies: &[Ply]) {
     group.bench_function("iccf", |b| {
         b.iter(|| {
             for p in plies {
-                let m = notation::parse_move(&p.pos, p.mode, black_box(&p.iccf), Some(Notation::Iccf), en);
+                let m = notation::parse_move(
+                    &p.pos,
+                    p.mode,
+                    black_box(&p.iccf),
+                    Some(Notation::Iccf),
+                    en,
+                );
                 debug_assert_eq!(m, Ok(p.m));
                 black_box(m.ok());
             }
@@ -92,7 +109,13 @@ fn bench(c: &mut Criterion, plies: &[Ply]) {
     group.bench_function("san", |b| {
         b.iter(|| {
             for p in plies {
-                let m = notation::parse_move(&p.pos, p.mode, black_box(&p.san), Some(Notation::San), en);
+                let m = notation::parse_move(
+                    &p.pos,
+                    p.mode,
+                    black_box(&p.san),
+                    Some(Notation::San),
+                    en,
+                );
                 debug_assert_eq!(m, Ok(p.m));
                 black_box(m.ok());
             }
@@ -117,7 +140,13 @@ fn bench(c: &mut Criterion, plies: &[Ply]) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 for p in plies {
-                    black_box(notation::format_move(&p.pos, p.mode, black_box(p.m), notation, style));
+                    black_box(notation::format_move(
+                        &p.pos,
+                        p.mode,
+                        black_box(p.m),
+                        notation,
+                        style,
+                    ));
                 }
             })
         });

@@ -11,7 +11,12 @@ fn annabella(args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -28,26 +33,44 @@ fn convert(args: &[&str], input: &str) -> String {
     let mut all = vec!["convert"];
     all.extend_from_slice(args);
     let o = annabella(&all, input);
-    assert!(o.status.success(), "convert {args:?} failed: {}", stderr(&o));
+    assert!(
+        o.status.success(),
+        "convert {args:?} failed: {}",
+        stderr(&o)
+    );
     stdout(&o)
 }
 
-const MOLINARI_BORDAIS: &str = "1. 5254 3735\n2. 3234 2836\n3. 7152 7866\n4. 2133 3624\n5. 7273 2443\n";
-const RUY_LOPEZ_ICCF: &str =
-    "1. 5254 5755 2. 7163 2836 3. 6125 1716 4. 2514 7866 5. 5171 6857 6. 6151 2725 7. 1423 4746 8. 3233 5878";
+const MOLINARI_BORDAIS: &str =
+    "1. 5254 3735\n2. 3234 2836\n3. 7152 7866\n4. 2133 3624\n5. 7273 2443\n";
+const RUY_LOPEZ_ICCF: &str = "1. 5254 5755 2. 7163 2836 3. 6125 1716 4. 2514 7866 5. 5171 6857 6. 6151 2725 7. 1423 4746 8. 3233 5878";
 const RUY_LOPEZ_SAN: &str = "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O\n";
 
 #[test]
 fn correspondence_game_in_numeric_notation_reads_as_san() {
-    assert_eq!(convert(&["--to", "san"], MOLINARI_BORDAIS), "e4 c5 c4 Nc6 Ne2 Nf6 Nbc3 Nb4 g3 Nd3#\n");
+    assert_eq!(
+        convert(&["--to", "san"], MOLINARI_BORDAIS),
+        "e4 c5 c4 Nc6 Ne2 Nf6 Nbc3 Nb4 g3 Nd3#\n"
+    );
     assert_eq!(convert(&["--to", "san"], RUY_LOPEZ_ICCF), RUY_LOPEZ_SAN);
 }
 
 #[test]
 fn castling_comes_out_as_the_kings_move_in_numeric_notation() {
-    assert_eq!(convert(&["--to", "iccf"], RUY_LOPEZ_SAN), RUY_LOPEZ_ICCF.split_whitespace().filter(|t| !t.ends_with('.')).collect::<Vec<_>>().join(" ") + "\n");
+    assert_eq!(
+        convert(&["--to", "iccf"], RUY_LOPEZ_SAN),
+        RUY_LOPEZ_ICCF
+            .split_whitespace()
+            .filter(|t| !t.ends_with('.'))
+            .collect::<Vec<_>>()
+            .join(" ")
+            + "\n"
+    );
     let out = convert(&["--to", "iccf"], "e4 e5 Nf3 Nc6 Bc4 Bc5 O-O Nf6 d3 O-O");
-    assert!(out.contains(" 5171 ") && out.trim_end().ends_with("5878"), "{out}");
+    assert!(
+        out.contains(" 5171 ") && out.trim_end().ends_with("5878"),
+        "{out}"
+    );
     assert!(!out.contains("5181"), "{out}");
 }
 
@@ -55,14 +78,28 @@ fn castling_comes_out_as_the_kings_move_in_numeric_notation() {
 fn every_output_notation_reads_back() {
     for to in ["san", "lan", "uci", "iccf", "telegraph"] {
         let there = convert(&["--to", to], RUY_LOPEZ_SAN);
-        assert_eq!(convert(&["--from", to, "--to", "san"], &there), RUY_LOPEZ_SAN, "via {to}");
+        assert_eq!(
+            convert(&["--from", to, "--to", "san"], &there),
+            RUY_LOPEZ_SAN,
+            "via {to}"
+        );
     }
     for lang in ["de", "en", "es", "fr", "it", "nl", "pt"] {
         for verbosity in ["short", "long"] {
-            let spoken = convert(&["--to", "spoken", "--lang", lang, "--verbosity", verbosity], RUY_LOPEZ_ICCF);
+            let spoken = convert(
+                &["--to", "spoken", "--lang", lang, "--verbosity", verbosity],
+                RUY_LOPEZ_ICCF,
+            );
             assert_eq!(spoken.lines().count(), 16, "{spoken}");
-            let back = convert(&["--from", "spoken", "--lang", lang, "--to", "uci"], &spoken);
-            assert_eq!(back, convert(&["--to", "uci"], RUY_LOPEZ_SAN), "{lang} {verbosity}: {spoken}");
+            let back = convert(
+                &["--from", "spoken", "--lang", lang, "--to", "uci"],
+                &spoken,
+            );
+            assert_eq!(
+                back,
+                convert(&["--to", "uci"], RUY_LOPEZ_SAN),
+                "{lang} {verbosity}: {spoken}"
+            );
         }
     }
 }
@@ -83,12 +120,24 @@ fn spoken_output_is_one_line_per_move_and_games_are_separated_by_an_empty_line()
 
 #[test]
 fn san_input_and_output_in_the_players_language() {
-    assert_eq!(convert(&["--lang", "de", "--to", "san"], "e4 e5 Sf3 Sc6 Lb5"), "e4 e5 Sf3 Sc6 Lb5\n");
-    assert_eq!(convert(&["--lang", "es", "--to", "san"], "e4 e5 Cf3 Cc6 Ab5"), "e4 e5 Cf3 Cc6 Ab5\n");
-    assert_eq!(convert(&["--lang", "es", "--to", "uci"], "e4 e5 Cf3"), "e2e4 e7e5 g1f3\n");
+    assert_eq!(
+        convert(&["--lang", "de", "--to", "san"], "e4 e5 Sf3 Sc6 Lb5"),
+        "e4 e5 Sf3 Sc6 Lb5\n"
+    );
+    assert_eq!(
+        convert(&["--lang", "es", "--to", "san"], "e4 e5 Cf3 Cc6 Ab5"),
+        "e4 e5 Cf3 Cc6 Ab5\n"
+    );
+    assert_eq!(
+        convert(&["--lang", "es", "--to", "uci"], "e4 e5 Cf3"),
+        "e2e4 e7e5 g1f3\n"
+    );
     // PGN is read with English letters whatever --lang says, as the PGN standard has it.
     let pgn = "[Event \"x\"]\n\n1. e4 e5 2. Nf3 *\n";
-    assert_eq!(convert(&["--lang", "de", "--to", "san"], pgn), "e4 e5 Sf3\n");
+    assert_eq!(
+        convert(&["--lang", "de", "--to", "san"], pgn),
+        "e4 e5 Sf3\n"
+    );
 }
 
 #[test]
@@ -98,55 +147,104 @@ fn a_bad_game_is_reported_and_the_good_ones_are_still_converted() {
     assert!(!o.status.success());
     assert_eq!(stdout(&o), "e2e4 e7e5\nd2d4\n");
     let err = stderr(&o);
-    assert!(err.contains("game 2") && err.contains("ply 3") && err.contains("Ke3"), "{err}");
+    assert!(
+        err.contains("game 2") && err.contains("ply 3") && err.contains("Ke3"),
+        "{err}"
+    );
 }
 
 #[test]
 fn bare_list_errors_name_game_ply_and_token() {
-    let o = annabella(&["convert", "--to", "san"], "e4 e5\nd4 d5 c4\nd4 Nf6 Bg5 xx\n");
+    let o = annabella(
+        &["convert", "--to", "san"],
+        "e4 e5\nd4 d5 c4\nd4 Nf6 Bg5 xx\n",
+    );
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("game 3") && err.contains("ply 4") && err.contains("\"xx\""), "{err}");
+    assert!(
+        err.contains("game 3") && err.contains("ply 4") && err.contains("\"xx\""),
+        "{err}"
+    );
     assert!(stdout(&o).starts_with("e4 e5\n"), "{}", stdout(&o));
 }
 
 #[test]
 fn missing_promotion_digit_says_which_digits_are_allowed() {
-    let o = annabella(&["convert", "--fen", "8/P6k/8/8/8/8/8/K7 w - - 0 1", "--to", "san"], "1718");
+    let o = annabella(
+        &[
+            "convert",
+            "--fen",
+            "8/P6k/8/8/8/8/8/K7 w - - 0 1",
+            "--to",
+            "san",
+        ],
+        "1718",
+    );
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("1718") && err.contains("1 queen") && err.contains("4 knight"), "{err}");
-    let ok = convert(&["--fen", "8/P6k/8/8/8/8/8/K7 w - - 0 1", "--to", "san"], "17184");
+    assert!(
+        err.contains("1718") && err.contains("1 queen") && err.contains("4 knight"),
+        "{err}"
+    );
+    let ok = convert(
+        &["--fen", "8/P6k/8/8/8/8/8/K7 w - - 0 1", "--to", "san"],
+        "17184",
+    );
     assert_eq!(ok, "a8=N\n");
 }
 
 #[test]
 fn chess960_uci_writes_castling_king_takes_rook() {
     let fen = "4k3/8/8/8/8/8/8/5K1R w H - 0 1";
-    assert_eq!(convert(&["--chess960", "--fen", fen, "--to", "uci"], "O-O"), "f1h1\n");
-    assert_eq!(convert(&["--chess960", "--fen", fen, "--to", "iccf"], "O-O"), "6181\n");
-    assert_eq!(convert(&["--chess960", "--fen", fen, "--to", "san"], "6181"), "O-O\n");
+    assert_eq!(
+        convert(&["--chess960", "--fen", fen, "--to", "uci"], "O-O"),
+        "f1h1\n"
+    );
+    assert_eq!(
+        convert(&["--chess960", "--fen", fen, "--to", "iccf"], "O-O"),
+        "6181\n"
+    );
+    assert_eq!(
+        convert(&["--chess960", "--fen", fen, "--to", "san"], "6181"),
+        "O-O\n"
+    );
 }
 
 #[test]
 fn chess960_by_position_number() {
     // Position 0 is BBQNNRKR.
-    assert_eq!(convert(&["--chess960", "--fen", "0", "--to", "san"], "g2g3 g7g6 Nd3"), "g3 g6 Nd3\n");
+    assert_eq!(
+        convert(
+            &["--chess960", "--fen", "0", "--to", "san"],
+            "g2g3 g7g6 Nd3"
+        ),
+        "g3 g6 Nd3\n"
+    );
 }
 
 #[test]
 fn pgn_round_trip_with_clock_comments() {
     let pgn = "[Event \"Club\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 { [%clk 1:29:58] } e5 { [%clk 1:29:50] } 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
     let out = convert(&["--to", "pgn"], pgn);
-    assert!(out.contains("[%clk 1:29:58]") && out.contains("Qxf7#") && out.contains("1-0"), "{out}");
-    assert_eq!(convert(&["--to", "san"], &out), "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#\n");
+    assert!(
+        out.contains("[%clk 1:29:58]") && out.contains("Qxf7#") && out.contains("1-0"),
+        "{out}"
+    );
+    assert_eq!(
+        convert(&["--to", "san"], &out),
+        "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#\n"
+    );
 }
 
 #[test]
 fn braille_scoresheet() {
     let out = convert(&["--to", "braille"], "e4 e5");
     assert!(out.contains("⠑⠲"), "{out}");
-    assert!(out.chars().all(|c| c.is_whitespace() || ('\u{2800}'..='\u{28ff}').contains(&c)), "{out}");
+    assert!(
+        out.chars()
+            .all(|c| c.is_whitespace() || ('\u{2800}'..='\u{28ff}').contains(&c)),
+        "{out}"
+    );
     let brf = convert(&["--to", "brf"], "e4 e5 Nf3 Nc6");
     assert!(brf.lines().all(|l| l.len() <= 40 && l.is_ascii()), "{brf}");
 }
@@ -156,10 +254,29 @@ fn announce_prints_one_phrase_per_move() {
     let o = annabella(&["announce", "--lang", "de", "e4", "e5", "Sf3"], "");
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), "Eva vier\nEva fünf\nSpringer Felix drei\n");
-    let long = annabella(&["announce", "--lang", "de", "--verbosity", "long", "5254", "5755", "7163"], "");
-    assert_eq!(stdout(&long), "Eva zwei Eva vier\nEva sieben Eva fünf\nSpringer Gustav eins Felix drei\n");
+    let long = annabella(
+        &[
+            "announce",
+            "--lang",
+            "de",
+            "--verbosity",
+            "long",
+            "5254",
+            "5755",
+            "7163",
+        ],
+        "",
+    );
+    assert_eq!(
+        stdout(&long),
+        "Eva zwei Eva vier\nEva sieben Eva fünf\nSpringer Gustav eins Felix drei\n"
+    );
     let mate = annabella(&["announce", "--lang", "de", "f3", "e5", "g4", "Dh4"], "");
-    assert!(stdout(&mate).trim_end().ends_with("Matt"), "{}", stdout(&mate));
+    assert!(
+        stdout(&mate).trim_end().ends_with("Matt"),
+        "{}",
+        stdout(&mate)
+    );
 }
 
 #[test]
@@ -173,10 +290,22 @@ fn announce_reports_an_illegal_move_with_its_place() {
 
 #[test]
 fn ambiguous_moves_list_the_candidates() {
-    let o = annabella(&["convert", "--fen", "4k3/8/8/8/8/8/4K3/R6R w - - 0 1", "--to", "san"], "Rd1");
+    let o = annabella(
+        &[
+            "convert",
+            "--fen",
+            "4k3/8/8/8/8/8/4K3/R6R w - - 0 1",
+            "--to",
+            "san",
+        ],
+        "Rd1",
+    );
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("ambiguous") && err.contains("Rad1") && err.contains("Rhd1"), "{err}");
+    assert!(
+        err.contains("ambiguous") && err.contains("Rad1") && err.contains("Rhd1"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -191,14 +320,23 @@ fn bad_input_of_every_kind_is_refused_clearly() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"e4 \xff\xfe e5").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"e4 \xff\xfe e5")
+        .unwrap();
     let o = child.wait_with_output().unwrap();
     assert!(!o.status.success());
     assert!(stderr(&o).contains("not UTF-8"), "{}", stderr(&o));
 
     let o = annabella(&["convert", "/nonexistent/game.pgn"], "");
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("/nonexistent/game.pgn"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/nonexistent/game.pgn"),
+        "{}",
+        stderr(&o)
+    );
 
     let o = annabella(&["convert", "--lang", "xx"], "e4");
     assert!(stderr(&o).contains("unknown language"), "{}", stderr(&o));
@@ -216,11 +354,27 @@ fn bad_input_of_every_kind_is_refused_clearly() {
 fn a_language_file_can_be_added_without_code() {
     let dir = std::env::temp_dir().join(format!("annabella-lang-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let de = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/config/voices/de.toml")).unwrap();
-    let custom = de.replace("code = \"de\"", "code = \"de-x\"").replace("\"Springer\"", "\"Pferd\"");
+    let de = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/config/voices/de.toml"
+    ))
+    .unwrap();
+    let custom = de
+        .replace("code = \"de\"", "code = \"de-x\"")
+        .replace("\"Springer\"", "\"Pferd\"");
     let path = dir.join("de-x.toml");
     std::fs::write(&path, custom).unwrap();
-    let o = annabella(&["announce", "--lang", path.to_str().unwrap(), "e4", "e5", "Sf3"], "");
+    let o = annabella(
+        &[
+            "announce",
+            "--lang",
+            path.to_str().unwrap(),
+            "e4",
+            "e5",
+            "Sf3",
+        ],
+        "",
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).ends_with("Pferd Felix drei\n"), "{}", stdout(&o));
 

@@ -4,7 +4,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -37,7 +39,10 @@ fn every_source_file_starts_with_a_doc_line() {
         .into_iter()
         .filter(|p| !fs::read_to_string(p).unwrap_or_default().starts_with("//!"))
         .collect();
-    assert!(offenders.is_empty(), "files without a leading //! line: {offenders:?}");
+    assert!(
+        offenders.is_empty(),
+        "files without a leading //! line: {offenders:?}"
+    );
 }
 
 /// The pure core does no I/O and never reads the clock: time is a parameter.
@@ -72,7 +77,11 @@ fn the_core_does_no_io_and_reads_no_clock() {
             }
         }
     }
-    assert!(offences.is_empty(), "I/O or clock reads in the pure core:\n{}", offences.join("\n"));
+    assert!(
+        offences.is_empty(),
+        "I/O or clock reads in the pure core:\n{}",
+        offences.join("\n")
+    );
 }
 
 /// Domain types own no wire format: the adapters do.
@@ -82,7 +91,9 @@ fn the_core_derives_no_serialize() {
     rust_files(&root().join("src/chess"), &mut core);
     for path in core {
         let text = fs::read_to_string(&path).unwrap();
-        let serialize = text.match_indices("Serialize").any(|(i, _)| !text[..i].ends_with("De"));
+        let serialize = text
+            .match_indices("Serialize")
+            .any(|(i, _)| !text[..i].ends_with("De"));
         assert!(!serialize, "{} derives or names Serialize", path.display());
     }
 }
@@ -95,8 +106,16 @@ fn the_code_map_names_every_source_file() {
     rust_files(&root().join("src"), &mut files);
     let missing: Vec<_> = files
         .iter()
-        .map(|p| p.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/"))
+        .map(|p| {
+            p.strip_prefix(root())
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
         .filter(|p| !map.contains(p.as_str()))
         .collect();
-    assert!(missing.is_empty(), "docs/ARCHITECTURE.md does not mention: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "docs/ARCHITECTURE.md does not mention: {missing:?}"
+    );
 }

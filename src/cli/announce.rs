@@ -42,14 +42,26 @@ pub fn run(args: AnnounceArgs) -> anyhow::Result<ExitCode> {
             Ok(m) => m,
             Err(e) => {
                 out.flush()?;
-                eprintln!("annabella: move {} (ply {}): {e}", i + 1, game.ply_count() + 1);
+                eprintln!(
+                    "annabella: move {} (ply {}): {e}",
+                    i + 1,
+                    game.ply_count() + 1
+                );
                 return Ok(ExitCode::FAILURE);
             }
         };
-        writeln!(out, "{}", notation::format_move(&pos, mode, m, Notation::Spoken, &style))?;
+        writeln!(
+            out,
+            "{}",
+            notation::format_move(&pos, mode, m, Notation::Spoken, &style)
+        )?;
         if let Err(e) = game.play(m) {
             out.flush()?;
-            eprintln!("annabella: move {} (ply {}): {e}", i + 1, game.ply_count() + 1);
+            eprintln!(
+                "annabella: move {} (ply {}): {e}",
+                i + 1,
+                game.ply_count() + 1
+            );
             return Ok(ExitCode::FAILURE);
         }
     }

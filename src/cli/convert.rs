@@ -91,7 +91,13 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
     let games: Vec<Result<ReadGame, String>> = if looks_like_pgn(&text) {
         pgn::read_games(&text)
             .into_iter()
-            .map(|r| r.map(|g| ReadGame { sheet: g.scoresheet(), headers: g.headers() }).map_err(|e| e.to_string()))
+            .map(|r| {
+                r.map(|g| ReadGame {
+                    sheet: g.scoresheet(),
+                    headers: g.headers(),
+                })
+                .map_err(|e| e.to_string())
+            })
             .collect()
     } else {
         let template = args.start.game()?;
@@ -100,7 +106,8 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
             .into_iter()
             .enumerate()
             .map(|(i, g)| {
-                read_bare_game(&g, &template, args.from.notation(), &lang).map_err(|e| format!("game {}, {e}", i + 1))
+                read_bare_game(&g, &template, args.from.notation(), &lang)
+                    .map_err(|e| format!("game {}, {e}", i + 1))
             })
             .collect()
     };
@@ -131,16 +138,26 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
         eprintln!("annabella: {}: no moves found", display_path(&path));
         return Ok(ExitCode::FAILURE);
     }
-    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn display_path(path: &std::path::Path) -> String {
-    if path.as_os_str() == "-" { "<stdin>".to_owned() } else { path.display().to_string() }
+    if path.as_os_str() == "-" {
+        "<stdin>".to_owned()
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// PGN starts with a tag pair; a bare move list never does.
 fn looks_like_pgn(text: &str) -> bool {
-    text.trim_start_matches('\u{feff}').trim_start().starts_with('[')
+    text.trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with('[')
 }
 
 fn read_bare_game(
@@ -155,10 +172,17 @@ fn read_bare_game(
         let ply = game.ply_count() + 1;
         let mv = notation::parse_move(&pos, game.castling_mode(), &token.text, from, lang)
             .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
-        game.play(mv).map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
+        game.play(mv)
+            .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
     }
-    let headers = Headers { result: game.outcome().map(|end| end.result), ..Headers::default() };
-    Ok(ReadGame { sheet: Scoresheet::from_game(&game, Recorder::Imported), headers })
+    let headers = Headers {
+        result: game.outcome().map(|end| end.result),
+        ..Headers::default()
+    };
+    Ok(ReadGame {
+        sheet: Scoresheet::from_game(&game, Recorder::Imported),
+        headers,
+    })
 }
 
 /// "3." for White's third move, "3..." for Black's.
@@ -196,7 +220,11 @@ fn render(g: &ReadGame, to: To, style: &Style) -> String {
             let mut pos = game.start_position().clone();
             let mut text = String::new();
             for &m in game.moves() {
-                let _ = writeln!(text, "{}", notation::format_move(&pos, mode, m, Notation::Spoken, style));
+                let _ = writeln!(
+                    text,
+                    "{}",
+                    notation::format_move(&pos, mode, m, Notation::Spoken, style)
+                );
                 pos.play_unchecked(m);
             }
             text
@@ -204,8 +232,14 @@ fn render(g: &ReadGame, to: To, style: &Style) -> String {
         To::Pgn => g.sheet.to_pgn(&g.headers),
         To::Braille | To::Brf => {
             // The Braille score is in the player's own notation: SAN with his language's letters.
-            let doc = g.sheet.to_braille(&g.headers, |pos, m| notation::format_move(pos, mode, m, Notation::San, style));
-            if to == To::Brf { doc.to_brf() } else { doc.to_unicode() }
+            let doc = g.sheet.to_braille(&g.headers, |pos, m| {
+                notation::format_move(pos, mode, m, Notation::San, style)
+            });
+            if to == To::Brf {
+                doc.to_brf()
+            } else {
+                doc.to_unicode()
+            }
         }
     }
 }

@@ -20,8 +20,12 @@ use crate::chess::notation::Verbosity;
 pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
 
 #[derive(Debug, Parser)]
-#[command(name = "annabella", version, about = "Chess for blind and visually impaired players: \
-    peg board, spoken moves with the FIDE file names, ICCF numeric notation, two-board reconciliation")]
+#[command(
+    name = "annabella",
+    version,
+    about = "Chess for blind and visually impaired players: \
+    peg board, spoken moves with the FIDE file names, ICCF numeric notation, two-board reconciliation"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -282,7 +282,16 @@ mod tests {
             &MoveSpec::coordinates(sq("f1"), sq("g1"), None),
         )
         .unwrap();
-        assert_eq!(step, Move::Normal { role: Role::King, from: sq("f1"), capture: None, to: sq("g1"), promotion: None });
+        assert_eq!(
+            step,
+            Move::Normal {
+                role: Role::King,
+                from: sq("f1"),
+                capture: None,
+                to: sq("g1"),
+                promotion: None
+            }
+        );
         let oo = resolve(
             &p,
             CastlingMode::Chess960,
