@@ -3,8 +3,15 @@
 //! # Layout
 //! - [`chess`]: the pure chess core — the game, every notation, the spoken phrases, scoresheets.
 //!   It does no I/O and never reads the system clock; time is always a parameter.
+//! - [`boards`]: sensor boards without I/O — what a board reports, and sans-IO codecs for the
+//!   peg-board and DGT protocols.
+//! - [`table`]: one table's pure decisions — the move detector and board corrections.
+//! - [`io`]: adapters — serial and TCP board links, the simulated board on a pseudo-terminal.
 //! - [`cli`]: the command-line face (`annabella convert`, `annabella announce`): the only code
 //!   here that reads files or standard input.
 
+pub mod boards;
 pub mod chess;
 pub mod cli;
+pub mod io;
+pub mod table;

@@ -1,0 +1,128 @@
+//! Sensor boards without I/O: what a board reports, and codecs from its bytes to those reports.
+//!
+//! Codecs are sans-IO: they take bytes and the time they arrived (milliseconds, from the caller)
+//! and hand back [`Timed`] [`SensorEvent`]s or a [`DecodeError`] saying where the input was bad.
+//! The adapters in `crate::io` own the devices; the detector in `crate::table` draws conclusions.
+//!
+//! - [`peg`]: our tactile peg-board protocol (ASCII lines; `docs/peg-protocol.md`).
+//! - [`dgt`]: the DGT e-board serial protocol (`docs/dgt.md`).
+//! - [`debounce`]: merges the chatter of reed switches and hall sensors.
+
+pub mod debounce;
+pub mod dgt;
+pub mod peg;
+
+use std::fmt;
+
+use shakmaty::{Bitboard, Board, Piece, Role, Square};
+
+/// Milliseconds on the caller's clock (monotonic in the daemon, recorded in a replay).
+pub type Millis = u64;
+
+/// One thing a board reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SensorEvent {
+    /// A peg left its hole (peg board) — the piece is in the player's hand.
+    Lift(Square),
+    /// A peg went into a hole.
+    Place(Square),
+    /// Every occupied hole at once (peg `S` line). Occupancy only: no colours, no roles.
+    Occupancy(Bitboard),
+    /// The whole board with piece identity (a DGT board dump), already in the board's true
+    /// orientation as far as the codec knows (the detector notices a rotated board).
+    Pieces(Board),
+    /// One square changed on a piece-identity board (a DGT field update). A hint only: the board
+    /// scans slowly, so updates arrive out of order and may never show a captured square empty.
+    SquareChanged { square: Square, piece: Option<Piece> },
+    /// A key on the board's key strip.
+    Key(BoardKey),
+    /// The board identified itself (firmware, model, serial number).
+    Identity(String),
+}
+
+/// Keys on the peg board's key strip (`K<key>` lines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BoardKey {
+    /// Promotion choice (FIDE D.2.1: the player announces the piece).
+    Promote(Role),
+    /// Repeat the last announcement.
+    Repeat,
+    /// Announce the clock.
+    Time,
+    /// A key this version does not know; reserved for later use, reported, never fatal.
+    Other(char),
+}
+
+/// An event and when it happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Timed<E> {
+    pub at: Millis,
+    pub event: E,
+}
+
+/// Where bad input was found in a device stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamPosition {
+    /// 1-based line of a line protocol.
+    Line(u64),
+    /// 0-based byte offset of a binary protocol.
+    Offset(u64),
+}
+
+impl fmt::Display for StreamPosition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamPosition::Line(n) => write!(f, "line {n}"),
+            StreamPosition::Offset(n) => write!(f, "byte offset {n}"),
+        }
+    }
+}
+
+/// A malformed line or byte sequence: reported, skipped, never fatal.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{position}: {message}")]
+pub struct DecodeError {
+    pub position: StreamPosition,
+    pub message: String,
+}
+
+/// What a codec produces for each chunk of bytes.
+pub type Decoded = Result<Timed<SensorEvent>, DecodeError>;
+
+/// The protocols a board may speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    Peg,
+    Dgt,
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Protocol, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "peg" => Ok(Protocol::Peg),
+            "dgt" => Ok(Protocol::Dgt),
+            _ => Err(format!("unknown board protocol {s:?}; peg or dgt")),
+        }
+    }
+}
+
+/// A streaming decoder for one protocol (bytes in, events out), so the transport does not care
+/// which board is attached.
+pub trait Decoder: Send {
+    /// Feeds bytes that arrived at `now`; events and errors come out in stream order.
+    fn feed(&mut self, bytes: &[u8], now: Millis, out: &mut Vec<Decoded>);
+    /// Bytes to send to the board when a connection opens (ask for identity and a snapshot).
+    fn greeting(&self) -> Vec<u8>;
+    /// Bytes that ask the board for a full snapshot (after a reconnect or a doubt).
+    fn snapshot_request(&self) -> Vec<u8>;
+}
+
+/// A fresh decoder for `protocol`.
+pub fn decoder(protocol: Protocol) -> Box<dyn Decoder> {
+    match protocol {
+        Protocol::Peg => Box::new(peg::PegDecoder::new()),
+        Protocol::Dgt => Box::new(dgt::DgtDecoder::new()),
+    }
+}
