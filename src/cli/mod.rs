@@ -5,6 +5,7 @@
 
 pub mod announce;
 pub mod convert;
+pub mod simulate;
 
 use std::path::PathBuf;
 
@@ -38,6 +39,9 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Print the spoken phrase of each move, each applied to the position in turn.
     Announce(announce::AnnounceArgs),
+    /// A simulated board on a pseudo-terminal (prints its path) or a TCP port; type moves on
+    /// standard input and it sends what a real board would.
+    SimulateBoard(simulate::SimulateArgs),
 }
 
 /// The options every command that reads moves shares.
@@ -127,5 +131,6 @@ pub fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
     match cli.command {
         Command::Convert(args) => convert::run(args),
         Command::Announce(args) => announce::run(args),
+        Command::SimulateBoard(args) => simulate::run(args),
     }
 }

@@ -1,1 +1,9 @@
 //! The adapters: the only code that touches devices, sockets, audio, disk and the clock.
+//!
+//! - [`clock`]: milliseconds for stamping events; the only clock reads.
+//! - [`link`]: a board behind a serial device or a TCP bridge, with reconnect and backoff.
+//! - [`simulator`]: a simulated peg or DGT board behind a pseudo-terminal or a TCP port.
+
+pub mod clock;
+pub mod link;
+pub mod simulator;

@@ -1,0 +1,65 @@
+//! `annabella simulate-board`: a board behind a pseudo-terminal (or TCP port) for trying the
+//! daemon without hardware.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+
+use crate::boards::Protocol;
+use crate::io::simulator::{self, SimulatedBoard};
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// The protocol the simulated board speaks: peg or dgt.
+    #[arg(long, value_parser = parse_protocol)]
+    pub protocol: Protocol,
+    /// Open a pseudo-terminal and print its path (the default).
+    #[arg(long)]
+    pub pty: bool,
+    /// Also make this path a symbolic link to the pseudo-terminal, so that a board re-plugged
+    /// under a new pseudo-terminal keeps its name.
+    #[arg(long, value_name = "PATH")]
+    pub link: Option<PathBuf>,
+    /// Listen on TCP instead, like a serial-to-network bridge (e.g. 127.0.0.1:7422).
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["pty", "link"])]
+    pub tcp: Option<String>,
+    /// Unplug the board (exit) when standard input ends.
+    #[arg(long)]
+    pub exit_at_eof: bool,
+    #[command(flatten)]
+    pub start: super::StartArgs,
+    #[command(flatten)]
+    pub language: super::LanguageArgs,
+}
+
+fn parse_protocol(s: &str) -> Result<Protocol, String> {
+    s.parse()
+}
+
+pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
+    let board = SimulatedBoard::new(args.protocol, args.start.game()?, args.language.load()?);
+    eprintln!("simulate-board: {}", simulator::OPERATOR_HELP);
+    if let Some(addr) = &args.tcp {
+        let listener = std::net::TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
+        println!("tcp:{}", listener.local_addr()?);
+        std::io::stdout().flush()?;
+        // One host at a time, as on a real serial-to-network bridge.
+        let (stream, peer) = listener.accept().context("waiting for the host")?;
+        eprintln!("simulate-board: host connected from {peer}");
+        simulator::serve(board, stream, args.exit_at_eof)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let pty = simulator::open_pty()?;
+    if let Some(link) = &args.link {
+        simulator::replace_symlink(&pty.path, link)?;
+    }
+    println!("{}", pty.path.display());
+    std::io::stdout().flush()?;
+    let device = std::fs::File::from(pty.master);
+    let _slave = pty.slave;
+    simulator::serve(board, device, args.exit_at_eof)?;
+    Ok(ExitCode::SUCCESS)
+}

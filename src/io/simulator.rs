@@ -1,0 +1,253 @@
+//! A simulated board behind a pseudo-terminal or a TCP port, so anyone can try annabella without
+//! hardware: the operator types moves (any notation) or raw protocol lines, and the board sends
+//! what a real one would — lifts and places for the peg board, field updates for a DGT board —
+//! and answers the host's snapshot and identity requests.
+
+use std::io::{BufRead, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
+use shakmaty::{Board, Position};
+
+use crate::boards::{Protocol, SensorEvent, dgt, gestures, peg};
+use crate::chess::game::Game;
+use crate::chess::language::Language;
+use crate::chess::notation;
+
+/// The state of a simulated board: the position on it and how the next move is performed.
+#[derive(Debug)]
+pub struct SimulatedBoard {
+    protocol: Protocol,
+    game: Game,
+    lang: Language,
+    /// Cycles through the physical orders people use (capture lifted first or second, …).
+    variant: usize,
+    /// Host bytes of an unfinished peg command line.
+    pending_line: Vec<u8>,
+}
+
+/// What the operator may type besides a move.
+pub const OPERATOR_HELP: &str = "type a move in any notation (e4, 5254, Sf3, e7e8q), \
+    `raw LINE` to send a raw peg line (or `raw 8e 03 00 ...` hex bytes for DGT), \
+    `fen FEN` to set up a position, `start` for the start position";
+
+impl SimulatedBoard {
+    pub fn new(protocol: Protocol, game: Game, lang: Language) -> SimulatedBoard {
+        SimulatedBoard { protocol, game, lang, variant: 0, pending_line: Vec::new() }
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    fn board(&self) -> &Board {
+        self.game.position().board()
+    }
+
+    /// The bytes a real board sends when asked for a full snapshot.
+    pub fn snapshot(&self) -> Vec<u8> {
+        match self.protocol {
+            Protocol::Peg => peg::occupancy_line(self.board().occupied()).into_bytes(),
+            Protocol::Dgt => dgt::encode_board_dump(self.board()),
+        }
+    }
+
+    /// Answers bytes from the host (snapshot and identity requests); returns the reply bytes.
+    pub fn answer(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let mut reply = Vec::new();
+        match self.protocol {
+            Protocol::Peg => {
+                for &b in bytes {
+                    if b == b'\n' {
+                        let line = std::mem::take(&mut self.pending_line);
+                        match String::from_utf8_lossy(&line).trim() {
+                            "?" => reply.extend(self.snapshot()),
+                            "V" => reply.extend(b"Vannabella simulated peg board 1.0\n"),
+                            _ => {}
+                        }
+                    } else if self.pending_line.len() < 256 {
+                        self.pending_line.push(b);
+                    }
+                }
+            }
+            Protocol::Dgt => {
+                for &b in bytes {
+                    match b {
+                        dgt::DGT_SEND_BRD => reply.extend(self.snapshot()),
+                        dgt::DGT_SEND_VERSION => reply.extend(dgt::encode_version(1, 0)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        reply
+    }
+
+    /// Handles one operator line; returns the bytes the board sends.
+    pub fn operator_line(&mut self, line: &str) -> Result<Vec<u8>, String> {
+        let line = line.trim();
+        if line.is_empty() {
+            return Ok(Vec::new());
+        }
+        if let Some(raw) = line.strip_prefix("raw ") {
+            return match self.protocol {
+                Protocol::Peg => Ok(format!("{raw}\n").into_bytes()),
+                Protocol::Dgt => raw
+                    .split_whitespace()
+                    .map(|h| u8::from_str_radix(h, 16).map_err(|_| format!("{h:?} is not a hex byte")))
+                    .collect(),
+            };
+        }
+        if line == "start" || line.starts_with("fen ") {
+            let game = match line.strip_prefix("fen ") {
+                Some(fen) => Game::from_fen(fen, false).map_err(|e| e.to_string())?,
+                None => Game::new(),
+            };
+            self.game = game;
+            // Setting up pieces by hand ends with a board the host can read in one snapshot.
+            return Ok(self.snapshot());
+        }
+        let pos = self.game.position().clone();
+        let mode = self.game.castling_mode();
+        let m = notation::parse_move(&pos, mode, line, None, &self.lang).map_err(|e| e.to_string())?;
+        let events = match self.protocol {
+            Protocol::Peg => gestures::peg_events(&pos, m, self.variant),
+            Protocol::Dgt => gestures::identity_events(&pos, m, self.variant),
+        };
+        self.variant = self.variant.wrapping_add(1);
+        self.game.play(m).map_err(|e| e.to_string())?;
+        let mut bytes = Vec::new();
+        for e in &events {
+            bytes.extend(self.encode(e));
+        }
+        Ok(bytes)
+    }
+
+    fn encode(&self, event: &SensorEvent) -> Vec<u8> {
+        match (self.protocol, event) {
+            (Protocol::Dgt, SensorEvent::SquareChanged { square, piece }) => dgt::encode_field_update(*square, *piece),
+            (Protocol::Peg, e) => peg::encode(e).map(|l| format!("{l}\n").into_bytes()).unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A pseudo-terminal pair in raw mode (no echo, no line editing: a board speaks bytes).
+pub struct Pty {
+    pub master: OwnedFd,
+    /// Kept open so the master never sees a hang-up when a client closes and reopens the device.
+    pub slave: OwnedFd,
+    pub path: PathBuf,
+}
+
+/// Opens a pseudo-terminal that behaves like a serial device.
+pub fn open_pty() -> anyhow::Result<Pty> {
+    use nix::sys::termios;
+    let pair = nix::pty::openpty(None, None).context("opening a pseudo-terminal")?;
+    let mut attrs = termios::tcgetattr(pair.slave.as_fd()).context("reading terminal attributes")?;
+    termios::cfmakeraw(&mut attrs);
+    termios::tcsetattr(pair.slave.as_fd(), termios::SetArg::TCSANOW, &attrs).context("setting raw mode")?;
+    let path = nix::unistd::ttyname(pair.slave.as_fd()).context("naming the pseudo-terminal")?;
+    Ok(Pty { master: pair.master, slave: pair.slave, path })
+}
+
+/// Points `link` at `target`, replacing an old link (a re-plugged board keeps its name).
+pub fn replace_symlink(target: &Path, link: &Path) -> anyhow::Result<()> {
+    let tmp = link.with_extension(format!("tmp{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(target, &tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    std::fs::rename(&tmp, link).with_context(|| format!("creating {}", link.display()))?;
+    Ok(())
+}
+
+/// Serves the simulated board: replies to the host on `device` and sends what the operator
+/// types on standard input. Returns when standard input ends and `exit_at_eof` is set;
+/// otherwise the board stays plugged in until the process is stopped.
+pub fn serve<D>(board: SimulatedBoard, device: D, exit_at_eof: bool) -> anyhow::Result<()>
+where
+    D: Read + Write + Send + 'static + TryCloneDevice,
+{
+    let board = Arc::new(Mutex::new(board));
+    let mut reader = device.try_clone_device()?;
+    let writer = Arc::new(Mutex::new(device));
+    {
+        let board = Arc::clone(&board);
+        let writer = Arc::clone(&writer);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 1024];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let reply = board.lock().map(|mut b| b.answer(&buf[..n])).unwrap_or_default();
+                if !reply.is_empty() {
+                    if let Ok(mut w) = writer.lock() {
+                        let _ = w.write_all(&reply).and_then(|_| w.flush());
+                    }
+                }
+            }
+        });
+    }
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let line = line.context("reading standard input")?;
+        let result = board.lock().map_err(|_| anyhow::anyhow!("board state poisoned"))?.operator_line(&line);
+        match result {
+            Ok(bytes) => {
+                let mut w = writer.lock().map_err(|_| anyhow::anyhow!("device poisoned"))?;
+                w.write_all(&bytes).and_then(|_| w.flush()).context("writing to the device")?;
+            }
+            Err(e) => eprintln!("simulate-board: {line:?}: {e}"),
+        }
+    }
+    if exit_at_eof {
+        return Ok(());
+    }
+    loop {
+        std::thread::park();
+    }
+}
+
+/// A device the simulator can read and write from two threads.
+pub trait TryCloneDevice: Sized {
+    fn try_clone_device(&self) -> anyhow::Result<Self>;
+}
+
+impl TryCloneDevice for std::fs::File {
+    fn try_clone_device(&self) -> anyhow::Result<Self> {
+        Ok(self.try_clone()?)
+    }
+}
+
+impl TryCloneDevice for std::net::TcpStream {
+    fn try_clone_device(&self) -> anyhow::Result<Self> {
+        Ok(self.try_clone()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_peg_board_sends_lifts_and_places_and_answers_snapshots() {
+        let mut b = SimulatedBoard::new(Protocol::Peg, Game::new(), Language::english().clone());
+        assert_eq!(b.answer(b"?\n"), b"SFFFF00000000FFFF\n");
+        assert_eq!(String::from_utf8(b.operator_line("e4").unwrap()).unwrap(), "Le2\nPe4\n");
+        assert_eq!(String::from_utf8(b.operator_line("5755").unwrap()).unwrap(), "Le7\nPe5\n");
+        assert!(b.operator_line("e4").unwrap_err().contains("illegal"));
+        assert_eq!(b.operator_line("raw Ld1").unwrap(), b"Ld1\n");
+    }
+
+    #[test]
+    fn a_dgt_board_answers_with_a_dump() {
+        let mut b = SimulatedBoard::new(Protocol::Dgt, Game::new(), Language::english().clone());
+        let dump = b.answer(&[dgt::DGT_SEND_BRD]);
+        assert_eq!(dump.len(), 67);
+        assert_eq!(dump[0], 0x86);
+        assert_eq!(b.operator_line("raw 8e 00 05 1c").unwrap(), [0x8e, 0, 5, 0x1c]);
+        assert!(b.operator_line("raw zz").is_err());
+    }
+}
