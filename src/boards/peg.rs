@@ -256,7 +256,9 @@ fn parse_occupancy(arg: &[u8]) -> Result<Bitboard, String> {
         }
     }
     if arg.len() != 16 {
-        return Err(format!("{} hex digits; {OCCUPANCY_EXPECTED}", arg.len()));
+        let n = arg.len();
+        let s = if n == 1 { "" } else { "s" };
+        return Err(format!("{n} hex digit{s}; {OCCUPANCY_EXPECTED}"));
     }
     Ok(Bitboard(bits))
 }
