@@ -682,3 +682,56 @@ proptest! {
         prop_assert_eq!(out, events);
     }
 }
+
+/// The recorded 1.e4 of docs/peg-protocol.md §8, chatter and all, is one lift and one placement.
+#[test]
+fn the_worked_example_of_the_protocol_document() {
+    let recording = "@10000 Le2\n@10004 Pe2\n@10006 Le2\n@10900 Pe4\n@10903 Le4\n@10905 Pe4\n";
+    let mut out = Vec::new();
+    let mut decoder = PegDecoder::new();
+    decoder.feed(recording.as_bytes(), 0, &mut out);
+    let mut debouncer = Debouncer::default();
+    let mut events = Vec::new();
+    let mut decoded = out.into_iter().map(Result::unwrap);
+    for event in decoded.by_ref().take(3) {
+        debouncer.push(event, &mut events);
+    }
+    debouncer.poll(10035, &mut events);
+    assert!(events.is_empty(), "e2 is still settling");
+    debouncer.poll(10036, &mut events);
+    assert_eq!(
+        events,
+        [Timed {
+            at: 10000,
+            event: SensorEvent::Lift(Square::E2)
+        }]
+    );
+    for event in decoded {
+        debouncer.push(event, &mut events);
+    }
+    debouncer.flush(&mut events);
+    assert_eq!(
+        events[1],
+        Timed {
+            at: 10900,
+            event: SensorEvent::Place(Square::E4)
+        }
+    );
+    assert_eq!(events.len(), 2);
+
+    let reconnect = peg::parse_line(b"SFFF700080000EFFF", 1, 0)
+        .unwrap()
+        .unwrap();
+    let mut after_exd5 = Board::new().occupied();
+    after_exd5.discard(Square::E2);
+    after_exd5.discard(Square::D7);
+    after_exd5.add(Square::D5);
+    assert_eq!(reconnect.event, SensorEvent::Occupancy(after_exd5));
+    assert_eq!(
+        peg::parse_line(b"SFFFF00001000EFFF", 1, 0)
+            .unwrap()
+            .unwrap()
+            .event,
+        SensorEvent::Occupancy(Board::new().occupied() ^ Bitboard(1 << 12 | 1 << 28))
+    );
+}

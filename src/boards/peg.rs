@@ -210,13 +210,12 @@ fn parse_event(text: &[u8]) -> Result<SensorEvent, String> {
     }
     match command {
         b'L' | b'P' => {
-            let letter = command as char;
-            let expected = format!("expected {letter} followed by a square like e2");
+            let expected = || format!("expected {} followed by a square like e2", command as char);
             if arg.is_empty() {
-                return Err(format!("no square; {expected}"));
+                return Err(format!("no square; {}", expected()));
             }
             let square = parse_square(arg)
-                .ok_or_else(|| format!("no such square {}; {expected}", quote(arg)))?;
+                .ok_or_else(|| format!("no such square {}; {}", quote(arg), expected()))?;
             Ok(if command == b'L' {
                 SensorEvent::Lift(square)
             } else {
