@@ -83,7 +83,15 @@ fn peg_lines() {
             "Vannabella-peg 1.0 # not a comment\n",
             &["9 Vannabella-peg 1.0 # not a comment"],
         ),
-        ("\u{feff}Le2\n", &["9 Le2"]),
+        ("\u{feff} Le2\n", &["9 Le2"]),
+        (
+            "Le2\n\u{feff}Le2\n",
+            &[
+                "9 Le2",
+                "line 2: \"\\u{feff}Le2\": unknown event \"\\u{feff}\"; expected L, P, S, K or V (or # \
+             for a comment)",
+            ],
+        ),
         // The last line of a recording may lack its LF.
         ("Le2\nPe4", &["9 Le2", "9 Pe4"]),
         (
@@ -96,6 +104,13 @@ fn peg_lines() {
         (
             "P\n",
             &["line 1: \"P\": no square; expected P followed by a square like e2"],
+        ),
+        (
+            "L e2\n",
+            &[
+                "line 1: \"L e2\": a blank after \"L\"; write an event without blanks, like Le2, \
+               SFFFF00000000FFFF or KQ",
+            ],
         ),
         (
             "Pe44\n",

@@ -80,15 +80,8 @@ impl PegDecoder {
                     "longer than {MAX_LINE_BYTES} bytes; skipped (one event per line, like Le2)"
                 ),
             }));
-        } else {
-            let mut line: &[u8] = &self.line;
-            if self.lines == 1 {
-                // A recording saved by a Windows editor may start with a byte-order mark.
-                line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-            }
-            if let Some(decoded) = parse_line(line, self.lines, now) {
-                out.push(decoded);
-            }
+        } else if let Some(decoded) = parse_line(&self.line, self.lines, now) {
+            out.push(decoded);
         }
         self.line.clear();
     }
@@ -131,8 +124,13 @@ impl Decoder for PegDecoder {
 /// unless the line carries its own `@<ms>` timestamp. `None` for blank and comment lines.
 ///
 /// This is the decoder's own line parser, for callers that already split the text into lines
-/// (the replay command); CR and surrounding blanks are ignored.
+/// (the replay command); a trailing CR and surrounding blanks are ignored.
 pub fn parse_line(line: &[u8], number: u64, now: Millis) -> Option<Decoded> {
+    // A recording saved by a Windows editor may start with a byte-order mark.
+    let line = match line.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) if number == 1 => rest,
+        _ => line,
+    };
     let body = trim(line);
     if body.is_empty() || body[0] == b'#' {
         return None;
@@ -203,6 +201,13 @@ fn parse_event(text: &[u8]) -> Result<SensorEvent, String> {
     let (arg, tail) = rest.split_at(end);
     let tail = trim(tail);
     if !tail.is_empty() && tail[0] != b'#' {
+        if arg.is_empty() {
+            return Err(format!(
+                "a blank after {}; write an event without blanks, like Le2, SFFFF00000000FFFF \
+                 or KQ",
+                quote(&[command])
+            ));
+        }
         return Err(format!(
             "unexpected {} after the event; a comment starts with #",
             quote(tail)
