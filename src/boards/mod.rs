@@ -35,7 +35,10 @@ pub enum SensorEvent {
     Pieces(Board),
     /// One square changed on a piece-identity board (a DGT field update). A hint only: the board
     /// scans slowly, so updates arrive out of order and may never show a captured square empty.
-    SquareChanged { square: Square, piece: Option<Piece> },
+    SquareChanged {
+        square: Square,
+        piece: Option<Piece>,
+    },
     /// A key on the board's key strip.
     Key(BoardKey),
     /// The board identified itself (firmware, model, serial number).
@@ -115,6 +118,9 @@ impl std::str::FromStr for Protocol {
 pub trait Decoder: Send {
     /// Feeds bytes that arrived at `now`; events and errors come out in stream order.
     fn feed(&mut self, bytes: &[u8], now: Millis, out: &mut Vec<Decoded>);
+    /// The stream ended (end of a recording, a closed connection): report what is left
+    /// unfinished (a last line without LF, a message cut short) and start afresh.
+    fn finish(&mut self, _now: Millis, _out: &mut Vec<Decoded>) {}
     /// Bytes to send to the board when a connection opens (ask for identity and a snapshot).
     fn greeting(&self) -> Vec<u8>;
     /// Bytes that ask the board for a full snapshot (after a reconnect or a doubt).
