@@ -26,6 +26,15 @@ pub struct SimulatedBoard {
     variant: usize,
     /// Host bytes of an unfinished peg command line.
     pending_line: Vec<u8>,
+    dgt_data: DgtData,
+}
+
+/// Where the simulated DGT board is in a host command that carries data bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DgtData {
+    None,
+    Size,
+    Skip(u8),
 }
 
 /// What the operator may type besides a move.
@@ -35,7 +44,7 @@ pub const OPERATOR_HELP: &str = "type a move in any notation (e4, 5254, Sf3, e7e
 
 impl SimulatedBoard {
     pub fn new(protocol: Protocol, game: Game, lang: Language) -> SimulatedBoard {
-        SimulatedBoard { protocol, game, lang, variant: 0, pending_line: Vec::new() }
+        SimulatedBoard { protocol, game, lang, variant: 0, pending_line: Vec::new(), dgt_data: DgtData::None }
     }
 
     pub fn game(&self) -> &Game {
@@ -49,7 +58,7 @@ impl SimulatedBoard {
     /// The bytes a real board sends when asked for a full snapshot.
     pub fn snapshot(&self) -> Vec<u8> {
         match self.protocol {
-            Protocol::Peg => peg::occupancy_line(self.board().occupied()).into_bytes(),
+            Protocol::Peg => format!("{}\n", peg::occupancy_line(self.board().occupied())).into_bytes(),
             Protocol::Dgt => dgt::encode_board_dump(self.board()),
         }
     }
@@ -62,21 +71,37 @@ impl SimulatedBoard {
                 for &b in bytes {
                     if b == b'\n' {
                         let line = std::mem::take(&mut self.pending_line);
-                        match String::from_utf8_lossy(&line).trim() {
-                            "?" => reply.extend(self.snapshot()),
-                            "V" => reply.extend(b"Vannabella simulated peg board 1.0\n"),
-                            _ => {}
+                        match peg::parse_host_request(&line) {
+                            Some(peg::HostRequest::Snapshot) => reply.extend(self.snapshot()),
+                            Some(peg::HostRequest::Identify) => reply.extend(b"Vannabella simulated peg board 1.0\n"),
+                            None => {}
                         }
-                    } else if self.pending_line.len() < 256 {
+                    } else if self.pending_line.len() < peg::MAX_LINE_BYTES {
                         self.pending_line.push(b);
                     }
                 }
             }
             Protocol::Dgt => {
+                // Clock and LED commands are followed by a size byte and that many data bytes,
+                // which must not be mistaken for commands.
                 for &b in bytes {
-                    match b {
-                        dgt::DGT_SEND_BRD => reply.extend(self.snapshot()),
-                        dgt::DGT_SEND_VERSION => reply.extend(dgt::encode_version(1, 0)),
+                    match self.dgt_data {
+                        DgtData::Size => {
+                            self.dgt_data = DgtData::Skip(b);
+                            continue;
+                        }
+                        DgtData::Skip(n) if n > 0 => {
+                            self.dgt_data = DgtData::Skip(n - 1);
+                            continue;
+                        }
+                        DgtData::Skip(_) => self.dgt_data = DgtData::None,
+                        DgtData::None => {}
+                    }
+                    match dgt::parse_host_command(b) {
+                        Some(dgt::HostCommand::ClockMessage | dgt::HostCommand::SetLeds) => self.dgt_data = DgtData::Size,
+                        Some(dgt::HostCommand::SendBoard) => reply.extend(self.snapshot()),
+                        Some(dgt::HostCommand::SendVersion) => reply.extend(dgt::encode_version(1, 0)),
+                        Some(dgt::HostCommand::ReturnSerialNr) => reply.extend(dgt::encode_serial_number(b"00001")),
                         _ => {}
                     }
                 }
@@ -249,5 +274,8 @@ mod tests {
         assert_eq!(dump[0], 0x86);
         assert_eq!(b.operator_line("raw 8e 00 05 1c").unwrap(), [0x8e, 0, 5, 0x1c]);
         assert!(b.operator_line("raw zz").is_err());
+        // A clock message's data bytes (here 0x42) are not a board request.
+        assert!(b.answer(&[0x2b, 0x03, 0x42, 0x42, 0x00]).is_empty());
+        assert_eq!(b.answer(&[dgt::DGT_SEND_BRD]).len(), 67);
     }
 }
