@@ -4,8 +4,11 @@
 //! everything else to the pure core in [`crate::chess`].
 
 pub mod announce;
+pub mod board_session;
 pub mod convert;
+pub mod replay;
 pub mod simulate;
+pub mod watch;
 
 use std::path::PathBuf;
 
@@ -42,6 +45,11 @@ pub enum Command {
     /// A simulated board on a pseudo-terminal (prints its path) or a TCP port; type moves on
     /// standard input and it sends what a real board would.
     SimulateBoard(simulate::SimulateArgs),
+    /// Feed a recorded board stream through the decoder and move detector; one line per
+    /// conclusion (move, touched, illegal, mismatch, promotion-pending, takeback).
+    Replay(replay::ReplayArgs),
+    /// Watch a live board (serial device or tcp:HOST:PORT) and print each conclusion.
+    Watch(watch::WatchArgs),
 }
 
 /// The options every command that reads moves shares.
@@ -106,19 +114,25 @@ impl StartArgs {
     }
 }
 
-/// Reads a whole file (or standard input for `-`), refusing anything larger than `limit`.
-pub fn read_bounded(path: &std::path::Path, limit: u64) -> anyhow::Result<String> {
+/// Reads a whole file (or standard input for `-`) as bytes, refusing more than `limit`.
+pub fn read_bytes_bounded(path: &std::path::Path, limit: u64) -> anyhow::Result<Vec<u8>> {
     use std::io::Read;
     let mut bytes = Vec::new();
     let reader: Box<dyn Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(std::fs::File::open(path)?)
+        Box::new(std::fs::File::open(path).with_context(|| format!("{}", path.display()))?)
     };
     reader.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         bail!("input is larger than {limit} bytes");
     }
+    Ok(bytes)
+}
+
+/// Reads a whole text file (or standard input for `-`), refusing anything larger than `limit`.
+pub fn read_bounded(path: &std::path::Path, limit: u64) -> anyhow::Result<String> {
+    let bytes = read_bytes_bounded(path, limit)?;
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
@@ -132,5 +146,7 @@ pub fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Command::Convert(args) => convert::run(args),
         Command::Announce(args) => announce::run(args),
         Command::SimulateBoard(args) => simulate::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Watch(args) => watch::run(args),
     }
 }

@@ -1,0 +1,87 @@
+//! `annabella replay`: a recorded board stream through the daemon's decoder and detector.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::boards::{self, Millis, Protocol};
+use crate::cli::board_session::BoardSession;
+use crate::table::detector::TouchMove;
+
+/// Time between events of a stream without timestamps: longer than any settle window, so each
+/// event is its own moment and events count in order.
+pub const UNTIMED_GAP_MS: Millis = 60_000;
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The protocol of the recording: `peg` (text lines, optionally `@ms` stamped) or `dgt`
+    /// (the raw bytes the board sent, starting with a board dump).
+    #[arg(long, value_parser = parse_protocol)]
+    pub protocol: Protocol,
+    #[command(flatten)]
+    pub start: super::StartArgs,
+    /// Touch-move rule (FIDE 4.3–4.4): off, warn (report) or strict (refuse).
+    #[arg(long, default_value = "off", value_parser = parse_touch_move)]
+    pub touch_move: TouchMove,
+    /// Contact-sensor debounce window in milliseconds (peg boards; 0 turns it off).
+    #[arg(long, default_value_t = boards::debounce::DEFAULT_WINDOW)]
+    pub debounce_ms: Millis,
+    /// The recording; `-` or nothing for standard input.
+    pub file: Option<PathBuf>,
+}
+
+pub(crate) fn parse_protocol(s: &str) -> Result<Protocol, String> {
+    s.parse()
+}
+
+pub(crate) fn parse_touch_move(s: &str) -> Result<TouchMove, String> {
+    s.parse()
+}
+
+pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let path = args.file.clone().unwrap_or_else(|| PathBuf::from("-"));
+    let bytes = super::read_bytes_bounded(&path, super::MAX_INPUT_BYTES)?;
+    let mut session = BoardSession::new(args.protocol, args.start.game()?, args.touch_move, args.debounce_ms);
+    let mut decoder = boards::decoder(args.protocol);
+    let mut decoded = Vec::new();
+    let mut lines = Vec::new();
+    let mut out = std::io::stdout().lock();
+    let mut now: Millis = 0;
+    // Feed line by line (peg) or byte by byte (DGT), so that every event of an untimed stream
+    // gets its own moment; a stamped peg line carries its own time.
+    let chunks: Box<dyn Iterator<Item = &[u8]>> = match args.protocol {
+        Protocol::Peg => Box::new(bytes.split_inclusive(|&b| b == b'\n')),
+        Protocol::Dgt => Box::new(bytes.chunks(1)),
+    };
+    for chunk in chunks {
+        now = now.saturating_add(UNTIMED_GAP_MS);
+        decoder.feed(chunk, now, &mut decoded);
+        for item in decoded.drain(..) {
+            if let Ok(e) = &item {
+                now = now.max(e.at);
+            }
+            session.feed(item, &mut lines);
+        }
+        emit(&mut out, &mut lines)?;
+    }
+    decoder.finish(now, &mut decoded);
+    for item in decoded.drain(..) {
+        session.feed(item, &mut lines);
+    }
+    session.finish(&mut lines);
+    emit(&mut out, &mut lines)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Conclusions to standard output; malformed input (reported, skipped) to standard error.
+pub(crate) fn emit(out: &mut impl Write, lines: &mut Vec<String>) -> std::io::Result<()> {
+    for line in lines.drain(..) {
+        match line.strip_prefix("error ") {
+            Some(e) => eprintln!("annabella: {e}"),
+            None => writeln!(out, "{line}")?,
+        }
+    }
+    out.flush()
+}
