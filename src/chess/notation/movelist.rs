@@ -29,6 +29,9 @@ pub struct GameText {
 /// spaces) every non-empty line is one move, a leading `12.` stripped; a blank line or a result
 /// ends a game.
 pub fn split_games(text: &str, one_move_per_line: bool) -> Vec<GameText> {
+    // Editors on Windows start UTF-8 files with a byte-order mark; it is not part of the first
+    // token (it would hide the first move number and split the game).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut games = Games::default();
     if one_move_per_line {
         for (index, line) in text.lines().enumerate() {
@@ -352,6 +355,13 @@ mod tests {
         check("1 5254 5755", "5254 5755");
         check("1.5254 5755", "5254 5755");
         check("e4 e5 Nf3", "e4 e5 Nf3");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_token() {
+        check("\u{feff}1. e4 e5\r\n2. Nf3", "e4 e5 Nf3");
+        check("\u{feff}e4 e5", "e4 e5");
+        check_mode("\u{feff}1. Eva vier\nEva fünf", true, "Eva_vier Eva_fünf");
     }
 
     #[test]
