@@ -154,6 +154,27 @@ fn a_bad_game_is_reported_and_the_good_ones_are_still_converted() {
 }
 
 #[test]
+fn pgn_is_recognised_when_it_does_not_start_with_a_tag() {
+    // A `;` comment or `%` escape line before the first tag, a comment, a first game without
+    // tags: still PGN, not a bare move list whose "moves" would be `[Event`.
+    for pgn in [
+        "; exported by a tool\n[Event \"a\"]\n\n1. e4 e5 *\n",
+        "% escape line\n[Event \"a\"]\n\n1. e4 e5 *\n",
+        "{ a collection }\n[Event \"a\"]\n\n1. e4 e5 *\n",
+        "\u{feff}\n[Event \"a\"]\n\n1. e4 e5 *\n",
+    ] {
+        assert_eq!(convert(&["--to", "uci"], pgn), "e2e4 e7e5\n", "{pgn:?}");
+    }
+    assert_eq!(
+        convert(
+            &["--to", "uci"],
+            "1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 d5 *\n"
+        ),
+        "e2e4 e7e5\nd2d4 d7d5\n"
+    );
+}
+
+#[test]
 fn bare_list_errors_name_game_ply_and_token() {
     let o = annabella(
         &["convert", "--to", "san"],

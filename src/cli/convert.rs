@@ -153,11 +153,23 @@ fn display_path(path: &std::path::Path) -> String {
     }
 }
 
-/// PGN starts with a tag pair; a bare move list never does.
+/// PGN has tag pairs (`[Event "…"]`), each on a line of its own; a bare move list never does.
+/// They need not come first: a PGN file may open with a `;` comment or `%` escape line, a
+/// `{comment}`, or a game without tags.
 fn looks_like_pgn(text: &str) -> bool {
-    text.trim_start_matches('\u{feff}')
-        .trim_start()
-        .starts_with('[')
+    text.lines().any(is_tag_pair_line)
+}
+
+fn is_tag_pair_line(line: &str) -> bool {
+    let t = line.trim().trim_start_matches('\u{feff}');
+    let Some(inner) = t.strip_prefix('[').and_then(|t| t.strip_suffix(']')) else {
+        return false;
+    };
+    let name = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    name > 0 && inner[name..].trim_start().starts_with('"')
 }
 
 fn read_bare_game(
