@@ -190,6 +190,26 @@ fn bare_list_errors_name_game_ply_and_token() {
 }
 
 #[test]
+fn an_unclosed_comment_or_variation_is_reported_not_swallowed() {
+    // The `(` swallows e5 and the rest of the line; the `{` of game 2 swallows d5.
+    let o = annabella(
+        &["convert", "--to", "san"],
+        "1. e4 (1. d4 e5\n\n1. d4 {oops d5\n\n1. c4 c5\n",
+    );
+    assert!(!o.status.success());
+    assert_eq!(stdout(&o), "c4 c5\n");
+    let err = stderr(&o);
+    assert!(
+        err.contains("game 1, ply 2") && err.contains("\"(\"") && err.contains("never closed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("game 2, ply 2") && err.contains("line 3") && err.contains("\"{\""),
+        "{err}"
+    );
+}
+
+#[test]
 fn missing_promotion_digit_says_which_digits_are_allowed() {
     let o = annabella(
         &[

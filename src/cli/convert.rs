@@ -187,6 +187,21 @@ fn read_bare_game(
         game.play(mv)
             .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
     }
+    if let Some(open) = text.unclosed {
+        let what = if open.bracket == '{' {
+            "comment"
+        } else {
+            "variation"
+        };
+        return Err(format!(
+            "ply {} ({}), line {}: \"{}\": this {what} is never closed (a blank line or the end \
+             of the text came first), so the moves after it are lost; close it or remove it",
+            game.ply_count() + 1,
+            move_label(game.position()),
+            open.line,
+            open.bracket
+        ));
+    }
     let headers = Headers {
         result: game.outcome().map(|end| end.result),
         ..Headers::default()

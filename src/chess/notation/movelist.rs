@@ -8,7 +8,7 @@
 //! So a line that holds a move number continues the game; a line without one is a game of its
 //! own (unless it starts inside a comment or variation that a numbered line opened). Comments do
 //! not span blank lines: a blank line always ends a game, so one unclosed `{` cannot swallow the
-//! rest of a file. Everything here is one pass over the text (linear time, no recursion), and
+//! rest of a file, and the game it swallowed moves of is marked ([`GameText::unclosed`]). Everything here is one pass over the text (linear time, no recursion), and
 //! over-long tokens are passed through for [`super::parse_move`] to refuse.
 
 /// One move's text and the 1-based line it starts on.
@@ -22,6 +22,18 @@ pub struct MoveToken {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameText {
     pub moves: Vec<MoveToken>,
+    pub line: usize,
+    /// A comment or variation still open when the game ended: whatever followed its bracket
+    /// was swallowed, so the game as written is incomplete.
+    pub unclosed: Option<Unclosed>,
+}
+
+/// A `{` or `(` that a blank line or the end of the text reached before its closing bracket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unclosed {
+    /// `{` for a comment, `(` for a variation.
+    pub bracket: char,
+    /// The 1-based line of the bracket.
     pub line: usize,
 }
 
@@ -55,13 +67,14 @@ pub fn split_games(text: &str, one_move_per_line: bool) -> Vec<GameText> {
     for (index, line) in text.lines().enumerate() {
         let line_no = index + 1;
         if line.trim().is_empty() {
+            games.unclosed = state.unclosed();
             games.finish();
             state = Scan::default();
             continue;
         }
         let started_inside = state.in_comment || state.depth > 0;
         events.clear();
-        state.scan_line(line, &mut events);
+        state.scan_line(line, line_no, &mut events);
         let numbered = events.iter().any(|e| matches!(e, Event::Number { .. }));
         let own_game =
             !numbered && !started_inside && events.iter().any(|e| matches!(e, Event::Move(_)));
@@ -93,6 +106,7 @@ pub fn split_games(text: &str, one_move_per_line: bool) -> Vec<GameText> {
             games.finish();
         }
     }
+    games.unclosed = state.unclosed();
     games.finish();
     games.done
 }
@@ -104,6 +118,8 @@ struct Games {
     /// Highest move number seen in the current game (tells ICCF's black-only `1 5755` from a
     /// new game's `1 5254`).
     max_number: u32,
+    /// Set just before a game ends inside a comment or variation.
+    unclosed: Option<Unclosed>,
 }
 
 impl Games {
@@ -114,14 +130,23 @@ impl Games {
         });
     }
 
+    /// Ends the current game. A game of no moves is no game, unless a bracket left open
+    /// swallowed its moves: that is reported, not dropped in silence.
     fn finish(&mut self) {
-        if let Some(first) = self.current.first() {
-            let line = first.line;
-            self.done.push(GameText {
-                moves: std::mem::take(&mut self.current),
-                line,
-            });
-        }
+        let unclosed = self.unclosed.take();
+        let line = match (self.current.first(), unclosed) {
+            (Some(first), _) => first.line,
+            (None, Some(u)) => u.line,
+            (None, None) => {
+                self.max_number = 0;
+                return;
+            }
+        };
+        self.done.push(GameText {
+            moves: std::mem::take(&mut self.current),
+            line,
+            unclosed,
+        });
         self.max_number = 0;
     }
 }
@@ -144,10 +169,30 @@ enum Event<'a> {
 struct Scan {
     in_comment: bool,
     depth: usize,
+    /// Lines of the open comment's `{` and of the outermost open variation's `(`.
+    comment_line: usize,
+    variation_line: usize,
 }
 
 impl Scan {
-    fn scan_line<'a>(&mut self, line: &'a str, events: &mut Vec<Event<'a>>) {
+    /// The bracket still open, if any (the comment first: it is the innermost).
+    fn unclosed(&self) -> Option<Unclosed> {
+        if self.in_comment {
+            Some(Unclosed {
+                bracket: '{',
+                line: self.comment_line,
+            })
+        } else if self.depth > 0 {
+            Some(Unclosed {
+                bracket: '(',
+                line: self.variation_line,
+            })
+        } else {
+            None
+        }
+    }
+
+    fn scan_line<'a>(&mut self, line: &'a str, line_no: usize, events: &mut Vec<Event<'a>>) {
         let mut i = 0;
         while let Some(c) = line[i..].chars().next() {
             let next = i + c.len_utf8();
@@ -162,7 +207,10 @@ impl Scan {
                 match c {
                     '(' => self.depth += 1,
                     ')' => self.depth -= 1,
-                    '{' => self.in_comment = true,
+                    '{' => {
+                        self.in_comment = true;
+                        self.comment_line = line_no;
+                    }
                     ';' => return,
                     _ => {}
                 }
@@ -173,6 +221,7 @@ impl Scan {
                 _ if c.is_whitespace() => i = next,
                 '{' => {
                     self.in_comment = true;
+                    self.comment_line = line_no;
                     i = next;
                 }
                 ';' => return,
@@ -181,6 +230,7 @@ impl Scan {
                         i += 3;
                     } else {
                         self.depth = 1;
+                        self.variation_line = line_no;
                         i = next;
                     }
                 }
@@ -432,11 +482,37 @@ mod tests {
         check("1. e4 e5\n{a comment}\n2. Nf3", "e4 e5 Nf3");
         check("1. e4 {a long\ncomment} e5\n2. Nf3", "e4 e5 Nf3");
         check("1. e4 (1. d4\nd5) e5\n2. Nf3", "e4 e5 Nf3");
-        // A blank line closes an unterminated comment.
+        // A blank line closes an unterminated comment (and the game it swallowed is marked).
         check("1. e4 {oops\n\ne4 e5", "e4 | e4 e5");
         check("", "");
         check("\n\n", "");
         check("1-0\n*", "");
+    }
+
+    #[test]
+    fn a_bracket_left_open_is_reported_with_its_line() {
+        let open = |text: &str| -> Vec<Option<(char, usize)>> {
+            split_games(text, false)
+                .iter()
+                .map(|g| g.unclosed.map(|u| (u.bracket, u.line)))
+                .collect()
+        };
+        assert_eq!(open("1. e4 {oops\n\ne4 e5"), [Some(('{', 1)), None]);
+        assert_eq!(open("1. e4 (1. d4\n2. Nf3 e5"), [Some(('(', 1))]);
+        assert_eq!(open("1. e4 e5\n2. Nf3 ((1... d5) {x\n"), [Some(('{', 2))]);
+        assert_eq!(open("1. e4 (1. d4 d5) e5 {fine}"), [None]);
+        // A bracket that swallowed every move still makes a game, so that it is reported.
+        let games = split_games("1. e4 e5\n\n{ 1. d4 d5\n", false);
+        assert_eq!(games.len(), 2);
+        assert!(games[1].moves.is_empty());
+        assert_eq!(games[1].line, 3);
+        assert_eq!(
+            games[1].unclosed,
+            Some(Unclosed {
+                bracket: '{',
+                line: 3
+            })
+        );
     }
 
     #[test]
@@ -469,7 +545,10 @@ mod tests {
         assert_eq!(games[0].moves[0].text.len(), 10_000);
         // Deeply nested brackets and many glued numbers stay linear and recursion-free.
         let nested = "(".repeat(100_000);
-        assert!(split_games(&nested, false).is_empty());
+        let games = split_games(&nested, false);
+        assert_eq!(games.len(), 1);
+        assert!(games[0].moves.is_empty());
+        assert_eq!(games[0].unclosed.map(|u| u.bracket), Some('('));
         let numbers = "1.".repeat(100_000);
         assert!(split_games(&numbers, false).is_empty());
     }
