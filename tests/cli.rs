@@ -209,6 +209,63 @@ fn an_unclosed_comment_or_variation_is_reported_not_swallowed() {
     );
 }
 
+/// A legal game of `plies` half-moves in UCI (no capture, pawns moved only to stay clear of
+/// the 75-move rule, never a game end).
+fn long_uci_game(plies: usize) -> Vec<String> {
+    use annabella::chess::game::Game;
+    use shakmaty::{CastlingMode, Position, Role};
+    let mut game = Game::new();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut out = Vec::new();
+    while game.ply_count() < plies {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let pawn_time = game.halfmove_clock() >= 140;
+        let legal = game.position().legal_moves();
+        let mut candidates: Vec<_> = legal
+            .iter()
+            .copied()
+            .filter(|m| !m.is_capture() && (m.role() == Role::Pawn) == pawn_time)
+            .collect();
+        if candidates.is_empty() {
+            candidates = legal.to_vec();
+        }
+        let start = (seed >> 33) as usize;
+        let m = (0..candidates.len())
+            .map(|i| candidates[(start + i) % candidates.len()])
+            .find(|&m| {
+                let mut g = game.clone();
+                g.play(m).unwrap();
+                !g.is_over()
+            })
+            .expect("a move that does not end the game");
+        out.push(m.to_uci(CastlingMode::Standard).to_string());
+        game.play(m).unwrap();
+    }
+    out
+}
+
+#[test]
+fn a_bare_game_longer_than_the_ply_limit_is_refused() {
+    use annabella::chess::pgn::MAX_PLIES;
+    let moves = long_uci_game(MAX_PLIES + 1);
+    let o = annabella(&["convert", "--to", "iccf"], &moves.join(" "));
+    assert!(!o.status.success());
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("game 1, ply {}", MAX_PLIES + 1))
+            && err.contains(&format!("more than {MAX_PLIES} half-moves")),
+        "{err}"
+    );
+    // The limit itself is fine, and so is the next game.
+    let text = format!("{}\ne4 e5\n", moves[..MAX_PLIES].join(" "));
+    let out = convert(&["--to", "uci"], &text);
+    assert_eq!(out.lines().count(), 2);
+    assert_eq!(out.lines().next().unwrap().split(' ').count(), MAX_PLIES);
+}
+
 #[test]
 fn missing_promotion_digit_says_which_digits_are_allowed() {
     let o = annabella(

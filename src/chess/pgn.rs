@@ -352,14 +352,30 @@ impl Visitor for Importer {
 /// Reads every game of a PGN text.
 pub fn read_games(text: &str) -> Vec<Result<ImportedGame, ImportError>> {
     let mut out = Vec::new();
+    for_each_game(text, |r| out.push(r));
+    out
+}
+
+/// Reads the games of a PGN text one by one, handing each to `each` as soon as it is read, so
+/// that a large collection is converted without holding every game in memory.
+pub fn for_each_game(text: &str, mut each: impl FnMut(Result<ImportedGame, ImportError>)) {
+    // Games handed over so far; the next one is game `count + 1`.
+    let mut count = 0;
+    let mut push = |count: &mut usize, r| {
+        *count += 1;
+        each(r);
+    };
     if text.len() > MAX_INPUT_BYTES {
-        out.push(Err(ImportError {
-            game: 1,
-            ply: None,
-            token: None,
-            kind: ImportErrorKind::InputTooLarge(text.len()),
-        }));
-        return out;
+        push(
+            &mut count,
+            Err(ImportError {
+                game: 1,
+                ply: None,
+                token: None,
+                kind: ImportErrorKind::InputTooLarge(text.len()),
+            }),
+        );
+        return;
     }
     let mut reader = Reader::build(Cursor::new(text.as_bytes()))
         .set_supported_tag_line_length(TAG_LINE_BYTES)
@@ -375,18 +391,24 @@ pub fn read_games(text: &str) -> Vec<Result<ImportedGame, ImportError>> {
             break;
         }
         previous = Some(start);
-        importer.game_no = out.len() + 1;
+        importer.game_no = count + 1;
         match more {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
-                out.push(Err(importer.error(ImportErrorKind::Syntax(e.to_string()))));
+                push(
+                    &mut count,
+                    Err(importer.error(ImportErrorKind::Syntax(e.to_string()))),
+                );
                 let _ = reader.skip_game();
                 continue;
             }
         }
-        if out.len() >= MAX_GAMES {
-            out.push(Err(importer.error(ImportErrorKind::TooManyGames)));
+        if count >= MAX_GAMES {
+            push(
+                &mut count,
+                Err(importer.error(ImportErrorKind::TooManyGames)),
+            );
             break;
         }
         let result = reader.read_game(&mut importer);
@@ -415,16 +437,18 @@ pub fn read_games(text: &str) -> Vec<Result<ImportedGame, ImportError>> {
                     },
                 };
                 if let Some(r) = r {
-                    out.push(r);
+                    push(&mut count, r);
                 }
             }
             Err(e) => {
-                out.push(Err(importer.error(ImportErrorKind::Syntax(e.to_string()))));
+                push(
+                    &mut count,
+                    Err(importer.error(ImportErrorKind::Syntax(e.to_string()))),
+                );
                 let _ = reader.skip_game();
             }
         }
     }
-    out
 }
 
 /// A token pgn-reader would pass over without a word, and where it stands.

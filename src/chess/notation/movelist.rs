@@ -37,14 +37,33 @@ pub struct Unclosed {
     pub line: usize,
 }
 
+/// Most move tokens kept for one game. A longer game is refused anyway (the limit of
+/// [`crate::chess::pgn::MAX_PLIES`] half-moves), and keeping every token of one enormous
+/// pasted line would let a few megabytes of text fill memory.
+pub const MAX_TOKENS_PER_GAME: usize = crate::chess::pgn::MAX_PLIES + 1;
+
 /// Splits `text` into games. With `one_move_per_line` (spoken input, whose moves contain
 /// spaces) every non-empty line is one move, a leading `12.` stripped; a blank line or a result
 /// ends a game.
 pub fn split_games(text: &str, one_move_per_line: bool) -> Vec<GameText> {
+    let mut all = Vec::new();
+    for_each_game(text, one_move_per_line, |g| all.push(g));
+    all
+}
+
+/// Like [`split_games`], but hands each game to `each` as soon as it ends, so that a large
+/// text is converted without holding every game in memory. A game keeps at most
+/// [`MAX_TOKENS_PER_GAME`] tokens.
+pub fn for_each_game(text: &str, one_move_per_line: bool, mut each: impl FnMut(GameText)) {
     // Editors on Windows start UTF-8 files with a byte-order mark; it is not part of the first
     // token (it would hide the first move number and split the game).
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut games = Games::default();
+    let mut games = Games {
+        sink: &mut each,
+        current: Vec::new(),
+        max_number: 0,
+        unclosed: None,
+    };
     if one_move_per_line {
         for (index, line) in text.lines().enumerate() {
             let t = line.trim();
@@ -59,11 +78,10 @@ pub fn split_games(text: &str, one_move_per_line: bool) -> Vec<GameText> {
             }
         }
         games.finish();
-        return games.done;
+        return;
     }
 
     let mut state = Scan::default();
-    let mut events = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line_no = index + 1;
         if line.trim().is_empty() {
@@ -73,47 +91,50 @@ pub fn split_games(text: &str, one_move_per_line: bool) -> Vec<GameText> {
             continue;
         }
         let started_inside = state.in_comment || state.depth > 0;
-        events.clear();
-        state.scan_line(line, line_no, &mut events);
-        let numbered = events.iter().any(|e| matches!(e, Event::Number { .. }));
-        let own_game =
-            !numbered && !started_inside && events.iter().any(|e| matches!(e, Event::Move(_)));
+        // A first look decides whether the line is a game of its own; the events are not kept,
+        // since one pasted line can hold millions of them.
+        let (mut numbered, mut has_move) = (false, false);
+        state
+            .clone()
+            .scan_line(line, line_no, &mut |event| match event {
+                Event::Number { .. } => numbered = true,
+                Event::Move(_) => has_move = true,
+                _ => {}
+            });
+        let own_game = !numbered && !started_inside && has_move;
         if own_game {
             games.finish();
         }
-        for event in &events {
-            match *event {
-                Event::Number { n, black, bare } => {
-                    let restart = n == 1
-                        && !games.current.is_empty()
-                        && ((!black && !bare) || (bare && games.max_number > 1));
-                    if restart {
-                        games.finish();
-                    }
-                    games.max_number = games.max_number.max(n);
+        state.scan_line(line, line_no, &mut |event| match event {
+            Event::Number { n, black, bare } => {
+                let restart = n == 1
+                    && !games.current.is_empty()
+                    && ((!black && !bare) || (bare && games.max_number > 1));
+                if restart {
+                    games.finish();
                 }
-                Event::Move(t) => games.push(t, line_no),
-                Event::EnPassant(t) => {
-                    if let Some(last) = games.current.last_mut() {
-                        last.text.push(' ');
-                        last.text.push_str(t);
-                    }
-                }
-                Event::Result => games.finish(),
+                games.max_number = games.max_number.max(n);
             }
-        }
+            Event::Move(t) => games.push(t, line_no),
+            Event::EnPassant(t) => {
+                if let Some(last) = games.current.last_mut() {
+                    last.text.push(' ');
+                    last.text.push_str(t);
+                }
+            }
+            Event::Result => games.finish(),
+        });
         if own_game {
             games.finish();
         }
     }
     games.unclosed = state.unclosed();
     games.finish();
-    games.done
 }
 
-#[derive(Default)]
-struct Games {
-    done: Vec<GameText>,
+struct Games<'a> {
+    /// Where finished games go.
+    sink: &'a mut dyn FnMut(GameText),
     current: Vec<MoveToken>,
     /// Highest move number seen in the current game (tells ICCF's black-only `1 5755` from a
     /// new game's `1 5254`).
@@ -122,8 +143,11 @@ struct Games {
     unclosed: Option<Unclosed>,
 }
 
-impl Games {
+impl Games<'_> {
     fn push(&mut self, text: &str, line: usize) {
+        if self.current.len() >= MAX_TOKENS_PER_GAME {
+            return;
+        }
         self.current.push(MoveToken {
             text: text.to_owned(),
             line,
@@ -142,7 +166,7 @@ impl Games {
                 return;
             }
         };
-        self.done.push(GameText {
+        (self.sink)(GameText {
             moves: std::mem::take(&mut self.current),
             line,
             unclosed,
@@ -165,7 +189,7 @@ enum Event<'a> {
 }
 
 /// Comment and variation state carried from one line to the next.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Scan {
     in_comment: bool,
     depth: usize,
@@ -192,7 +216,7 @@ impl Scan {
         }
     }
 
-    fn scan_line<'a>(&mut self, line: &'a str, line_no: usize, events: &mut Vec<Event<'a>>) {
+    fn scan_line<'a>(&mut self, line: &'a str, line_no: usize, events: &mut dyn FnMut(Event<'a>)) {
         let mut i = 0;
         while let Some(c) = line[i..].chars().next() {
             let next = i + c.len_utf8();
@@ -273,9 +297,9 @@ fn token_end(line: &str, start: usize) -> usize {
     i
 }
 
-fn classify<'a>(token: &'a str, events: &mut Vec<Event<'a>>) {
+fn classify<'a>(token: &'a str, events: &mut dyn FnMut(Event<'a>)) {
     if is_result(token) {
-        events.push(Event::Result);
+        events(Event::Result);
         return;
     }
     let mut t = token;
@@ -284,7 +308,7 @@ fn classify<'a>(token: &'a str, events: &mut Vec<Event<'a>>) {
         let (number, rest) = strip_move_number(t);
         match number {
             Some(event) => {
-                events.push(event);
+                events(event);
                 t = rest;
             }
             None => break,
@@ -296,15 +320,15 @@ fn classify<'a>(token: &'a str, events: &mut Vec<Event<'a>>) {
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     if digits == t.len() && digits <= 3 {
         // A bare move number, as ICCF writes a black move alone (`1 5755`).
-        events.push(Event::Number {
+        events(Event::Number {
             n: saturating_number(t),
             black: false,
             bare: true,
         });
     } else if is_en_passant(super::san::strip_suffixes(t)) {
-        events.push(Event::EnPassant(t));
+        events(Event::EnPassant(t));
     } else if !is_annotation(t) && !t.chars().all(|c| matches!(c, '.' | '…')) {
-        events.push(Event::Move(t));
+        events(Event::Move(t));
     }
 }
 
@@ -536,6 +560,23 @@ mod tests {
         );
         check_mode("1.e4\n1... e5\n1-0\nd4", true, "e4 e5 | d4");
         check_mode("12.\n  \n", true, "");
+    }
+
+    #[test]
+    fn a_game_keeps_at_most_the_token_limit() {
+        let text = "Nf3 ".repeat(MAX_TOKENS_PER_GAME + 500);
+        let games = split_games(&text, false);
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].moves.len(), MAX_TOKENS_PER_GAME);
+        let spoken = "Eva vier\n".repeat(MAX_TOKENS_PER_GAME + 1);
+        assert_eq!(
+            split_games(&spoken, true)[0].moves.len(),
+            MAX_TOKENS_PER_GAME
+        );
+        // Streaming hands over the same games as splitting.
+        let mut streamed = Vec::new();
+        for_each_game("e4 e5\n\n1. d4 d5\n2. c4", false, |g| streamed.push(g));
+        assert_eq!(streamed, split_games("e4 e5\n\n1. d4 d5\n2. c4", false));
     }
 
     #[test]
