@@ -105,6 +105,33 @@ fn every_output_notation_reads_back() {
 }
 
 #[test]
+fn spoken_input_is_detected_without_from() {
+    // What `--to spoken` writes (two games) reads back with the default `--from auto`.
+    let two_games = convert(&["--to", "uci"], &format!("{RUY_LOPEZ_SAN}d4 d5 c4\n"));
+    for lang in ["de", "en", "es", "fr", "it", "nl", "pt"] {
+        let spoken = convert(&["--to", "spoken", "--lang", lang], &two_games);
+        assert_eq!(
+            convert(&["--lang", lang, "--to", "uci"], &spoken),
+            two_games,
+            "{lang}: {spoken}"
+        );
+    }
+    // Numbered, typed by an assistant.
+    assert_eq!(
+        convert(
+            &["--lang", "de", "--to", "uci"],
+            "1. Eva vier\n1... Eva fünf\n2. Springer Felix drei\n"
+        ),
+        "e2e4 e7e5 g1f3\n"
+    );
+    // Written lists stay written, also with castling and pawn moves alone.
+    assert_eq!(
+        convert(&["--lang", "de", "--to", "uci"], "e4 e5\nd4 d5\n"),
+        "e2e4 e7e5\nd2d4 d7d5\n"
+    );
+}
+
+#[test]
 fn telegraph_code_of_the_seed() {
     assert_eq!(convert(&["--to", "telegraph"], "e4 e5"), "GEGO SESO\n");
 }

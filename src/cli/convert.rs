@@ -11,6 +11,7 @@ use shakmaty::{Chess, Color, Position};
 use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation::movelist::{self, GameText};
+use crate::chess::notation::spoken;
 use crate::chess::notation::{self, Notation, Style};
 use crate::chess::pgn;
 use crate::chess::scoresheet::{Headers, Recorder, Scoresheet};
@@ -112,7 +113,13 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
         });
     } else {
         let template = args.start.game()?;
-        let spoken = args.from == From::Spoken;
+        // Spoken moves have spaces in them, so a spoken list is one move a line; without
+        // --from it is recognised by its words (what `--to spoken` writes reads back as is).
+        let spoken = match args.from {
+            From::Spoken => true,
+            From::Auto => movelist::every_move_line(&text, |line| spoken::looks_like(line, &lang)),
+            _ => false,
+        };
         movelist::for_each_game(&text, spoken, |g| {
             let number = output.games + 1;
             output.game(

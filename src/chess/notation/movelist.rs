@@ -132,6 +132,28 @@ pub fn for_each_game(text: &str, one_move_per_line: bool, mut each: impl FnMut(G
     games.finish();
 }
 
+/// Whether `text` has a move line and every move line (move numbers, results and blank lines
+/// aside) satisfies `is_phrase`: how `convert --from auto` tells a list of spoken moves, one a
+/// line, from a written move list. Stops at the first line that is not a phrase.
+pub fn every_move_line(text: &str, is_phrase: impl Fn(&str) -> bool) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut any = false;
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || is_result(line) {
+            continue;
+        }
+        let rest = strip_move_number(line).1.trim_start();
+        if rest.is_empty() {
+            continue;
+        }
+        if !is_phrase(rest) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
 struct Games<'a> {
     /// Where finished games go.
     sink: &'a mut dyn FnMut(GameText),
@@ -560,6 +582,18 @@ mod tests {
         );
         check_mode("1.e4\n1... e5\n1-0\nd4", true, "e4 e5 | d4");
         check_mode("12.\n  \n", true, "");
+    }
+
+    #[test]
+    fn every_move_line_skips_numbers_results_and_blank_lines() {
+        let two_words = |l: &str| l.split_whitespace().count() == 2;
+        assert!(every_move_line(
+            "Eva vier\n1... Eva fünf\n\n1-0\n12.\n",
+            two_words
+        ));
+        assert!(!every_move_line("Eva vier\ne4\n", two_words));
+        assert!(!every_move_line("\n1-0\n*\n", two_words));
+        assert!(!every_move_line("", two_words));
     }
 
     #[test]
