@@ -414,6 +414,41 @@ fn announce_reports_an_illegal_move_with_its_place() {
 }
 
 #[test]
+fn announce_does_not_speak_a_move_the_game_refuses() {
+    // King and bishop against king: the game is over (dead position) before any move.
+    let o = annabella(
+        &[
+            "announce",
+            "--fen",
+            "8/8/8/4k3/8/8/8/2B1K3 w - - 0 1",
+            "Kd2",
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(
+        err.contains("move 1") && err.contains("the game is over"),
+        "{err}"
+    );
+    // After a move that ends the game, the next one is refused and not spoken either.
+    let o = annabella(
+        &[
+            "announce",
+            "--fen",
+            "7k/8/6K1/8/8/8/8/R7 w - - 149 120",
+            "Rb1",
+            "Kh7",
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    assert_eq!(stdout(&o), "rook Bella one\n");
+    assert!(stderr(&o).contains("move 2"), "{}", stderr(&o));
+}
+
+#[test]
 fn ambiguous_moves_list_the_candidates() {
     let o = annabella(
         &[
