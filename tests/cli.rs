@@ -362,6 +362,22 @@ fn pgn_round_trip_with_clock_comments() {
 }
 
 #[test]
+fn several_games_out_as_pgn_or_braille_are_kept_apart() {
+    let two = "e4 e5\nd4 d5\n";
+    let pgn = convert(&["--to", "pgn"], two);
+    assert!(pgn.contains("1. e4 e5 *\n\n[Event"), "{pgn}");
+    assert_eq!(convert(&["--to", "san"], &pgn), "e4 e5\nd4 d5\n");
+    let brf = convert(&["--to", "brf"], two);
+    assert_eq!(brf.matches('\u{c}').count(), 1, "{brf:?}");
+    assert!(
+        brf.split('\u{c}').all(|game| game.starts_with("#A ")),
+        "{brf:?}"
+    );
+    let braille = convert(&["--to", "braille"], two);
+    assert!(braille.contains("⠡\n\n⠼⠁"), "{braille}");
+}
+
+#[test]
 fn braille_scoresheet() {
     let out = convert(&["--to", "braille"], "e4 e5");
     assert!(out.contains("⠑⠲"), "{out}");

@@ -166,11 +166,15 @@ impl<W: std::io::Write> Output<'_, W> {
         let written = match game {
             Ok(g) => {
                 let rendered = render(&g, self.to, self.style);
-                let separator = if self.to == To::Spoken && !self.first_output {
-                    // Spoken output is one line per move; an empty line separates games.
-                    "\n"
-                } else {
-                    ""
+                let separator = match self.to {
+                    _ if self.first_output => "",
+                    // Spoken output is one line per move, PGN has a blank line after each
+                    // game, a braille scoresheet is pages: an empty line separates games.
+                    To::Spoken | To::Pgn | To::Braille => "\n",
+                    // A .brf game starts on a new page.
+                    To::Brf => "\u{c}",
+                    // One line per game.
+                    To::San | To::Lan | To::Uci | To::Iccf | To::Telegraph => "",
                 };
                 self.first_output = false;
                 self.out
