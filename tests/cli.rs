@@ -348,6 +348,27 @@ fn chess960_by_position_number() {
 }
 
 #[test]
+fn chess960_numbers_out_of_range_are_named_as_such() {
+    for n in ["960", "-1", "99999999999999999999"] {
+        let o = annabella(&["convert", "--chess960", &format!("--fen={n}")], "e4");
+        assert!(!o.status.success());
+        assert_eq!(stdout(&o), "");
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("no chess960 position number {n}")) && err.contains("0 to 959"),
+            "{err}"
+        );
+    }
+    let o = annabella(&["convert", "--fen", "518"], "e4");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("needs --chess960"), "{}", stderr(&o));
+    assert_eq!(
+        convert(&["--chess960", "--fen", " +518 ", "--to", "uci"], "e4"),
+        "e2e4\n"
+    );
+}
+
+#[test]
 fn pgn_round_trip_with_clock_comments() {
     let pgn = "[Event \"Club\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 { [%clk 1:29:58] } e5 { [%clk 1:29:50] } 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
     let out = convert(&["--to", "pgn"], pgn);
