@@ -335,6 +335,7 @@ fn what_is_not_a_move_and_loses_nothing_is_still_accepted() {
         "1. e4 1... e5 2. Nf3 $1 Nc6 $14 *",
         "1. e4! e5?! 2. Nf3!! Nc6?? 3. Bb5!? a6?! *",
         "1. e4 e5 2. Nf3 +/= Nc6 = 3. Bb5 ± a6 ∞ 4. Ba4 += *",
+        "1. e4 ‼ e5 ⁉ 2. Nf3 ⟳ Nc6 ⁇ 3. Bb5 → *",
         "1. e4 d5 2. e5 f5 3. exf6 e.p. Nxf6 4. d4 ep Nc6 1/2-1/2",
         "1. e4 … e5 *",
         "1. e4 {a comment (with a paren} e5 ; to the end of the line\n2. Nf3 *",

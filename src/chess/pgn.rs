@@ -607,7 +607,8 @@ fn is_dash(c: char) -> bool {
 }
 
 /// Tokens that are not moves and that losing loses nothing: results, short move numbers,
-/// assessments (`+-`, `=`, `±`) and the ellipsis of a black move number.
+/// assessments and move marks standing alone (`+-`, `=`, `±`, `‼`, `⟳`) and the ellipsis of a
+/// black move number.
 fn is_harmless(token: &str) -> bool {
     let results = ["1-0", "0-1", "1/2-1/2", "1/2", "½-½"];
     let is_result = results.iter().any(|r| {
@@ -630,6 +631,17 @@ fn is_harmless(token: &str) -> bool {
                 | '‡'
                 | '†'
                 | '…'
+                | '‼'
+                | '⁇'
+                | '⁉'
+                | '⁈'
+                | '⨀'
+                | '⟳'
+                | '↑'
+                | '→'
+                | '⇆'
+                | '∆'
+                | '⊥'
                 | '-'
                 | '/'
         )
