@@ -213,7 +213,8 @@ fn bare_list_errors_name_game_ply_and_token() {
         err.contains("game 3") && err.contains("ply 4") && err.contains("\"xx\""),
         "{err}"
     );
-    assert!(stdout(&o).starts_with("e4 e5\n"), "{}", stdout(&o));
+    // The good games are all converted, and nothing of the bad one is written.
+    assert_eq!(stdout(&o), "e4 e5\nd4 d5 c4\n");
 }
 
 #[test]
@@ -509,6 +510,12 @@ fn ambiguous_moves_list_the_candidates() {
 fn bad_input_of_every_kind_is_refused_clearly() {
     let bin_garbage = annabella(&["convert"], "\u{0}\u{1}\u{2}e4");
     assert!(!bin_garbage.status.success());
+    assert_eq!(stdout(&bin_garbage), "");
+    let err = stderr(&bin_garbage);
+    assert!(
+        err.contains("game 1, ply 1") && err.contains("unexpected '\\0'"),
+        "{err}"
+    );
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_annabella"))
         .args(["convert", "-"])
@@ -536,7 +543,18 @@ fn bad_input_of_every_kind_is_refused_clearly() {
     );
 
     let o = annabella(&["convert", "--lang", "xx"], "e4");
+    assert!(!o.status.success());
     assert!(stderr(&o).contains("unknown language"), "{}", stderr(&o));
+    // A directory or an endless device as the language file.
+    for path in ["/", "/dev/zero"] {
+        let o = annabella(&["convert", "--lang", path], "e4");
+        assert!(!o.status.success());
+        assert!(
+            stderr(&o).contains(&format!("reading language file {path}")),
+            "{}",
+            stderr(&o)
+        );
+    }
 
     let o = annabella(&["convert", "--fen", "not a fen"], "e4");
     assert!(!o.status.success());
