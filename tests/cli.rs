@@ -105,6 +105,33 @@ fn every_output_notation_reads_back() {
 }
 
 #[test]
+fn spoken_input_is_detected_without_from() {
+    // What `--to spoken` writes (two games) reads back with the default `--from auto`.
+    let two_games = convert(&["--to", "uci"], &format!("{RUY_LOPEZ_SAN}d4 d5 c4\n"));
+    for lang in ["de", "en", "es", "fr", "it", "nl", "pt"] {
+        let spoken = convert(&["--to", "spoken", "--lang", lang], &two_games);
+        assert_eq!(
+            convert(&["--lang", lang, "--to", "uci"], &spoken),
+            two_games,
+            "{lang}: {spoken}"
+        );
+    }
+    // Numbered, typed by an assistant.
+    assert_eq!(
+        convert(
+            &["--lang", "de", "--to", "uci"],
+            "1. Eva vier\n1... Eva fünf\n2. Springer Felix drei\n"
+        ),
+        "e2e4 e7e5 g1f3\n"
+    );
+    // Written lists stay written, also with castling and pawn moves alone.
+    assert_eq!(
+        convert(&["--lang", "de", "--to", "uci"], "e4 e5\nd4 d5\n"),
+        "e2e4 e7e5\nd2d4 d7d5\n"
+    );
+}
+
+#[test]
 fn telegraph_code_of_the_seed() {
     assert_eq!(convert(&["--to", "telegraph"], "e4 e5"), "GEGO SESO\n");
 }
@@ -154,6 +181,27 @@ fn a_bad_game_is_reported_and_the_good_ones_are_still_converted() {
 }
 
 #[test]
+fn pgn_is_recognised_when_it_does_not_start_with_a_tag() {
+    // A `;` comment or `%` escape line before the first tag, a comment, a first game without
+    // tags: still PGN, not a bare move list whose "moves" would be `[Event`.
+    for pgn in [
+        "; exported by a tool\n[Event \"a\"]\n\n1. e4 e5 *\n",
+        "% escape line\n[Event \"a\"]\n\n1. e4 e5 *\n",
+        "{ a collection }\n[Event \"a\"]\n\n1. e4 e5 *\n",
+        "\u{feff}\n[Event \"a\"]\n\n1. e4 e5 *\n",
+    ] {
+        assert_eq!(convert(&["--to", "uci"], pgn), "e2e4 e7e5\n", "{pgn:?}");
+    }
+    assert_eq!(
+        convert(
+            &["--to", "uci"],
+            "1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 d5 *\n"
+        ),
+        "e2e4 e7e5\nd2d4 d7d5\n"
+    );
+}
+
+#[test]
 fn bare_list_errors_name_game_ply_and_token() {
     let o = annabella(
         &["convert", "--to", "san"],
@@ -165,7 +213,85 @@ fn bare_list_errors_name_game_ply_and_token() {
         err.contains("game 3") && err.contains("ply 4") && err.contains("\"xx\""),
         "{err}"
     );
-    assert!(stdout(&o).starts_with("e4 e5\n"), "{}", stdout(&o));
+    // The good games are all converted, and nothing of the bad one is written.
+    assert_eq!(stdout(&o), "e4 e5\nd4 d5 c4\n");
+}
+
+#[test]
+fn an_unclosed_comment_or_variation_is_reported_not_swallowed() {
+    // The `(` swallows e5 and the rest of the line; the `{` of game 2 swallows d5.
+    let o = annabella(
+        &["convert", "--to", "san"],
+        "1. e4 (1. d4 e5\n\n1. d4 {oops d5\n\n1. c4 c5\n",
+    );
+    assert!(!o.status.success());
+    assert_eq!(stdout(&o), "c4 c5\n");
+    let err = stderr(&o);
+    assert!(
+        err.contains("game 1, ply 2") && err.contains("\"(\"") && err.contains("never closed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("game 2, ply 2") && err.contains("line 3") && err.contains("\"{\""),
+        "{err}"
+    );
+}
+
+/// A legal game of `plies` half-moves in UCI (no capture, pawns moved only to stay clear of
+/// the 75-move rule, never a game end).
+fn long_uci_game(plies: usize) -> Vec<String> {
+    use annabella::chess::game::Game;
+    use shakmaty::{CastlingMode, Position, Role};
+    let mut game = Game::new();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut out = Vec::new();
+    while game.ply_count() < plies {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let pawn_time = game.halfmove_clock() >= 140;
+        let legal = game.position().legal_moves();
+        let mut candidates: Vec<_> = legal
+            .iter()
+            .copied()
+            .filter(|m| !m.is_capture() && (m.role() == Role::Pawn) == pawn_time)
+            .collect();
+        if candidates.is_empty() {
+            candidates = legal.to_vec();
+        }
+        let start = (seed >> 33) as usize;
+        let m = (0..candidates.len())
+            .map(|i| candidates[(start + i) % candidates.len()])
+            .find(|&m| {
+                let mut g = game.clone();
+                g.play(m).unwrap();
+                !g.is_over()
+            })
+            .expect("a move that does not end the game");
+        out.push(m.to_uci(CastlingMode::Standard).to_string());
+        game.play(m).unwrap();
+    }
+    out
+}
+
+#[test]
+fn a_bare_game_longer_than_the_ply_limit_is_refused() {
+    use annabella::chess::pgn::MAX_PLIES;
+    let moves = long_uci_game(MAX_PLIES + 1);
+    let o = annabella(&["convert", "--to", "iccf"], &moves.join(" "));
+    assert!(!o.status.success());
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("game 1, ply {}", MAX_PLIES + 1))
+            && err.contains(&format!("more than {MAX_PLIES} half-moves")),
+        "{err}"
+    );
+    // The limit itself is fine, and so is the next game.
+    let text = format!("{}\ne4 e5\n", moves[..MAX_PLIES].join(" "));
+    let out = convert(&["--to", "uci"], &text);
+    assert_eq!(out.lines().count(), 2);
+    assert_eq!(out.lines().next().unwrap().split(' ').count(), MAX_PLIES);
 }
 
 #[test]
@@ -223,6 +349,27 @@ fn chess960_by_position_number() {
 }
 
 #[test]
+fn chess960_numbers_out_of_range_are_named_as_such() {
+    for n in ["960", "-1", "99999999999999999999"] {
+        let o = annabella(&["convert", "--chess960", &format!("--fen={n}")], "e4");
+        assert!(!o.status.success());
+        assert_eq!(stdout(&o), "");
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("no chess960 position number {n}")) && err.contains("0 to 959"),
+            "{err}"
+        );
+    }
+    let o = annabella(&["convert", "--fen", "518"], "e4");
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("needs --chess960"), "{}", stderr(&o));
+    assert_eq!(
+        convert(&["--chess960", "--fen", " +518 ", "--to", "uci"], "e4"),
+        "e2e4\n"
+    );
+}
+
+#[test]
 fn pgn_round_trip_with_clock_comments() {
     let pgn = "[Event \"Club\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 { [%clk 1:29:58] } e5 { [%clk 1:29:50] } 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
     let out = convert(&["--to", "pgn"], pgn);
@@ -234,6 +381,22 @@ fn pgn_round_trip_with_clock_comments() {
         convert(&["--to", "san"], &out),
         "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7#\n"
     );
+}
+
+#[test]
+fn several_games_out_as_pgn_or_braille_are_kept_apart() {
+    let two = "e4 e5\nd4 d5\n";
+    let pgn = convert(&["--to", "pgn"], two);
+    assert!(pgn.contains("1. e4 e5 *\n\n[Event"), "{pgn}");
+    assert_eq!(convert(&["--to", "san"], &pgn), "e4 e5\nd4 d5\n");
+    let brf = convert(&["--to", "brf"], two);
+    assert_eq!(brf.matches('\u{c}').count(), 1, "{brf:?}");
+    assert!(
+        brf.split('\u{c}').all(|game| game.starts_with("#A ")),
+        "{brf:?}"
+    );
+    let braille = convert(&["--to", "braille"], two);
+    assert!(braille.contains("⠡\n\n⠼⠁"), "{braille}");
 }
 
 #[test]
@@ -289,6 +452,41 @@ fn announce_reports_an_illegal_move_with_its_place() {
 }
 
 #[test]
+fn announce_does_not_speak_a_move_the_game_refuses() {
+    // King and bishop against king: the game is over (dead position) before any move.
+    let o = annabella(
+        &[
+            "announce",
+            "--fen",
+            "8/8/8/4k3/8/8/8/2B1K3 w - - 0 1",
+            "Kd2",
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(
+        err.contains("move 1") && err.contains("the game is over"),
+        "{err}"
+    );
+    // After a move that ends the game, the next one is refused and not spoken either.
+    let o = annabella(
+        &[
+            "announce",
+            "--fen",
+            "7k/8/6K1/8/8/8/8/R7 w - - 149 120",
+            "Rb1",
+            "Kh7",
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    assert_eq!(stdout(&o), "rook Bella one\n");
+    assert!(stderr(&o).contains("move 2"), "{}", stderr(&o));
+}
+
+#[test]
 fn ambiguous_moves_list_the_candidates() {
     let o = annabella(
         &[
@@ -312,6 +510,12 @@ fn ambiguous_moves_list_the_candidates() {
 fn bad_input_of_every_kind_is_refused_clearly() {
     let bin_garbage = annabella(&["convert"], "\u{0}\u{1}\u{2}e4");
     assert!(!bin_garbage.status.success());
+    assert_eq!(stdout(&bin_garbage), "");
+    let err = stderr(&bin_garbage);
+    assert!(
+        err.contains("game 1, ply 1") && err.contains("unexpected '\\0'"),
+        "{err}"
+    );
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_annabella"))
         .args(["convert", "-"])
@@ -339,7 +543,18 @@ fn bad_input_of_every_kind_is_refused_clearly() {
     );
 
     let o = annabella(&["convert", "--lang", "xx"], "e4");
+    assert!(!o.status.success());
     assert!(stderr(&o).contains("unknown language"), "{}", stderr(&o));
+    // A directory or an endless device as the language file.
+    for path in ["/", "/dev/zero"] {
+        let o = annabella(&["convert", "--lang", path], "e4");
+        assert!(!o.status.success());
+        assert!(
+            stderr(&o).contains(&format!("reading language file {path}")),
+            "{}",
+            stderr(&o)
+        );
+    }
 
     let o = annabella(&["convert", "--fen", "not a fen"], "e4");
     assert!(!o.status.success());

@@ -281,6 +281,76 @@ fn other_errors_name_the_game() {
 }
 
 #[test]
+fn tokens_the_reader_would_skip_are_errors_with_their_place() {
+    // (text, ply, token, what the message says)
+    let cases: &[(&str, usize, &str, &str)] = &[
+        // Garbage that leaves the side to move right would otherwise vanish without a trace.
+        ("1. e4 e5 2. Nf3 Nc6 3. Bb5 zz9 *", 6, "zz9", "SAN"),
+        ("1. e4 e5 2. Xy9 3. Nf3 *", 3, "Xy9", "SAN"),
+        // A move glued to garbage was dropped whole, and the next move blamed.
+        ("1. e4 e5abc 2. Nf3 *", 2, "e5abc", "SAN"),
+        ("1. e4 d5 2. e5 f5 3. exf6e.p. Nxf6 *", 5, "exf6e.p.", "SAN"),
+        ("1. e4 e5 2. Nf3+- Nc6 *", 3, "Nf3+-", "SAN"),
+        ("1. e4 1…e5 *", 2, "1…e5", "SAN"),
+        ("1. e4 e5 2. O–O *", 3, "O–O", "SAN"),
+        // ICCF numeric moves look like move numbers to pgn-reader.
+        ("1. 5254 5755 *", 1, "5254", "no move number"),
+        // An unclosed variation swallowed the rest of the game.
+        ("1. e4 (1. d4 d5 2. c4 e5 *", 2, "(", "never closed"),
+        ("1. e4 e5 (1... c5\n\n", 3, "(", "never closed"),
+    ];
+    for &(text, ply, token, says) in cases {
+        let e = only_error(text);
+        assert_eq!(
+            (e.game, e.ply, e.token.as_deref()),
+            (1, Some(ply), Some(token)),
+            "{text}: {e}"
+        );
+        assert!(
+            matches!(
+                e.kind,
+                ImportErrorKind::NotAMove(_) | ImportErrorKind::UnclosedVariation
+            ),
+            "{text}: {e}"
+        );
+        assert!(e.to_string().contains(says), "{text}: {e}");
+    }
+    // Stray text between games is reported as a game of its own; the others still count.
+    let games = read_games("[Event \"a\"]\n\n1. e4 *\n\nzzz\n\n[Event \"b\"]\n\n1. d4 *\n");
+    assert_eq!(games.len(), 3);
+    assert_eq!(ok(&games[0]).game.ply_count(), 1);
+    let e = games[1].as_ref().unwrap_err();
+    assert_eq!(
+        (e.game, e.ply, e.token.as_deref()),
+        (2, Some(1), Some("zzz"))
+    );
+    assert_eq!(ok(&games[2]).game.ply_count(), 1);
+}
+
+#[test]
+fn what_is_not_a_move_and_loses_nothing_is_still_accepted() {
+    for text in [
+        "1. e4 e5 2. Nf3 Nc6 *",
+        "1.e4 e5 2.Nf3 1-0",
+        "1. e4 1... e5 2. Nf3 $1 Nc6 $14 *",
+        "1. e4! e5?! 2. Nf3!! Nc6?? 3. Bb5!? a6?! *",
+        "1. e4 e5 2. Nf3 +/= Nc6 = 3. Bb5 ± a6 ∞ 4. Ba4 += *",
+        "1. e4 ‼ e5 ⁉ 2. Nf3 ⟳ Nc6 ⁇ 3. Bb5 → *",
+        "1. e4 d5 2. e5 f5 3. exf6 e.p. Nxf6 4. d4 ep Nc6 1/2-1/2",
+        "1. e4 … e5 *",
+        "1. e4 {a comment (with a paren} e5 ; to the end of the line\n2. Nf3 *",
+        "1. e4 (1. d4 d5 (1... Nf6 2. c4)) (1. c4\n{multi-line} e5) e5 2. Nf3 *",
+        "1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. 0-0 Nf6 5. d3 0-0+ *",
+        "[Event \"x\"]\n[Annotator \"a \\\"quoted\\\" name\"]\n\n1. e4 e5 1/2\n",
+        "% escape line\n[Event \"x\"]\n\n1. e4\n% another escape line\ne5 *\n",
+        "[Event \"x\"]\r\n\r\n1. e4 e5\r\n2. Nf3 *\r\n",
+    ] {
+        let g = only(text);
+        assert!(g.game.ply_count() >= 2, "{text}");
+    }
+}
+
+#[test]
 fn iccf_score_layout() {
     // The cheesse test game (notations.md §1.2).
     let g =

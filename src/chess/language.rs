@@ -25,6 +25,24 @@ const BUILTIN_SOURCES: &[(&str, &str)] = &[
 /// Largest language file accepted: a vocabulary is a few kilobytes; anything bigger is a mistake.
 pub const MAX_LANGUAGE_FILE_BYTES: usize = 256 * 1024;
 
+/// Longest line of the file quoted in an error: the parser quotes the offending line, and a
+/// hostile file can make that line hundreds of kilobytes long.
+pub const MAX_QUOTED_LINE_CHARS: usize = 160;
+
+/// The parser's message with every line cut to [`MAX_QUOTED_LINE_CHARS`] characters.
+fn shorten_lines(message: &str) -> String {
+    message
+        .lines()
+        .map(
+            |line| match line.char_indices().nth(MAX_QUOTED_LINE_CHARS) {
+                Some((cut, _)) => format!("{}…", &line[..cut]),
+                None => line.to_owned(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// One language: piece letters for SAN/LAN and the words for spoken moves and events.
 #[derive(Debug, Clone)]
 pub struct Language {
@@ -60,8 +78,9 @@ struct LettersFile {
 pub enum LanguageError {
     #[error("language file is {0} bytes; the limit is {MAX_LANGUAGE_FILE_BYTES}")]
     TooLarge(usize),
+    /// The TOML parser's message, each quoted line cut to [`MAX_QUOTED_LINE_CHARS`].
     #[error("language file is not valid: {0}")]
-    Toml(#[from] toml::de::Error),
+    Toml(String),
     #[error("language file: {0}")]
     Invalid(String),
     #[error("unknown language {code:?}; built in: {known}")]
@@ -74,7 +93,8 @@ impl Language {
         if text.len() > MAX_LANGUAGE_FILE_BYTES {
             return Err(LanguageError::TooLarge(text.len()));
         }
-        let file: LanguageFile = toml::from_str(text)?;
+        let file: LanguageFile =
+            toml::from_str(text).map_err(|e| LanguageError::Toml(shorten_lines(&e.to_string())))?;
         let letter = |name: &str, value: &str| -> Result<char, LanguageError> {
             let mut chars = value.chars();
             match (chars.next(), chars.next()) {
@@ -244,6 +264,16 @@ mod tests {
         assert!(err.contains("missing field"), "{err}");
         let unknown = Language::builtin("zz").unwrap_err().to_string();
         assert!(unknown.contains("de, en, es"), "{unknown}");
+        // A parse error quotes the bad line, but not a whole hostile one.
+        let deep = format!("a = {}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = Language::from_toml(&deep).unwrap_err().to_string();
+        assert!(err.contains("line 1"), "{err}");
+        assert!(
+            err.lines()
+                .all(|l| l.chars().count() <= MAX_QUOTED_LINE_CHARS + 1),
+            "{}",
+            err.len()
+        );
         let huge = "#".repeat(MAX_LANGUAGE_FILE_BYTES + 1);
         assert!(matches!(
             Language::from_toml(&huge),

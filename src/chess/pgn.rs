@@ -16,9 +16,14 @@
 //! - `[%clk H:MM:SS]` in the comment after a move: the mover's remaining time. Other comments,
 //!   NAGs and variations are dropped.
 //!
-//! # What is not seen
-//! pgn-reader silently skips a token that is not SAN at all (`Xy9`); the next move is then
-//! usually illegal, and the error names that one.
+//! # What is refused
+//! pgn-reader passes over a token it cannot read without a word (`Xy9`, `e5abc`, `exd6e.p.`,
+//! `1…e5`, a four-digit ICCF move), and over everything after a `(` that is never closed; the
+//! game would then lose moves in silence, or fail later on a move that is fine. So each game's
+//! text is also scanned the way pgn-reader tokenizes it, and the first token it would drop is
+//! the error, named with its half-move ([`ImportErrorKind::NotAMove`],
+//! [`ImportErrorKind::UnclosedVariation`]). Move numbers, results, NAGs, `!?`-style marks,
+//! assessments like `+-` and `e.p.` markers are not moves and are not refused.
 //!
 //! # Bounds
 //! Hostile input cannot hang or exhaust memory: pgn-reader runs in linear time and never
@@ -130,6 +135,11 @@ pub enum ImportErrorKind {
     TooManyGames,
     #[error("malformed PGN: {0}")]
     Syntax(String),
+    /// A token pgn-reader would skip without a word (see the module documentation).
+    #[error("not a move: {0}")]
+    NotAMove(&'static str),
+    #[error("this variation is never closed, so the moves after it would be lost")]
+    UnclosedVariation,
 }
 
 fn cut(text: &str, max: usize) -> String {
@@ -342,14 +352,30 @@ impl Visitor for Importer {
 /// Reads every game of a PGN text.
 pub fn read_games(text: &str) -> Vec<Result<ImportedGame, ImportError>> {
     let mut out = Vec::new();
+    for_each_game(text, |r| out.push(r));
+    out
+}
+
+/// Reads the games of a PGN text one by one, handing each to `each` as soon as it is read, so
+/// that a large collection is converted without holding every game in memory.
+pub fn for_each_game(text: &str, mut each: impl FnMut(Result<ImportedGame, ImportError>)) {
+    // Games handed over so far; the next one is game `count + 1`.
+    let mut count = 0;
+    let mut push = |count: &mut usize, r| {
+        *count += 1;
+        each(r);
+    };
     if text.len() > MAX_INPUT_BYTES {
-        out.push(Err(ImportError {
-            game: 1,
-            ply: None,
-            token: None,
-            kind: ImportErrorKind::InputTooLarge(text.len()),
-        }));
-        return out;
+        push(
+            &mut count,
+            Err(ImportError {
+                game: 1,
+                ply: None,
+                token: None,
+                kind: ImportErrorKind::InputTooLarge(text.len()),
+            }),
+        );
+        return;
     }
     let mut reader = Reader::build(Cursor::new(text.as_bytes()))
         .set_supported_tag_line_length(TAG_LINE_BYTES)
@@ -365,40 +391,368 @@ pub fn read_games(text: &str) -> Vec<Result<ImportedGame, ImportError>> {
             break;
         }
         previous = Some(start);
-        importer.game_no = out.len() + 1;
+        importer.game_no = count + 1;
         match more {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
-                out.push(Err(importer.error(ImportErrorKind::Syntax(e.to_string()))));
+                push(
+                    &mut count,
+                    Err(importer.error(ImportErrorKind::Syntax(e.to_string()))),
+                );
                 let _ = reader.skip_game();
                 continue;
             }
         }
-        if out.len() >= MAX_GAMES {
-            out.push(Err(importer.error(ImportErrorKind::TooManyGames)));
+        if count >= MAX_GAMES {
+            push(
+                &mut count,
+                Err(importer.error(ImportErrorKind::TooManyGames)),
+            );
             break;
         }
         let result = reader.read_game(&mut importer);
         let end = reader.stream_position().unwrap_or(start);
+        let game_text = usize::try_from(start)
+            .ok()
+            .zip(usize::try_from(end).ok())
+            .and_then(|(s, e)| text.as_bytes().get(s..e))
+            .unwrap_or_default();
         match result {
             Ok(None) => break,
-            Ok(Some(None)) => {}
-            Ok(Some(Some(r))) => {
-                let bytes = usize::try_from(end.saturating_sub(start)).unwrap_or(usize::MAX);
-                if r.is_ok() && bytes > MAX_GAME_BYTES {
-                    out.push(Err(importer.error(ImportErrorKind::GameTooLarge(bytes))));
-                } else {
-                    out.push(r);
+            Ok(Some(r)) => {
+                let bytes = game_text.len();
+                let r = match r {
+                    Some(Ok(_)) if bytes > MAX_GAME_BYTES => {
+                        Some(Err(importer.error(ImportErrorKind::GameTooLarge(bytes))))
+                    }
+                    // What pgn-reader skipped before the game's end (or before the move that
+                    // failed, which the skipped token may well explain) is the error.
+                    r => match (r, first_unread(game_text)) {
+                        (Some(Err(e)), Some(u)) if e.ply.is_some_and(|p| u.plies < p) => {
+                            Some(Err(u.error(importer.game_no)))
+                        }
+                        (Some(Ok(_)) | None, Some(u)) => Some(Err(u.error(importer.game_no))),
+                        (r, _) => r,
+                    },
+                };
+                if let Some(r) = r {
+                    push(&mut count, r);
                 }
             }
             Err(e) => {
-                out.push(Err(importer.error(ImportErrorKind::Syntax(e.to_string()))));
+                push(
+                    &mut count,
+                    Err(importer.error(ImportErrorKind::Syntax(e.to_string()))),
+                );
                 let _ = reader.skip_game();
             }
         }
     }
-    out
+}
+
+/// A token pgn-reader would pass over without a word, and where it stands.
+struct Unread {
+    /// Half-moves of the main line before it (so it stands at ply `plies + 1`).
+    plies: usize,
+    token: String,
+    kind: ImportErrorKind,
+}
+
+impl Unread {
+    fn error(self, game: usize) -> ImportError {
+        ImportError {
+            game,
+            ply: Some(self.plies + 1),
+            token: Some(self.token),
+            kind: self.kind,
+        }
+    }
+}
+
+/// Longest token quoted back in an error.
+const MAX_TOKEN_IN_ERROR: usize = 40;
+
+/// Where pgn-reader ends a movetext token.
+fn is_token_end(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t'
+            | b'\n'
+            | b'\r'
+            | b'{'
+            | b'}'
+            | b'('
+            | b')'
+            | b'!'
+            | b'?'
+            | b'$'
+            | b';'
+            | b'.'
+            | b'*'
+    )
+}
+
+fn find(game: &[u8], from: usize, byte: u8) -> Option<usize> {
+    game.get(from..)?
+        .iter()
+        .position(|&b| b == byte)
+        .map(|p| from + p)
+}
+
+/// Spaces, line breaks and `%` escape lines, as pgn-reader skips them between tags.
+fn skip_whitespace(game: &[u8], mut i: usize, mut new_line: bool) -> usize {
+    while let Some(&c) = game.get(i) {
+        match c {
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'\n' => {
+                new_line = true;
+                i += 1;
+            }
+            b'%' if new_line => i = find(game, i, b'\n').map_or(game.len(), |p| p + 1),
+            _ => return i,
+        }
+    }
+    i
+}
+
+/// The end of a tag line, as pgn-reader reads it.
+fn skip_ket(game: &[u8], mut i: usize) -> usize {
+    while let Some(&c) = game.get(i) {
+        match c {
+            b' ' | b'\t' | b'\r' => i += 1,
+            b']' => return skip_whitespace(game, i + 1, false),
+            b'\n' => return skip_whitespace(game, i + 1, true),
+            _ => return i,
+        }
+    }
+    i
+}
+
+/// Where the movetext of a game's text starts: after the tag pairs, as pgn-reader reads them.
+fn movetext_start(game: &[u8]) -> usize {
+    let mut i = skip_whitespace(game, 0, true);
+    if game[i..].starts_with(b"\xef\xbb\xbf") {
+        i = skip_whitespace(game, i + 3, true);
+    }
+    while game.get(i) == Some(&b'[') {
+        i += 1;
+        let stop = game[i..]
+            .iter()
+            .position(|&b| matches!(b, b'"' | b'\n' | b']'))
+            .map(|p| i + p);
+        match stop {
+            Some(q) if game[q] == b'"' => {
+                let mut j = q + 1;
+                i = loop {
+                    match game[j..]
+                        .iter()
+                        .position(|&b| matches!(b, b'\\' | b'"' | b'\n'))
+                    {
+                        Some(d) if game[j + d] == b'"' => break j + d + 1,
+                        Some(d) if game[j + d] == b'\n' => break j + d,
+                        Some(d) => j = (j + d + 2).min(game.len()),
+                        None => break game.len(),
+                    }
+                };
+            }
+            Some(eol) => i = eol + 1,
+            None => return game.len(),
+        }
+        i = skip_ket(game, i);
+    }
+    i
+}
+
+/// Skips a variation after its `(`, as pgn-reader does; `None` when it is never closed
+/// before a blank line, a tag line or the end.
+fn skip_variation(game: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    while let Some(&c) = game.get(i) {
+        match c {
+            b'(' => depth += 1,
+            b')' => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return Some(i + 1),
+            },
+            b'{' => i = find(game, i, b'}')?,
+            b';' => i = find(game, i, b'\n')?.saturating_sub(1),
+            b'\n' => match (game.get(i + 1), game.get(i + 2)) {
+                (Some(b'[' | b'\n'), _) | (Some(b'\r'), Some(b'\n')) => return None,
+                (Some(b'%'), _) => i = find(game, i + 1, b'\n')?.saturating_sub(1),
+                _ => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `e.p.`-style markers people write after an en-passant capture: not moves, and harmless.
+fn en_passant_marker(rest: &[u8]) -> Option<usize> {
+    ["e.p.", "e.p", "a.p.", "a.p", "i.p.", "i.p", "ep"]
+        .iter()
+        .map(|m| m.as_bytes())
+        .find(|m| {
+            rest.len() >= m.len()
+                && rest[..m.len()].eq_ignore_ascii_case(m)
+                && rest.get(m.len()).is_none_or(|&b| is_token_end(b))
+        })
+        .map(<[u8]>::len)
+}
+
+fn is_dash(c: char) -> bool {
+    matches!(c, '-' | '–' | '—')
+}
+
+/// Tokens that are not moves and that losing loses nothing: results, short move numbers,
+/// assessments and move marks standing alone (`+-`, `=`, `±`, `‼`, `⟳`) and the ellipsis of a
+/// black move number.
+fn is_harmless(token: &str) -> bool {
+    let results = ["1-0", "0-1", "1/2-1/2", "1/2", "½-½"];
+    let is_result = results.iter().any(|r| {
+        r.chars().count() == token.chars().count()
+            && r.chars()
+                .zip(token.chars())
+                .all(|(a, b)| a == b || (a == '-' && is_dash(b)))
+    });
+    let mark = |c: char| {
+        matches!(
+            c,
+            '+' | '#'
+                | '='
+                | '±'
+                | '∓'
+                | '∞'
+                | '□'
+                | '⩲'
+                | '⩱'
+                | '‡'
+                | '†'
+                | '…'
+                | '‼'
+                | '⁇'
+                | '⁉'
+                | '⁈'
+                | '⨀'
+                | '⟳'
+                | '↑'
+                | '→'
+                | '⇆'
+                | '∆'
+                | '⊥'
+                | '-'
+                | '/'
+        )
+    };
+    is_result
+        || (token.chars().all(mark)
+            && token.chars().any(|c| !matches!(c, '-' | '/'))
+            && token != "--")
+}
+
+/// `0-0` and `0-0-0` (with zeros), which pgn-reader reads itself, with check marks.
+fn is_zero_castling(token: &str) -> bool {
+    let parts: Vec<&str> = token.trim_end_matches(['+', '#']).split(is_dash).collect();
+    (2..=3).contains(&parts.len()) && parts.iter().all(|p| *p == "0")
+}
+
+/// The first token of a game's text that pgn-reader would skip without a word, or a variation
+/// it would never see closed; `None` when everything is read.
+fn first_unread(game: &[u8]) -> Option<Unread> {
+    let mut i = movetext_start(game);
+    let mut plies = 0;
+    // The word as the reader sees it on the page (`exd6e.p.`, not pgn-reader's `exd6e`).
+    let quote = |from: usize| {
+        let word = game[from..]
+            .iter()
+            .position(|&b| b.is_ascii_whitespace() || matches!(b, b'{' | b'(' | b')' | b';'))
+            .map_or(&game[from..], |p| &game[from..from + p]);
+        cut(&String::from_utf8_lossy(word), MAX_TOKEN_IN_ERROR)
+    };
+    while let Some(&c) = game.get(i) {
+        match c {
+            // An unterminated comment is pgn-reader's own error.
+            b'{' => i = find(game, i, b'}')? + 1,
+            b'\n' => {
+                i += 1;
+                match game.get(i) {
+                    Some(b'%') => i = find(game, i, b'\n').unwrap_or(game.len()),
+                    Some(b'[' | b'\n') => return None,
+                    Some(b'\r') if game.get(i + 1) == Some(&b'\n') => return None,
+                    _ => {}
+                }
+            }
+            b';' => i = find(game, i, b'\n').unwrap_or(game.len()),
+            b'(' => match skip_variation(game, i + 1) {
+                Some(after) => i = after,
+                None => {
+                    return Some(Unread {
+                        plies,
+                        token: "(".to_owned(),
+                        kind: ImportErrorKind::UnclosedVariation,
+                    });
+                }
+            },
+            b'$' => {
+                i += 1;
+                while game.get(i).is_some_and(|&b| !is_token_end(b)) {
+                    i += 1;
+                }
+            }
+            b')' | b'}' | b'!' | b'?' | b'*' | b' ' | b'\t' | b'\r' | b'.' => i += 1,
+            _ => {
+                if let Some(len) = en_passant_marker(&game[i..]) {
+                    i += len;
+                    continue;
+                }
+                let end = game[i..]
+                    .iter()
+                    .position(|&b| is_token_end(b))
+                    .map_or(game.len(), |p| i + p);
+                let token = &game[i..end];
+                let text = String::from_utf8_lossy(token);
+                let reason = if c.is_ascii_digit() {
+                    let digits = token.iter().all(u8::is_ascii_digit);
+                    if is_zero_castling(&text) {
+                        plies += 1;
+                        None
+                    } else if (digits && (token.len() <= 3 || game.get(end) == Some(&b'.')))
+                        || is_harmless(&text)
+                    {
+                        // A move number (`12.`, `12`) or a result.
+                        None
+                    } else if digits {
+                        Some(
+                            "a number that is no move number; PGN moves are SAN (Nf3), \
+                             ICCF numeric moves are read from a move list without tags",
+                        )
+                    } else {
+                        Some("PGN moves are SAN with English letters (Nf3, exd5, O-O, e8=Q)")
+                    }
+                } else {
+                    match shakmaty::san::SanPlus::from_ascii_prefix(&game[i..]) {
+                        Ok((_, n)) if i + n == end => {
+                            plies += 1;
+                            None
+                        }
+                        _ if is_harmless(&text) => None,
+                        _ => Some("PGN moves are SAN with English letters (Nf3, exd5, O-O, e8=Q)"),
+                    }
+                };
+                if let Some(reason) = reason {
+                    return Some(Unread {
+                        plies,
+                        token: quote(i),
+                        kind: ImportErrorKind::NotAMove(reason),
+                    });
+                }
+                i = end.max(i + 1);
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -50,11 +50,7 @@ pub fn run(args: AnnounceArgs) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::FAILURE);
             }
         };
-        writeln!(
-            out,
-            "{}",
-            notation::format_move(&pos, mode, m, Notation::Spoken, &style)
-        )?;
+        // Played first: a move the game refuses (it is already over) is not announced.
         if let Err(e) = game.play(m) {
             out.flush()?;
             eprintln!(
@@ -64,6 +60,11 @@ pub fn run(args: AnnounceArgs) -> anyhow::Result<ExitCode> {
             );
             return Ok(ExitCode::FAILURE);
         }
+        writeln!(
+            out,
+            "{}",
+            notation::format_move(&pos, mode, m, Notation::Spoken, &style)
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -11,6 +11,7 @@ use shakmaty::{Chess, Color, Position};
 use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation::movelist::{self, GameText};
+use crate::chess::notation::spoken;
 use crate::chess::notation::{self, Notation, Style};
 use crate::chess::pgn;
 use crate::chess::scoresheet::{Headers, Recorder, Scoresheet};
@@ -88,61 +89,110 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
         figurines: false,
     };
 
-    let games: Vec<Result<ReadGame, String>> = if looks_like_pgn(&text) {
-        pgn::read_games(&text)
-            .into_iter()
-            .map(|r| {
+    // Each game is converted and written as soon as it is read, so that a large input never
+    // has all its games in memory at once.
+    let mut output = Output {
+        out: std::io::stdout().lock(),
+        to: args.to,
+        style: &style,
+        path: &path,
+        games: 0,
+        failed: false,
+        first_output: true,
+        write_error: None,
+    };
+    if looks_like_pgn(&text) {
+        pgn::for_each_game(&text, |r| {
+            output.game(
                 r.map(|g| ReadGame {
                     sheet: g.scoresheet(),
                     headers: g.headers(),
                 })
-                .map_err(|e| e.to_string())
-            })
-            .collect()
+                .map_err(|e| e.to_string()),
+            );
+        });
     } else {
         let template = args.start.game()?;
-        let spoken = args.from == From::Spoken;
-        movelist::split_games(&text, spoken)
-            .into_iter()
-            .enumerate()
-            .map(|(i, g)| {
+        // Spoken moves have spaces in them, so a spoken list is one move a line; without
+        // --from it is recognised by its words (what `--to spoken` writes reads back as is).
+        let spoken = match args.from {
+            From::Spoken => true,
+            From::Auto => movelist::every_move_line(&text, |line| spoken::looks_like(line, &lang)),
+            _ => false,
+        };
+        movelist::for_each_game(&text, spoken, |g| {
+            let number = output.games + 1;
+            output.game(
                 read_bare_game(&g, &template, args.from.notation(), &lang)
-                    .map_err(|e| format!("game {}, {e}", i + 1))
-            })
-            .collect()
-    };
-
-    let mut failed = false;
-    let mut out = std::io::stdout().lock();
-    let mut first_output = true;
-    for (i, game) in games.iter().enumerate() {
-        match game {
-            Ok(g) => {
-                let rendered = render(g, args.to, &style);
-                if args.to == To::Spoken && !first_output {
-                    // Spoken output is one line per move; an empty line separates games.
-                    writeln!(out)?;
-                }
-                out.write_all(rendered.as_bytes())?;
-                first_output = false;
-            }
-            Err(message) => {
-                failed = true;
-                out.flush()?;
-                debug_assert!(message.starts_with(&format!("game {}", i + 1)));
-                eprintln!("annabella: {}: {message}", display_path(&path));
-            }
-        }
+                    .map_err(|e| format!("game {number}, {e}")),
+            );
+        });
     }
-    if games.is_empty() {
+    if let Some(e) = output.write_error {
+        return Err(e.into());
+    }
+    output.out.flush()?;
+    if output.games == 0 {
         eprintln!("annabella: {}: no moves found", display_path(&path));
         return Ok(ExitCode::FAILURE);
     }
-    Ok(if failed {
+    Ok(if output.failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Where converted games go: standard output for good games, standard error for bad ones.
+struct Output<'a, W: std::io::Write> {
+    out: W,
+    to: To,
+    style: &'a Style<'a>,
+    path: &'a std::path::Path,
+    /// Games seen so far, good or bad.
+    games: usize,
+    failed: bool,
+    first_output: bool,
+    /// Standard output failed (a closed pipe): nothing more is written.
+    write_error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> Output<'_, W> {
+    fn game(&mut self, game: Result<ReadGame, String>) {
+        self.games += 1;
+        if self.write_error.is_some() {
+            return;
+        }
+        let written = match game {
+            Ok(g) => {
+                let rendered = render(&g, self.to, self.style);
+                let separator = match self.to {
+                    _ if self.first_output => "",
+                    // Spoken output is one line per move, PGN has a blank line after each
+                    // game, a braille scoresheet is pages: an empty line separates games.
+                    To::Spoken | To::Pgn | To::Braille => "\n",
+                    // A .brf game starts on a new page.
+                    To::Brf => "\u{c}",
+                    // One line per game.
+                    To::San | To::Lan | To::Uci | To::Iccf | To::Telegraph => "",
+                };
+                self.first_output = false;
+                self.out
+                    .write_all(separator.as_bytes())
+                    .and_then(|()| self.out.write_all(rendered.as_bytes()))
+            }
+            Err(message) => {
+                self.failed = true;
+                debug_assert!(message.starts_with(&format!("game {}", self.games)));
+                self.out.flush().map(|()| {
+                    eprintln!("annabella: {}: {message}", display_path(self.path));
+                })
+            }
+        };
+        if let Err(e) = written {
+            self.write_error = Some(e);
+        }
+    }
 }
 
 fn display_path(path: &std::path::Path) -> String {
@@ -153,11 +203,23 @@ fn display_path(path: &std::path::Path) -> String {
     }
 }
 
-/// PGN starts with a tag pair; a bare move list never does.
+/// PGN has tag pairs (`[Event "…"]`), each on a line of its own; a bare move list never does.
+/// They need not come first: a PGN file may open with a `;` comment or `%` escape line, a
+/// `{comment}`, or a game without tags.
 fn looks_like_pgn(text: &str) -> bool {
-    text.trim_start_matches('\u{feff}')
-        .trim_start()
-        .starts_with('[')
+    text.lines().any(is_tag_pair_line)
+}
+
+fn is_tag_pair_line(line: &str) -> bool {
+    let t = line.trim().trim_start_matches('\u{feff}');
+    let Some(inner) = t.strip_prefix('[').and_then(|t| t.strip_suffix(']')) else {
+        return false;
+    };
+    let name = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    name > 0 && inner[name..].trim_start().starts_with('"')
 }
 
 fn read_bare_game(
@@ -170,10 +232,34 @@ fn read_bare_game(
     for token in &text.moves {
         let pos = game.position().clone();
         let ply = game.ply_count() + 1;
+        if ply > pgn::MAX_PLIES {
+            return Err(format!(
+                "ply {ply} ({}), line {}: {:?}: more than {} half-moves in one game",
+                move_label(&pos),
+                token.line,
+                cut(&token.text, notation::MAX_MOVE_BYTES),
+                pgn::MAX_PLIES
+            ));
+        }
         let mv = notation::parse_move(&pos, game.castling_mode(), &token.text, from, lang)
             .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
         game.play(mv)
             .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
+    }
+    if let Some(open) = text.unclosed {
+        let what = if open.bracket == '{' {
+            "comment"
+        } else {
+            "variation"
+        };
+        return Err(format!(
+            "ply {} ({}), line {}: \"{}\": this {what} is never closed (a blank line or the end \
+             of the text came first), so the moves after it are lost; close it or remove it",
+            game.ply_count() + 1,
+            move_label(game.position()),
+            open.line,
+            open.bracket
+        ));
     }
     let headers = Headers {
         result: game.outcome().map(|end| end.result),
@@ -183,6 +269,15 @@ fn read_bare_game(
         sheet: Scoresheet::from_game(&game, Recorder::Imported),
         headers,
     })
+}
+
+/// At most `max` bytes of `text`, cut at a character boundary.
+fn cut(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// "3." for White's third move, "3..." for Black's.

@@ -103,15 +103,34 @@ impl StartArgs {
         match (&self.fen, self.chess960) {
             (None, false) => Ok(Game::new()),
             (None, true) => Ok(Game::chess960(518)?),
-            (Some(fen), true) if fen.trim().parse::<u32>().is_ok() => {
-                let n: u32 = fen.trim().parse()?;
-                Ok(Game::chess960(n)?)
+            (Some(fen), chess960) if looks_like_number(fen) => {
+                if !chess960 {
+                    bail!(
+                        "--fen {fen:?}: a Chess960 position number needs --chess960 \
+                         (or give a FEN)"
+                    );
+                }
+                // Out of range, negative or too long for any integer: the same message.
+                match fen.trim().trim_start_matches('+').parse::<u32>() {
+                    Ok(n) => Ok(Game::chess960(n)?),
+                    Err(_) => bail!(
+                        "no chess960 position number {}; the numbers run from 0 to 959",
+                        fen.trim()
+                    ),
+                }
             }
             (Some(fen), chess960) => {
                 Game::from_fen(fen, chess960).with_context(|| format!("--fen {fen:?}"))
             }
         }
     }
+}
+
+/// An integer, perhaps signed: meant as a Chess960 position number (no FEN is a number).
+fn looks_like_number(text: &str) -> bool {
+    let t = text.trim();
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Reads a whole file (or standard input for `-`) as bytes, refusing more than `limit`.

@@ -8,7 +8,7 @@
 //! So a line that holds a move number continues the game; a line without one is a game of its
 //! own (unless it starts inside a comment or variation that a numbered line opened). Comments do
 //! not span blank lines: a blank line always ends a game, so one unclosed `{` cannot swallow the
-//! rest of a file. Everything here is one pass over the text (linear time, no recursion), and
+//! rest of a file, and the game it swallowed moves of is marked ([`GameText::unclosed`]). Everything here is one pass over the text (linear time, no recursion), and
 //! over-long tokens are passed through for [`super::parse_move`] to refuse.
 
 /// One move's text and the 1-based line it starts on.
@@ -23,13 +23,47 @@ pub struct MoveToken {
 pub struct GameText {
     pub moves: Vec<MoveToken>,
     pub line: usize,
+    /// A comment or variation still open when the game ended: whatever followed its bracket
+    /// was swallowed, so the game as written is incomplete.
+    pub unclosed: Option<Unclosed>,
 }
+
+/// A `{` or `(` that a blank line or the end of the text reached before its closing bracket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unclosed {
+    /// `{` for a comment, `(` for a variation.
+    pub bracket: char,
+    /// The 1-based line of the bracket.
+    pub line: usize,
+}
+
+/// Most move tokens kept for one game. A longer game is refused anyway (the limit of
+/// [`crate::chess::pgn::MAX_PLIES`] half-moves), and keeping every token of one enormous
+/// pasted line would let a few megabytes of text fill memory.
+pub const MAX_TOKENS_PER_GAME: usize = crate::chess::pgn::MAX_PLIES + 1;
 
 /// Splits `text` into games. With `one_move_per_line` (spoken input, whose moves contain
 /// spaces) every non-empty line is one move, a leading `12.` stripped; a blank line or a result
 /// ends a game.
 pub fn split_games(text: &str, one_move_per_line: bool) -> Vec<GameText> {
-    let mut games = Games::default();
+    let mut all = Vec::new();
+    for_each_game(text, one_move_per_line, |g| all.push(g));
+    all
+}
+
+/// Like [`split_games`], but hands each game to `each` as soon as it ends, so that a large
+/// text is converted without holding every game in memory. A game keeps at most
+/// [`MAX_TOKENS_PER_GAME`] tokens.
+pub fn for_each_game(text: &str, one_move_per_line: bool, mut each: impl FnMut(GameText)) {
+    // Editors on Windows start UTF-8 files with a byte-order mark; it is not part of the first
+    // token (it would hide the first move number and split the game).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut games = Games {
+        sink: &mut each,
+        current: Vec::new(),
+        max_number: 0,
+        unclosed: None,
+    };
     if one_move_per_line {
         for (index, line) in text.lines().enumerate() {
             let t = line.trim();
@@ -44,81 +78,121 @@ pub fn split_games(text: &str, one_move_per_line: bool) -> Vec<GameText> {
             }
         }
         games.finish();
-        return games.done;
+        return;
     }
 
     let mut state = Scan::default();
-    let mut events = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line_no = index + 1;
         if line.trim().is_empty() {
+            games.unclosed = state.unclosed();
             games.finish();
             state = Scan::default();
             continue;
         }
         let started_inside = state.in_comment || state.depth > 0;
-        events.clear();
-        state.scan_line(line, &mut events);
-        let numbered = events.iter().any(|e| matches!(e, Event::Number { .. }));
-        let own_game =
-            !numbered && !started_inside && events.iter().any(|e| matches!(e, Event::Move(_)));
+        // A first look decides whether the line is a game of its own; the events are not kept,
+        // since one pasted line can hold millions of them.
+        let (mut numbered, mut has_move) = (false, false);
+        state
+            .clone()
+            .scan_line(line, line_no, &mut |event| match event {
+                Event::Number { .. } => numbered = true,
+                Event::Move(_) => has_move = true,
+                _ => {}
+            });
+        let own_game = !numbered && !started_inside && has_move;
         if own_game {
             games.finish();
         }
-        for event in &events {
-            match *event {
-                Event::Number { n, black, bare } => {
-                    let restart = n == 1
-                        && !games.current.is_empty()
-                        && ((!black && !bare) || (bare && games.max_number > 1));
-                    if restart {
-                        games.finish();
-                    }
-                    games.max_number = games.max_number.max(n);
+        state.scan_line(line, line_no, &mut |event| match event {
+            Event::Number { n, black, bare } => {
+                let restart = n == 1
+                    && !games.current.is_empty()
+                    && ((!black && !bare) || (bare && games.max_number > 1));
+                if restart {
+                    games.finish();
                 }
-                Event::Move(t) => games.push(t, line_no),
-                Event::EnPassant(t) => {
-                    if let Some(last) = games.current.last_mut() {
-                        last.text.push(' ');
-                        last.text.push_str(t);
-                    }
-                }
-                Event::Result => games.finish(),
+                games.max_number = games.max_number.max(n);
             }
-        }
+            Event::Move(t) => games.push(t, line_no),
+            Event::EnPassant(t) => {
+                if let Some(last) = games.current.last_mut() {
+                    last.text.push(' ');
+                    last.text.push_str(t);
+                }
+            }
+            Event::Result => games.finish(),
+        });
         if own_game {
             games.finish();
         }
     }
+    games.unclosed = state.unclosed();
     games.finish();
-    games.done
 }
 
-#[derive(Default)]
-struct Games {
-    done: Vec<GameText>,
+/// Whether `text` has a move line and every move line (move numbers, results and blank lines
+/// aside) satisfies `is_phrase`: how `convert --from auto` tells a list of spoken moves, one a
+/// line, from a written move list. Stops at the first line that is not a phrase.
+pub fn every_move_line(text: &str, is_phrase: impl Fn(&str) -> bool) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut any = false;
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || is_result(line) {
+            continue;
+        }
+        let rest = strip_move_number(line).1.trim_start();
+        if rest.is_empty() {
+            continue;
+        }
+        if !is_phrase(rest) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+struct Games<'a> {
+    /// Where finished games go.
+    sink: &'a mut dyn FnMut(GameText),
     current: Vec<MoveToken>,
     /// Highest move number seen in the current game (tells ICCF's black-only `1 5755` from a
     /// new game's `1 5254`).
     max_number: u32,
+    /// Set just before a game ends inside a comment or variation.
+    unclosed: Option<Unclosed>,
 }
 
-impl Games {
+impl Games<'_> {
     fn push(&mut self, text: &str, line: usize) {
+        if self.current.len() >= MAX_TOKENS_PER_GAME {
+            return;
+        }
         self.current.push(MoveToken {
             text: text.to_owned(),
             line,
         });
     }
 
+    /// Ends the current game. A game of no moves is no game, unless a bracket left open
+    /// swallowed its moves: that is reported, not dropped in silence.
     fn finish(&mut self) {
-        if let Some(first) = self.current.first() {
-            let line = first.line;
-            self.done.push(GameText {
-                moves: std::mem::take(&mut self.current),
-                line,
-            });
-        }
+        let unclosed = self.unclosed.take();
+        let line = match (self.current.first(), unclosed) {
+            (Some(first), _) => first.line,
+            (None, Some(u)) => u.line,
+            (None, None) => {
+                self.max_number = 0;
+                return;
+            }
+        };
+        (self.sink)(GameText {
+            moves: std::mem::take(&mut self.current),
+            line,
+            unclosed,
+        });
         self.max_number = 0;
     }
 }
@@ -137,14 +211,34 @@ enum Event<'a> {
 }
 
 /// Comment and variation state carried from one line to the next.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Scan {
     in_comment: bool,
     depth: usize,
+    /// Lines of the open comment's `{` and of the outermost open variation's `(`.
+    comment_line: usize,
+    variation_line: usize,
 }
 
 impl Scan {
-    fn scan_line<'a>(&mut self, line: &'a str, events: &mut Vec<Event<'a>>) {
+    /// The bracket still open, if any (the comment first: it is the innermost).
+    fn unclosed(&self) -> Option<Unclosed> {
+        if self.in_comment {
+            Some(Unclosed {
+                bracket: '{',
+                line: self.comment_line,
+            })
+        } else if self.depth > 0 {
+            Some(Unclosed {
+                bracket: '(',
+                line: self.variation_line,
+            })
+        } else {
+            None
+        }
+    }
+
+    fn scan_line<'a>(&mut self, line: &'a str, line_no: usize, events: &mut dyn FnMut(Event<'a>)) {
         let mut i = 0;
         while let Some(c) = line[i..].chars().next() {
             let next = i + c.len_utf8();
@@ -159,7 +253,10 @@ impl Scan {
                 match c {
                     '(' => self.depth += 1,
                     ')' => self.depth -= 1,
-                    '{' => self.in_comment = true,
+                    '{' => {
+                        self.in_comment = true;
+                        self.comment_line = line_no;
+                    }
                     ';' => return,
                     _ => {}
                 }
@@ -170,6 +267,7 @@ impl Scan {
                 _ if c.is_whitespace() => i = next,
                 '{' => {
                     self.in_comment = true;
+                    self.comment_line = line_no;
                     i = next;
                 }
                 ';' => return,
@@ -178,6 +276,7 @@ impl Scan {
                         i += 3;
                     } else {
                         self.depth = 1;
+                        self.variation_line = line_no;
                         i = next;
                     }
                 }
@@ -220,9 +319,9 @@ fn token_end(line: &str, start: usize) -> usize {
     i
 }
 
-fn classify<'a>(token: &'a str, events: &mut Vec<Event<'a>>) {
+fn classify<'a>(token: &'a str, events: &mut dyn FnMut(Event<'a>)) {
     if is_result(token) {
-        events.push(Event::Result);
+        events(Event::Result);
         return;
     }
     let mut t = token;
@@ -231,7 +330,7 @@ fn classify<'a>(token: &'a str, events: &mut Vec<Event<'a>>) {
         let (number, rest) = strip_move_number(t);
         match number {
             Some(event) => {
-                events.push(event);
+                events(event);
                 t = rest;
             }
             None => break,
@@ -243,15 +342,15 @@ fn classify<'a>(token: &'a str, events: &mut Vec<Event<'a>>) {
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     if digits == t.len() && digits <= 3 {
         // A bare move number, as ICCF writes a black move alone (`1 5755`).
-        events.push(Event::Number {
+        events(Event::Number {
             n: saturating_number(t),
             black: false,
             bare: true,
         });
     } else if is_en_passant(super::san::strip_suffixes(t)) {
-        events.push(Event::EnPassant(t));
+        events(Event::EnPassant(t));
     } else if !is_annotation(t) && !t.chars().all(|c| matches!(c, '.' | '…')) {
-        events.push(Event::Move(t));
+        events(Event::Move(t));
     }
 }
 
@@ -309,7 +408,29 @@ fn is_annotation(t: &str) -> bool {
     let marks = |c: char| {
         matches!(
             c,
-            '+' | '#' | '‡' | '†' | '!' | '?' | '=' | '±' | '∓' | '∞' | '□' | '⩲' | '⩱'
+            '+' | '#'
+                | '‡'
+                | '†'
+                | '!'
+                | '?'
+                | '‼'
+                | '⁇'
+                | '⁉'
+                | '⁈'
+                | '='
+                | '±'
+                | '∓'
+                | '∞'
+                | '□'
+                | '⩲'
+                | '⩱'
+                | '⨀'
+                | '⟳'
+                | '↑'
+                | '→'
+                | '⇆'
+                | '∆'
+                | '⊥'
         )
     };
     // `-` and `/` only inside assessments like `+-` or `+/-`; `--` alone is a null move.
@@ -355,6 +476,13 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_token() {
+        check("\u{feff}1. e4 e5\r\n2. Nf3", "e4 e5 Nf3");
+        check("\u{feff}e4 e5", "e4 e5");
+        check_mode("\u{feff}1. Eva vier\nEva fünf", true, "Eva_vier Eva_fünf");
+    }
+
+    #[test]
     fn results_comments_variations_and_nags_are_dropped() {
         check("1. e4 e5 1-0", "e4 e5");
         check("1. e4 e5 0-1 1. d4", "e4 e5 | d4");
@@ -370,6 +498,7 @@ mod tests {
         check("1. e4$1 e5", "e4 e5");
         check("1. e4 !? e5 ?! 2. Nf3 + (=)", "e4 e5 Nf3");
         check("1. e4 +- e5", "e4 e5");
+        check("1. e4 ‼ e5 ⟳ 2. Nf3 ⁉", "e4 e5 Nf3");
         check("0-0 0-0-0 O-O", "0-0 0-0-0 O-O");
         check("--", "--");
     }
@@ -422,11 +551,37 @@ mod tests {
         check("1. e4 e5\n{a comment}\n2. Nf3", "e4 e5 Nf3");
         check("1. e4 {a long\ncomment} e5\n2. Nf3", "e4 e5 Nf3");
         check("1. e4 (1. d4\nd5) e5\n2. Nf3", "e4 e5 Nf3");
-        // A blank line closes an unterminated comment.
+        // A blank line closes an unterminated comment (and the game it swallowed is marked).
         check("1. e4 {oops\n\ne4 e5", "e4 | e4 e5");
         check("", "");
         check("\n\n", "");
         check("1-0\n*", "");
+    }
+
+    #[test]
+    fn a_bracket_left_open_is_reported_with_its_line() {
+        let open = |text: &str| -> Vec<Option<(char, usize)>> {
+            split_games(text, false)
+                .iter()
+                .map(|g| g.unclosed.map(|u| (u.bracket, u.line)))
+                .collect()
+        };
+        assert_eq!(open("1. e4 {oops\n\ne4 e5"), [Some(('{', 1)), None]);
+        assert_eq!(open("1. e4 (1. d4\n2. Nf3 e5"), [Some(('(', 1))]);
+        assert_eq!(open("1. e4 e5\n2. Nf3 ((1... d5) {x\n"), [Some(('{', 2))]);
+        assert_eq!(open("1. e4 (1. d4 d5) e5 {fine}"), [None]);
+        // A bracket that swallowed every move still makes a game, so that it is reported.
+        let games = split_games("1. e4 e5\n\n{ 1. d4 d5\n", false);
+        assert_eq!(games.len(), 2);
+        assert!(games[1].moves.is_empty());
+        assert_eq!(games[1].line, 3);
+        assert_eq!(
+            games[1].unclosed,
+            Some(Unclosed {
+                bracket: '{',
+                line: 3
+            })
+        );
     }
 
     #[test]
@@ -453,13 +608,45 @@ mod tests {
     }
 
     #[test]
+    fn every_move_line_skips_numbers_results_and_blank_lines() {
+        let two_words = |l: &str| l.split_whitespace().count() == 2;
+        assert!(every_move_line(
+            "Eva vier\n1... Eva fünf\n\n1-0\n12.\n",
+            two_words
+        ));
+        assert!(!every_move_line("Eva vier\ne4\n", two_words));
+        assert!(!every_move_line("\n1-0\n*\n", two_words));
+        assert!(!every_move_line("", two_words));
+    }
+
+    #[test]
+    fn a_game_keeps_at_most_the_token_limit() {
+        let text = "Nf3 ".repeat(MAX_TOKENS_PER_GAME + 500);
+        let games = split_games(&text, false);
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].moves.len(), MAX_TOKENS_PER_GAME);
+        let spoken = "Eva vier\n".repeat(MAX_TOKENS_PER_GAME + 1);
+        assert_eq!(
+            split_games(&spoken, true)[0].moves.len(),
+            MAX_TOKENS_PER_GAME
+        );
+        // Streaming hands over the same games as splitting.
+        let mut streamed = Vec::new();
+        for_each_game("e4 e5\n\n1. d4 d5\n2. c4", false, |g| streamed.push(g));
+        assert_eq!(streamed, split_games("e4 e5\n\n1. d4 d5\n2. c4", false));
+    }
+
+    #[test]
     fn long_tokens_pass_through() {
         let long = "x".repeat(10_000);
         let games = split_games(&long, false);
         assert_eq!(games[0].moves[0].text.len(), 10_000);
         // Deeply nested brackets and many glued numbers stay linear and recursion-free.
         let nested = "(".repeat(100_000);
-        assert!(split_games(&nested, false).is_empty());
+        let games = split_games(&nested, false);
+        assert_eq!(games.len(), 1);
+        assert!(games[0].moves.is_empty());
+        assert_eq!(games[0].unclosed.map(|u| u.bracket), Some('('));
         let numbers = "1.".repeat(100_000);
         assert!(split_games(&numbers, false).is_empty());
     }

@@ -178,6 +178,20 @@ fn explain_illegal(pos: &Chess, mode: CastlingMode, spec: &MoveSpec, legal: &Mov
             }
             Some(p) => {
                 if let Target::Square(to) = spec.target {
+                    if spec.promotion.is_some() {
+                        if p.role != Role::Pawn {
+                            return format!(
+                                "only a pawn can promote, not the {} on {from}",
+                                role_name(p.role)
+                            );
+                        }
+                        if legal.iter().any(|m| m.from() == Some(from) && m.to() == to) {
+                            return format!(
+                                "the pawn on {from} goes to {to} without promoting (only the \
+                                 last rank promotes); write the move without a promotion piece"
+                            );
+                        }
+                    }
                     if p.role == Role::King
                         && !spec.castling_by_rook_square
                         && mode == CastlingMode::Standard
@@ -360,5 +374,24 @@ mod tests {
             "the pawn on e7 is black's, and white is to move"
         );
         assert_eq!(why("g1", "g3"), "the knight on g1 cannot go to g3 here");
+        // A promotion piece on a move that promotes nothing says so, not "cannot go".
+        let promo = |from: &str, to: &str| match resolve(
+            &p,
+            CastlingMode::Standard,
+            &MoveSpec::coordinates(sq(from), sq(to), Some(Role::Queen)),
+        ) {
+            Err(ResolveError::Illegal(s)) => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            promo("e2", "e4"),
+            "the pawn on e2 goes to e4 without promoting (only the last rank promotes); \
+             write the move without a promotion piece"
+        );
+        assert_eq!(
+            promo("g1", "f3"),
+            "only a pawn can promote, not the knight on g1"
+        );
+        assert_eq!(promo("e2", "e5"), "the pawn on e2 cannot go to e5 here");
     }
 }

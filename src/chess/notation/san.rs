@@ -70,7 +70,7 @@ pub fn strip_suffixes(text: &str) -> &str {
     let mut t = text.trim_end();
     loop {
         let before = t.len();
-        t = t.trim_end_matches(['+', '#', '‡', '†', '!', '?']);
+        t = t.trim_end_matches(['+', '#', '‡', '†', '!', '?', '‼', '⁇', '⁉', '⁈']);
         if let Some(rest) = t.strip_suffix("(=)") {
             t = rest;
         }
@@ -463,7 +463,7 @@ mod tests {
     fn suffixes_are_ignored() {
         for s in [
             "Nf3+", "Nf3++", "Nf3#", "Nf3‡", "Nf3!", "Nf3?", "Nf3!?", "Nf3?!", "Nf3!!", "Nf3??",
-            "Nf3(=)", "Nf3 (=)", "Nf3+!", "Nf3 !?",
+            "Nf3(=)", "Nf3 (=)", "Nf3+!", "Nf3 !?", "Nf3‼", "Nf3⁉", "Nf3+⁈", "Nf3 ⁇",
         ] {
             check(s, "N..f3");
         }

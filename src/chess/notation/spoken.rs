@@ -258,6 +258,36 @@ fn raw_words(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
+/// Whether `text` is made of words the reader knows, one of them at least a word of the
+/// vocabulary ("Eva vier", "Kurze Rochade", "Springer f drei"), rather than of letters and
+/// digits alone ("e4", "O-O", "e4 x d5"): how auto-detection tells a spoken move from a written
+/// one. Syntax only.
+pub fn looks_like(text: &str, lang: &Language) -> bool {
+    if text.len() > super::MAX_MOVE_BYTES {
+        return false;
+    }
+    let lexicon = lang.vocabulary().lexicon();
+    let folded: Vec<String> = raw_words(text)
+        .map(fold)
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut i = 0;
+    let mut from_vocabulary = false;
+    while i < folded.len() {
+        match lexicon.longest_match(&folded[i..]) {
+            Some((_, len)) => {
+                // Accepted typed forms made of single letters or digits ("x", "e.p.", "O-O")
+                // appear in written notation too; a real word decides.
+                from_vocabulary |= folded[i..i + len].iter().any(|w| w.chars().count() > 1);
+                i += len;
+            }
+            None if built_in_meaning(&folded[i]).is_some() => i += 1,
+            None => return false,
+        }
+    }
+    from_vocabulary
+}
+
 /// Reads a spoken move into a spec, without the position.
 ///
 /// A file name followed by a rank name is a square; the last square is the destination, a
@@ -607,6 +637,33 @@ mod tests {
                 matches!(parse(text, de()), Err(MoveErrorKind::Malformed { .. })),
                 "{text:?}"
             );
+        }
+    }
+
+    #[test]
+    fn spoken_moves_are_told_from_written_ones() {
+        let es = Language::builtin("es").unwrap();
+        for (text, lang, spoken) in [
+            ("Eva vier", de(), true),
+            ("Springer Gustav eins Felix drei Schach", de(), true),
+            ("Kurze Rochade", de(), true),
+            ("Springer f 3", de(), true),
+            ("enroque corto", es, true),
+            ("Caballo Félix tres", es, true),
+            ("e4", de(), false),
+            ("e4 e5", de(), false),
+            ("e 4", de(), false),
+            ("Sf3", de(), false),
+            ("O-O", de(), false),
+            ("e4 x d5", de(), false),
+            ("e4 nimmt d5", de(), true),
+            ("exd6 e.p.", de(), false),
+            ("5254 5755", de(), false),
+            ("GEGO SESO", de(), false),
+            ("Springer Felicks drei", de(), false),
+            ("", de(), false),
+        ] {
+            assert_eq!(looks_like(text, lang), spoken, "{text:?}");
         }
     }
 
