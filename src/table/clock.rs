@@ -98,7 +98,11 @@ impl Bonus {
 
     /// A zero increment or delay is no bonus: one value, one spelling.
     fn normalized(self) -> Bonus {
-        if self.seconds() == 0 { Bonus::None } else { self }
+        if self.seconds() == 0 {
+            Bonus::None
+        } else {
+            self
+        }
     }
 }
 
@@ -333,15 +337,19 @@ fn whole_number(text: &str, what: &str) -> Result<u64, String> {
 /// One PGN field: `[moves/]seconds[+increment | d delay | b delay]`.
 fn parse_period(text: &str) -> Result<Period, String> {
     if text.is_empty() {
-        return Err("empty period (a colon at an end, or two in a row): expected \
+        return Err(
+            "empty period (a colon at an end, or two in a row): expected \
                     `seconds`, `moves/seconds`, `seconds+increment`, `seconds d delay` \
                     or `seconds b delay`"
-            .into());
+                .into(),
+        );
     }
     if text.starts_with('*') {
-        return Err("a sandclock (`*seconds`, PGN §9.6.1) is not supported: time flows from \
+        return Err(
+            "a sandclock (`*seconds`, PGN §9.6.1) is not supported: time flows from \
                     one side to the other, which no FIDE control uses"
-            .into());
+                .into(),
+        );
     }
     let (moves, rest) = match text.split_once('/') {
         Some((moves, rest)) => {
@@ -496,7 +504,9 @@ pub enum ScheduleError {
 /// required because a bare `10` could be seconds or minutes.
 fn parse_duration(text: &str, what: &str) -> Result<u64, String> {
     if text.is_empty() {
-        return Err(format!("expected {what} such as `10m` or `30s`, found nothing"));
+        return Err(format!(
+            "expected {what} such as `10m` or `30s`, found nothing"
+        ));
     }
     let mut total: u64 = 0;
     let mut rest = text;
@@ -648,7 +658,10 @@ impl AnnounceSchedule {
         self.rules
             .iter()
             .filter_map(|rule| {
-                let t = ms.div_ceil(rule.every_ms).max(1).saturating_mul(rule.every_ms);
+                let t = ms
+                    .div_ceil(rule.every_ms)
+                    .max(1)
+                    .saturating_mul(rule.every_ms);
                 rule.below_ms.is_none_or(|below| t <= below).then_some(t)
             })
             .min()
@@ -669,15 +682,18 @@ impl AnnounceSchedule {
     /// How far the time must climb above an announced threshold before it is announced
     /// again: to the next threshold, or one largest step when there is none above.
     fn rearm_level(&self, announced: u64) -> u64 {
-        self.at_or_above(announced.saturating_add(1)).unwrap_or_else(|| {
-            let step = self.rules.iter().map(|r| r.every_ms).max().unwrap_or(0);
-            announced.saturating_add(step)
-        })
+        self.at_or_above(announced.saturating_add(1))
+            .unwrap_or_else(|| {
+                let step = self.rules.iter().map(|r| r.every_ms).max().unwrap_or(0);
+                announced.saturating_add(step)
+            })
     }
 }
 
 fn rule_text(rule: &AnnounceRule) -> String {
-    let below = rule.below_ms.map_or_else(|| "*".to_string(), format_duration);
+    let below = rule
+        .below_ms
+        .map_or_else(|| "*".to_string(), format_duration);
     format!("{}@{below}", format_duration(rule.every_ms))
 }
 
@@ -785,11 +801,17 @@ pub enum ClockError {
     Paused,
     NotPaused,
     /// Only the side whose clock runs completes a move by pressing (6.2.1).
-    NotRunning { pressed: Color, running: Color },
+    NotRunning {
+        pressed: Color,
+        running: Color,
+    },
     /// This side's time ran out before the press; the game is decided by 6.9.
     Flagged(Color),
     /// `now` is earlier than the instant the running clock started: a caller's clock error.
-    TimeWentBackwards { since: Millis, now: Millis },
+    TimeWentBackwards {
+        since: Millis,
+        now: Millis,
+    },
     /// An adjustment would take more time than there is; set the time instead.
     BelowZero {
         color: Color,
@@ -993,9 +1015,8 @@ impl Clock {
         let initial = i128::from(tc.period(0).seconds_ms());
         for color in Color::ALL {
             let left = i128::from(state.used_ms[color]) + i128::from(state.remaining_ms[color]);
-            let right = initial
-                + i128::from(state.bonus_ms[color])
-                + i128::from(state.arbiter_ms[color]);
+            let right =
+                initial + i128::from(state.bonus_ms[color]) + i128::from(state.arbiter_ms[color]);
             if left != right {
                 return Err(ClockError::InvalidState(
                     "used + remaining differs from initial + bonus + arbiter",
@@ -1051,10 +1072,7 @@ impl Clock {
     /// Moves `color` must still complete before its next time control, if its period has one.
     pub fn moves_to_control(&self, color: Color) -> Option<u32> {
         let (index, done) = self.tc.period_of(self.st.moves_made[color]);
-        self.tc
-            .period(index)
-            .moves
-            .map(|n| n.saturating_sub(done))
+        self.tc.period(index).moves.map(|n| n.saturating_sub(done))
     }
 
     /// The simple delay of `color`'s current move, in full.
@@ -1457,7 +1475,15 @@ mod tests {
         }
         assert_eq!(format_duration(90 * SECOND), "1m30s");
         assert_eq!(format_duration(HOUR + 5 * SECOND), "1h5s");
-        for bad in ["", "10", "m", "5x", "30s1m", "1m1m", "99999999999999999999h"] {
+        for bad in [
+            "",
+            "10",
+            "m",
+            "5x",
+            "30s1m",
+            "1m1m",
+            "99999999999999999999h",
+        ] {
             assert!(parse_duration(bad, "x").is_err(), "{bad}");
         }
     }
@@ -1507,6 +1533,6 @@ mod tests {
         assert_eq!(tc.period_of(75), (2, 15));
         assert_eq!(tc.period_of(80), (3, 0));
         assert_eq!(tc.period(3).seconds, 3600);
-        assert_eq!(tc.period_of(u32::MAX).1 < 20, true);
+        assert!(tc.period_of(u32::MAX).1 < 20);
     }
 }
