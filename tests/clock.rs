@@ -1,5 +1,7 @@
 //! The talking clock's arithmetic, data-driven: scripts of presses and readings against FIDE 6.
 
+use annabella::chess::language::Language;
+use annabella::chess::phrases::clock_phrase;
 use annabella::table::clock::{
     AnnounceSchedule, Bonus, Clock, ClockError, ClockState, Pace, Period, TimeControl,
     TimeControlError, TimeControlTag,
@@ -721,6 +723,26 @@ fn pace_follows_fide_a1_and_b1() {
     }
     assert!(Pace::Rapid.one_minute_penalties());
     assert!(!Pace::Standard.one_minute_penalties());
+}
+
+#[test]
+fn the_report_feeds_the_spoken_clock() {
+    let mut clock = Clock::new("40/5400+30:1800+30".parse().unwrap());
+    clock.start(0).unwrap();
+    clock.press(Color::White, 10 * 60_000).unwrap();
+    let report = clock.report(12 * 60_000 + 30_000);
+    let en = Language::builtin("en").unwrap();
+    assert_eq!(
+        clock_phrase(
+            report.white_ms,
+            report.black_ms,
+            report.moves_played,
+            en.vocabulary()
+        ),
+        "White one hour twenty-one minutes, Black one hour twenty-eight minutes, one move played"
+    );
+    assert_eq!(report.moves_to_control.white, Some(39));
+    assert_eq!(report.remaining_ms(Color::Black), 5_430_000 - 150_000);
 }
 
 #[test]
