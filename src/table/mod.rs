@@ -3,6 +3,9 @@
 //! - [`detector`]: sensor events → touched / made / promotion pending / illegal / mismatch /
 //!   takeback, exactly as FIDE Appendix D defines touching and making a move.
 //! - [`corrections`]: the fewest hand actions that bring a board to a position.
+//! - [`clock`]: the talking clock's pure arithmetic — time controls, presses, delays, flags,
+//!   penalties and announcement thresholds (FIDE 6, D.2.6).
 
+pub mod clock;
 pub mod corrections;
 pub mod detector;
