@@ -1009,7 +1009,7 @@ impl MoveDetector {
             self.back_at_base(out);
             return;
         }
-        if self.already_reported() {
+        if self.already_reported() || self.taking_back_a_capture() {
             return;
         }
         let shows = |b: &Board| match self.kind {
@@ -1025,6 +1025,24 @@ impl MoveDetector {
         }
         let reason = (explained && self.turn != Turn::Owed).then(|| self.classify());
         self.report_wrong(reason, out);
+    }
+
+    /// The board shows the position before the last move except for the piece that move
+    /// captured: a takeback on its way (the captured piece is put back last, since its hole
+    /// was taken).
+    fn taking_back_a_capture(&self) -> bool {
+        let Some(&last) = self.ply.checked_sub(1).and_then(|i| self.moves.get(i)) else {
+            return false;
+        };
+        let Some(taken) = captured_square(last) else {
+            return false;
+        };
+        let mut before = self.history[self.ply - 1].clone();
+        before.discard_piece_at(taken);
+        match self.kind {
+            BoardKind::Occupancy => self.occ == before.occupied(),
+            BoardKind::Identity => self.observed == before,
+        }
     }
 
     // ------------------------------------------------------------------ occupancy boards
@@ -1051,7 +1069,7 @@ impl MoveDetector {
         }
         self.hand.push(Peg { origin: sq, piece });
         self.last_lift[sq as usize] = self.seq;
-        if touch && self.turn == Turn::Own && !self.touched.contains(sq) {
+        if touch && self.turn == Turn::Own && !self.game_over && !self.touched.contains(sq) {
             self.touched.add(sq);
             if let Some(p) = piece
                 && self.history[self.ply].piece_at(sq) == Some(p)
@@ -1176,9 +1194,14 @@ impl MoveDetector {
         // Complete candidates.
         let mut first: Option<usize> = None;
         let mut others = false;
+        let mut castle: Option<usize> = None;
+        let mut all_by_castling_pieces = true;
         for (i, c) in self.cands.iter().enumerate() {
             if c.occ != self.occ || !self.consistent(c) {
                 continue;
+            }
+            if c.m.is_castle() {
+                castle = Some(i);
             }
             match first {
                 None => first = Some(i),
@@ -1188,6 +1211,25 @@ impl MoveDetector {
                         others = true;
                     }
                 }
+            }
+        }
+        if others && let Some(k) = castle {
+            // King and rook were out of their holes together: in Chess960 a rook step into a
+            // hole the king left, or a king step, shows the same occupancy as the castling.
+            // The player handled both pieces (4.4.1 makes that castling), so castling wins.
+            let pieces = moved_squares(self.cands[k].m);
+            for c in &self.cands {
+                if c.m != self.cands[k].m
+                    && c.occ == self.occ
+                    && self.consistent(c)
+                    && !c.m.from().is_some_and(|f| pieces.contains(f))
+                {
+                    all_by_castling_pieces = false;
+                }
+            }
+            if all_by_castling_pieces {
+                first = Some(k);
+                others = false;
             }
         }
         if let Some(i) = first {
@@ -1280,6 +1322,7 @@ impl MoveDetector {
         }
         if piece.is_none()
             && self.turn == Turn::Own
+            && !self.game_over
             && self.pending.is_none()
             && !self.touched.contains(sq)
             && let Some(p) = self.history[self.ply].piece_at(sq)
