@@ -19,6 +19,9 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Move, Piece, Position, Role, Square};
 
+type Surplus = Vec<(Square, Option<Piece>)>;
+type Missing = Vec<(Square, Piece)>;
+
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 #[derive(Clone)]
@@ -116,7 +119,11 @@ fn line(c: &Conclusion, mode: CastlingMode) -> String {
         Conclusion::Illegal {
             reason,
             corrections,
-        } => format!("illegal {} {}", reason_text(*reason), correction_text(corrections)),
+        } => format!(
+            "illegal {} {}",
+            reason_text(*reason),
+            correction_text(corrections)
+        ),
         Conclusion::Mismatch {
             corrections,
             unverifiable,
@@ -184,14 +191,8 @@ impl Run {
     fn event(&mut self, event: SensorEvent) {
         self.t += 10;
         let mut out = Vec::new();
-        self.det.handle(
-            &self.game,
-            &Timed {
-                at: self.t,
-                event,
-            },
-            &mut out,
-        );
+        self.det
+            .handle(&self.game, &Timed { at: self.t, event }, &mut out);
         self.take(out);
     }
 
@@ -272,20 +273,28 @@ fn lifting_a_piece_is_touching_it() {
 
 #[test]
 fn an_opponent_piece_lifted_first_is_reported_too() {
-    check(START, "Ld8 Pd8 Le2 Pe4", &["touched d8 q", "touched e2 P", "move e2e4"]);
+    check(
+        START,
+        "Ld8 Pd8 Le2 Pe4",
+        &["touched d8 q", "touched e2 P", "move e2e4"],
+    );
 }
 
 #[test]
 fn a_piece_in_a_different_hole_is_a_move() {
     check(START, "Le2 Pe4", &["touched e2 P", "move e2e4"]);
-    check(START, "Le2 Pe4 Le7 Pe5 Lg1 Pf3", &[
-        "touched e2 P",
-        "move e2e4",
-        "touched e7 p",
-        "move e7e5",
-        "touched g1 N",
-        "move g1f3",
-    ]);
+    check(
+        START,
+        "Le2 Pe4 Le7 Pe5 Lg1 Pf3",
+        &[
+            "touched e2 P",
+            "move e2e4",
+            "touched e7 p",
+            "move e7e5",
+            "touched g1 N",
+            "move g1f3",
+        ],
+    );
 }
 
 #[test]
@@ -297,12 +306,20 @@ const CAPTURE: &str = "4k3/8/8/4p3/8/5N2/8/4K3 w - - 0 1";
 
 #[test]
 fn capture_with_the_captured_piece_lifted_first() {
-    check(CAPTURE, "Le5 Lf3 Pe5", &["touched e5 p", "touched f3 N", "move f3e5"]);
+    check(
+        CAPTURE,
+        "Le5 Lf3 Pe5",
+        &["touched e5 p", "touched f3 N", "move f3e5"],
+    );
 }
 
 #[test]
 fn capture_with_the_capturer_lifted_first() {
-    check(CAPTURE, "Lf3 Le5 Pe5", &["touched f3 N", "touched e5 p", "move f3e5"]);
+    check(
+        CAPTURE,
+        "Lf3 Le5 Pe5",
+        &["touched f3 N", "touched e5 p", "move f3e5"],
+    );
 }
 
 #[test]
@@ -322,8 +339,15 @@ fn en_passant_in_all_three_orders() {
             run.token(tok);
         }
         run.finish();
-        assert_eq!(run.lines.last().map(String::as_str), Some("move e5d6"), "{script}");
-        assert!(!run.lines.iter().any(|l| l.starts_with("illegal")), "{script}");
+        assert_eq!(
+            run.lines.last().map(String::as_str),
+            Some("move e5d6"),
+            "{script}"
+        );
+        assert!(
+            !run.lines.iter().any(|l| l.starts_with("illegal")),
+            "{script}"
+        );
     }
 }
 
@@ -358,8 +382,18 @@ fn castling_rook_first_with_touch_move_warn() {
         touch: TouchMove::Warn,
         ..peg()
     };
-    check_with(&opts, CASTLING, "Lh1 Pf1 Le1 Pg1", &["touched h1 R", "move e1g1 warn:rook-first"]);
-    check_with(&opts, CASTLING, "Le1 Pg1 Lh1 Pf1", &["touched e1 K", "move e1g1"]);
+    check_with(
+        &opts,
+        CASTLING,
+        "Lh1 Pf1 Le1 Pg1",
+        &["touched h1 R", "move e1g1 warn:rook-first"],
+    );
+    check_with(
+        &opts,
+        CASTLING,
+        "Le1 Pg1 Lh1 Pf1",
+        &["touched e1 K", "move e1g1"],
+    );
 }
 
 #[test]
@@ -368,12 +402,17 @@ fn castling_rook_first_with_touch_move_strict_keeps_the_rook_move() {
         touch: TouchMove::Strict,
         ..peg()
     };
-    check_with(&opts, CASTLING, "Lh1 Pf1 Le1 Pg1 Lg1 Pe1", &[
-        "touched h1 R",
-        "move h1f1",
-        "illegal touch:rook-first Kg1-e1",
-        "in-sync",
-    ]);
+    check_with(
+        &opts,
+        CASTLING,
+        "Lh1 Pf1 Le1 Pg1 Lg1 Pe1",
+        &[
+            "touched h1 R",
+            "move h1f1",
+            "illegal touch:rook-first Kg1-e1",
+            "in-sync",
+        ],
+    );
 }
 
 #[test]
@@ -381,35 +420,51 @@ fn a_rook_move_that_could_begin_castling_is_held_then_released() {
     // Released by the clock …
     check(CASTLING, "Lh1 Pf1 wait", &["touched h1 R", "move h1f1"]);
     // … by the opponent's next lift …
-    check(CASTLING, "Lh1 Pf1 Le8 Pd8", &["touched h1 R", "move h1f1", "touched e8 k", "move e8d8"]);
+    check(
+        CASTLING,
+        "Lh1 Pf1 Le8 Pd8",
+        &["touched h1 R", "move h1f1", "touched e8 k", "move e8d8"],
+    );
     // … by the king going back home …
     check(CASTLING, "Lh1 Pf1 Le1 Pe1", &["touched h1 R", "move h1f1"]);
     // … or by the king going elsewhere, which is then a second white move.
-    check(CASTLING, "Lh1 Pf1 Le1 Pe2", &[
-        "touched h1 R",
-        "move h1f1",
-        "illegal wrong-side:white Ke2-e1",
-    ]);
+    check(
+        CASTLING,
+        "Lh1 Pf1 Le1 Pe2",
+        &[
+            "touched h1 R",
+            "move h1f1",
+            "illegal wrong-side:white Ke2-e1",
+        ],
+    );
 }
 
 #[test]
 fn after_the_hold_expired_the_king_move_is_out_of_turn() {
-    check(CASTLING, "Lh1 Pf1 wait Le1 Pg1", &[
-        "touched h1 R",
-        "move h1f1",
-        "touched e1 K",
-        "illegal wrong-side:white Kg1-e1",
-    ]);
+    check(
+        CASTLING,
+        "Lh1 Pf1 wait Le1 Pg1",
+        &[
+            "touched h1 R",
+            "move h1f1",
+            "touched e1 K",
+            "illegal wrong-side:white Kg1-e1",
+        ],
+    );
 }
 
 #[test]
 fn illegal_castling_is_named() {
     // The f1 square is attacked by the bishop on c4.
-    check("4k3/8/8/8/2b5/8/8/4K2R w K - 0 1", "Le1 Pg1 Lh1 Pf1", &[
-        "touched e1 K",
-        "illegal castling Kg1-e1",
-        "illegal castling Rf1-h1,Kg1-e1",
-    ]);
+    check(
+        "4k3/8/8/8/2b5/8/8/4K2R w K - 0 1",
+        "Le1 Pg1 Lh1 Pf1",
+        &[
+            "touched e1 K",
+            "illegal castling Kg1-e1",
+            "illegal castling Rf1-h1,Kg1-e1",
+        ],
+    );
 }
 
 fn c960() -> Opts {
@@ -423,9 +478,19 @@ fn c960() -> Opts {
 fn chess960_king_b1_rook_a1_castles_queenside_either_way() {
     let fen = "1k6/8/8/8/8/8/8/RK6 w A - 0 1";
     // King first: Kb1-c1 is also an ordinary king move, held until the rook decides.
-    check_with(&c960(), fen, "Lb1 Pc1 La1 Pd1", &["touched b1 K", "move b1a1"]);
+    check_with(
+        &c960(),
+        fen,
+        "Lb1 Pc1 La1 Pd1",
+        &["touched b1 K", "move b1a1"],
+    );
     // Rook first: a1-d1 jumps over the king, so it can only be castling's first half.
-    check_with(&c960(), fen, "La1 Pd1 Lb1 Pc1", &["touched a1 R", "move b1a1"]);
+    check_with(
+        &c960(),
+        fen,
+        "La1 Pd1 Lb1 Pc1",
+        &["touched a1 R", "move b1a1"],
+    );
     // The king step alone stands once the hold expires.
     check_with(&c960(), fen, "Lb1 Pc1 wait", &["touched b1 K", "move b1c1"]);
 }
@@ -433,8 +498,18 @@ fn chess960_king_b1_rook_a1_castles_queenside_either_way() {
 #[test]
 fn chess960_king_and_rook_swapping_holes() {
     let fen = "k7/8/8/8/8/8/8/5KR1 w G - 0 1";
-    check_with(&c960(), fen, "Lf1 Lg1 Pg1 Pf1", &["touched f1 K", "move f1g1"]);
-    check_with(&c960(), fen, "Lg1 Lf1 Pf1 Pg1", &["touched g1 R", "move f1g1"]);
+    check_with(
+        &c960(),
+        fen,
+        "Lf1 Lg1 Pg1 Pf1",
+        &["touched f1 K", "move f1g1"],
+    );
+    check_with(
+        &c960(),
+        fen,
+        "Lg1 Lf1 Pf1 Pg1",
+        &["touched g1 R", "move f1g1"],
+    );
     // Each put back into its own hole, one after the other: nothing moved.
     check_with(&c960(), fen, "Lf1 Pf1 Lg1 Pg1", &["touched f1 K"]);
 }
@@ -443,15 +518,35 @@ fn chess960_king_and_rook_swapping_holes() {
 fn chess960_king_goes_to_the_rooks_hole() {
     let fen = "k7/8/8/8/8/8/8/4K1R1 w G - 0 1";
     // Rook first: Rg1-f1 is a legal rook move and half of the castling: held.
-    check_with(&c960(), fen, "Lg1 Pf1 Le1 Pg1", &["touched g1 R", "move e1g1"]);
-    check_with(&c960(), fen, "Le1 Lg1 Pg1 Pf1", &["touched e1 K", "move e1g1"]);
+    check_with(
+        &c960(),
+        fen,
+        "Lg1 Pf1 Le1 Pg1",
+        &["touched g1 R", "move e1g1"],
+    );
+    check_with(
+        &c960(),
+        fen,
+        "Le1 Lg1 Pg1 Pf1",
+        &["touched e1 K", "move e1g1"],
+    );
 }
 
 #[test]
 fn chess960_rook_goes_to_the_kings_hole() {
     let fen = "6k1/8/8/8/8/8/8/5K1R w H - 0 1";
-    check_with(&c960(), fen, "Lf1 Pg1 Lh1 Pf1", &["touched f1 K", "move f1h1"]);
-    check_with(&c960(), fen, "Lh1 Lf1 Pg1 Pf1", &["touched h1 R", "move f1h1"]);
+    check_with(
+        &c960(),
+        fen,
+        "Lf1 Pg1 Lh1 Pf1",
+        &["touched f1 K", "move f1h1"],
+    );
+    check_with(
+        &c960(),
+        fen,
+        "Lh1 Lf1 Pg1 Pf1",
+        &["touched h1 R", "move f1h1"],
+    );
 }
 
 #[test]
@@ -466,8 +561,16 @@ const PROMOTION: &str = "1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1";
 
 #[test]
 fn promotion_waits_for_the_key() {
-    check(PROMOTION, "La7 Pa8", &["touched a7 P", "promotion-pending a7a8"]);
-    check(PROMOTION, "La7 Pa8 KN", &["touched a7 P", "promotion-pending a7a8", "move a7a8n"]);
+    check(
+        PROMOTION,
+        "La7 Pa8",
+        &["touched a7 P", "promotion-pending a7a8"],
+    );
+    check(
+        PROMOTION,
+        "La7 Pa8 KN",
+        &["touched a7 P", "promotion-pending a7a8", "move a7a8n"],
+    );
 }
 
 #[test]
@@ -478,17 +581,24 @@ fn promotion_chosen_through_the_control_interface() {
     let mut out = Vec::new();
     run.det.choose_promotion(&run.game, Role::Rook, &mut out);
     run.take(out);
-    assert_eq!(run.lines, ["touched a7 P", "promotion-pending a7a8", "move a7a8r"]);
+    assert_eq!(
+        run.lines,
+        ["touched a7 P", "promotion-pending a7a8", "move a7a8r"]
+    );
 }
 
 #[test]
 fn promotion_with_capture() {
-    check(PROMOTION, "Lb8 La7 Pb8 KQ", &[
-        "touched b8 n",
-        "touched a7 P",
-        "promotion-pending a7b8",
-        "move a7b8q",
-    ]);
+    check(
+        PROMOTION,
+        "Lb8 La7 Pb8 KQ",
+        &[
+            "touched b8 n",
+            "touched a7 P",
+            "promotion-pending a7b8",
+            "move a7b8q",
+        ],
+    );
 }
 
 #[test]
@@ -500,49 +610,62 @@ fn promotion_piece_announced_before_the_pawn_arrives() {
 
 #[test]
 fn an_impossible_knight_move_with_corrections_then_in_sync() {
-    check(START, "Lg1 Pg3 Lg3 Pg1", &[
-        "touched g1 N",
-        "illegal way:Ng1-g3 Ng3-g1",
-        "in-sync",
-    ]);
+    check(
+        START,
+        "Lg1 Pg3 Lg3 Pg1",
+        &["touched g1 N", "illegal way:Ng1-g3 Ng3-g1", "in-sync"],
+    );
 }
 
 #[test]
 fn after_an_illegal_move_a_legal_one_counts() {
-    check(START, "Lg1 Pg3 Lg3 Pf3", &["touched g1 N", "illegal way:Ng1-g3 Ng3-g1", "move g1f3"]);
+    check(
+        START,
+        "Lg1 Pg3 Lg3 Pf3",
+        &["touched g1 N", "illegal way:Ng1-g3 Ng3-g1", "move g1f3"],
+    );
 }
 
 #[test]
 fn a_pinned_piece_may_not_move() {
-    check("4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1", "Le2 Pd3", &[
-        "touched e2 B",
-        "illegal check:Be2-d3 Bd3-e2",
-    ]);
+    check(
+        "4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1",
+        "Le2 Pd3",
+        &["touched e2 B", "illegal check:Be2-d3 Bd3-e2"],
+    );
 }
 
 #[test]
 fn the_king_may_not_walk_into_check() {
-    check("4k3/8/8/8/8/8/3r4/4K3 w - - 0 1", "Le1 Pe2 Le2 Pf1", &[
-        "touched e1 K",
-        "illegal check:Ke1-e2 Ke2-e1",
-        "move e1f1",
-    ]);
+    check(
+        "4k3/8/8/8/8/8/3r4/4K3 w - - 0 1",
+        "Le1 Pe2 Le2 Pf1",
+        &["touched e1 K", "illegal check:Ke1-e2 Ke2-e1", "move e1f1"],
+    );
 }
 
 #[test]
 fn a_piece_of_the_side_not_to_move() {
-    check(START, "Le7 Pe5", &["touched e7 p", "illegal wrong-side:black pe5-e7"]);
+    check(
+        START,
+        "Le7 Pe5",
+        &["touched e7 p", "illegal wrong-side:black pe5-e7"],
+    );
 }
 
 #[test]
 fn several_pieces_displaced_are_corrected_square_by_square() {
-    check(START, "Lg1 Pg4 Lb1 Pb4 Lg4 Pg1 Lb4 Pb1", &[
-        "touched g1 N",
-        "illegal way:Ng1-g4 Ng4-g1",
-        "illegal displaced Nb4-b1,Ng4-g1",
-        "illegal way:Nb1-b4 Nb4-b1",
-        "in-sync",
-    ]);
+    check(
+        START,
+        "Lg1 Pg4 Lb1 Pb4 Lg4 Pg1 Lb4 Pb1",
+        &[
+            "touched g1 N",
+            "illegal way:Ng1-g4 Ng4-g1",
+            "illegal displaced Nb4-b1,Ng4-g1",
+            "illegal way:Nb1-b4 Nb4-b1",
+            "in-sync",
+        ],
+    );
 }
 
 #[test]
@@ -576,12 +699,12 @@ fn takeback_of_one_move() {
         ..peg()
     };
     check_with(&opts, START, "Le5 Pe7", &["touched e5 p", "takeback 1"]);
-    check_with(&opts, START, "Le5 Pe7 Le4 Pe2", &[
-        "touched e5 p",
-        "takeback 1",
-        "touched e4 P",
-        "takeback 1",
-    ]);
+    check_with(
+        &opts,
+        START,
+        "Le5 Pe7 Le4 Pe2",
+        &["touched e5 p", "takeback 1", "touched e4 P", "takeback 1"],
+    );
 }
 
 #[test]
@@ -590,7 +713,12 @@ fn takeback_of_two_moves() {
         moves: vec!["e2e4", "e7e5", "g1f3"],
         ..peg()
     };
-    check_with(&opts, START, "Lf3 Le5 Pg1 Pe7", &["touched f3 N", "touched e5 p", "takeback 2"]);
+    check_with(
+        &opts,
+        START,
+        "Lf3 Le5 Pg1 Pe7",
+        &["touched f3 N", "touched e5 p", "takeback 2"],
+    );
 }
 
 #[test]
@@ -599,10 +727,12 @@ fn takeback_of_a_capture_puts_the_piece_back() {
         moves: vec!["f3e5"],
         ..peg()
     };
-    check_with(&opts, "r3k3/8/8/4p3/8/5N2/8/4K3 w - - 0 1", "Le5 Pf3 Pe5", &[
-        "touched e5 N",
-        "takeback 1",
-    ]);
+    check_with(
+        &opts,
+        "r3k3/8/8/4p3/8/5N2/8/4K3 w - - 0 1",
+        "Le5 Pf3 Pe5",
+        &["touched e5 N", "takeback 1"],
+    );
 }
 
 #[test]
@@ -612,7 +742,12 @@ fn a_refused_takeback_leaves_the_board_wrong_until_restored() {
         accept_takeback: false,
         ..peg()
     };
-    check_with(&opts, START, "Le4 Pe2 Le2 Pe4", &["touched e4 P", "takeback 1"]);
+    check_with(
+        &opts,
+        START,
+        "Le4 Pe2 Le2 Pe4",
+        &["touched e4 P", "takeback 1"],
+    );
 }
 
 // ---------------------------------------------------------------- mismatch and replication
@@ -635,14 +770,23 @@ fn power_up_snapshot_with_the_game_ahead_takes_the_game() {
     };
     let occ = Board::new().occupied();
     // The board shows the start: it owes both moves, so the snapshot is compared with the game.
-    check_with(&opts, START, &format!("S{:016X}", occ.0), &["mismatch ?e2-e4,?e7-e5 ?"]);
+    check_with(
+        &opts,
+        START,
+        &format!("S{:016X}", occ.0),
+        &["mismatch ?e2-e4,?e7-e5 ?"],
+    );
 }
 
 #[test]
 fn a_later_snapshot_explains_a_move_made_while_disconnected() {
     let occ = Board::new().occupied();
     let after = occ.without(Square::E2).with(Square::E4);
-    check(START, &format!("S{:016X} S{:016X}", occ.0, after.0), &["move e2e4"]);
+    check(
+        START,
+        &format!("S{:016X} S{:016X}", occ.0, after.0),
+        &["move e2e4"],
+    );
 }
 
 fn replicating() -> Opts {
@@ -657,19 +801,22 @@ fn replicating() -> Opts {
 fn replicating_the_opponents_move() {
     check_with(&replicating(), START, "!e7e5 Le7 Pe5", &["replicated e7e5"]);
     // Then the player's own move.
-    check_with(&replicating(), START, "!e7e5 Le7 Pe5 Lg1 Pf3", &[
-        "replicated e7e5",
-        "touched g1 N",
-        "move g1f3",
-    ]);
+    check_with(
+        &replicating(),
+        START,
+        "!e7e5 Le7 Pe5 Lg1 Pf3",
+        &["replicated e7e5", "touched g1 N", "move g1f3"],
+    );
 }
 
 #[test]
 fn replicating_wrongly_is_a_mismatch_until_fixed() {
-    check_with(&replicating(), START, "!e7e5 Le7 Pe6 Le6 Pe5", &[
-        "mismatch pe6-e5 ?",
-        "replicated e7e5",
-    ]);
+    check_with(
+        &replicating(),
+        START,
+        "!e7e5 Le7 Pe6 Le6 Pe5",
+        &["mismatch pe6-e5 ?", "replicated e7e5"],
+    );
 }
 
 #[test]
@@ -684,7 +831,12 @@ fn a_replicated_capture_and_castling() {
         moves: vec!["e1g1"],
         ..peg()
     };
-    check_with(&opts, CASTLING, "!e8c8 Le8 Pc8 La8 Pd8", &["replicated e8c8"]);
+    check_with(
+        &opts,
+        CASTLING,
+        "!e8c8 Le8 Pc8 La8 Pd8",
+        &["replicated e8c8"],
+    );
     let opts = Opts {
         mover: Some(Color::Black),
         ..peg()
@@ -698,41 +850,60 @@ fn the_table_undoing_a_move_asks_for_the_board_to_follow() {
         moves: vec!["e2e4"],
         ..peg()
     };
-    check_with(&opts, START, "undo Le4 Pe2", &["mismatch Pe4-e2 ?", "in-sync"]);
+    check_with(
+        &opts,
+        START,
+        "undo Le4 Pe2",
+        &["mismatch Pe4-e2 ?", "in-sync"],
+    );
 }
 
 // ---------------------------------------------------------------- touch-move
 
 fn touch(t: TouchMove) -> Opts {
-    Opts {
-        touch: t,
-        ..peg()
-    }
+    Opts { touch: t, ..peg() }
 }
 
 #[test]
 fn touch_move_warn_reports_another_piece_moved() {
-    check_with(&touch(TouchMove::Warn), START, "Lb1 Pb1 Lg1 Pf3", &[
-        "touched b1 N",
-        "move g1f3 warn:not-moved:b1",
-    ]);
-    check_with(&touch(TouchMove::Off), START, "Lb1 Pb1 Lg1 Pf3", &["touched b1 N", "move g1f3"]);
+    check_with(
+        &touch(TouchMove::Warn),
+        START,
+        "Lb1 Pb1 Lg1 Pf3",
+        &["touched b1 N", "move g1f3 warn:not-moved:b1"],
+    );
+    check_with(
+        &touch(TouchMove::Off),
+        START,
+        "Lb1 Pb1 Lg1 Pf3",
+        &["touched b1 N", "move g1f3"],
+    );
 }
 
 #[test]
 fn touch_move_strict_refuses_and_then_takes_the_touched_piece() {
-    check_with(&touch(TouchMove::Strict), START, "Lb1 Pb1 Lg1 Pf3 Lf3 Pg1 Lb1 Pc3", &[
-        "touched b1 N",
-        "illegal touch:not-moved:b1 Nf3-g1",
-        "in-sync",
-        "move b1c3",
-    ]);
+    check_with(
+        &touch(TouchMove::Strict),
+        START,
+        "Lb1 Pb1 Lg1 Pf3 Lf3 Pg1 Lb1 Pc3",
+        &[
+            "touched b1 N",
+            "illegal touch:not-moved:b1 Nf3-g1",
+            "in-sync",
+            "move b1c3",
+        ],
+    );
 }
 
 #[test]
 fn a_touched_piece_that_cannot_move_obliges_nothing() {
     // The rook on a1 has no move in the start position.
-    check_with(&touch(TouchMove::Warn), START, "La1 Pa1 Le2 Pe4", &["touched a1 R", "move e2e4"]);
+    check_with(
+        &touch(TouchMove::Warn),
+        START,
+        "La1 Pa1 Le2 Pe4",
+        &["touched a1 R", "move e2e4"],
+    );
 }
 
 #[test]
@@ -740,48 +911,71 @@ fn a_touched_opponent_piece_that_could_be_captured() {
     let fen = "4k3/8/8/4p3/8/5N2/8/4K2R w - - 0 1";
     // 4.3.3: the rook cannot take e5, so the first touched piece that can be moved or
     // captured decides: the pawn, which the knight could have taken.
-    check_with(&touch(TouchMove::Warn), fen, "Le5 Pe5 Lh1 Ph2", &[
-        "touched e5 p",
-        "touched h1 R",
-        "move h1h2 warn:not-captured:e5",
-    ]);
+    check_with(
+        &touch(TouchMove::Warn),
+        fen,
+        "Le5 Pe5 Lh1 Ph2",
+        &[
+            "touched e5 p",
+            "touched h1 R",
+            "move h1h2 warn:not-captured:e5",
+        ],
+    );
     // Own piece first: it had to move (it could not take the pawn).
-    check_with(&touch(TouchMove::Warn), fen, "Le1 Pe1 Le5 Pe5 Lh1 Ph2", &[
-        "touched e1 K",
-        "touched e5 p",
-        "move h1h2 warn:not-moved:e1",
-    ]);
+    check_with(
+        &touch(TouchMove::Warn),
+        fen,
+        "Le1 Pe1 Le5 Pe5 Lh1 Ph2",
+        &[
+            "touched e1 K",
+            "touched e5 p",
+            "move h1h2 warn:not-moved:e1",
+        ],
+    );
     // The knight touched and then the pawn: the knight must take it.
-    check_with(&touch(TouchMove::Warn), fen, "Lf3 Pf3 Le5 Pe5 Lf3 Pg5", &[
-        "touched f3 N",
-        "touched e5 p",
-        "move f3g5 warn:not-captured:e5",
-    ]);
+    check_with(
+        &touch(TouchMove::Warn),
+        fen,
+        "Lf3 Pf3 Le5 Pe5 Lf3 Pg5",
+        &[
+            "touched f3 N",
+            "touched e5 p",
+            "move f3g5 warn:not-captured:e5",
+        ],
+    );
 }
 
 #[test]
 fn touching_only_an_opponent_piece_obliges_its_capture() {
     let fen = "4k3/8/8/4p3/8/5N2/8/4K2R w - - 0 1";
-    check_with(&touch(TouchMove::Strict), fen, "Le5 Pe5 Lh1 Ph2 Lh2 Ph1 Le5 Lf3 Pe5", &[
-        "touched e5 p",
-        "touched h1 R",
-        "illegal touch:not-captured:e5 Rh2-h1",
-        "in-sync",
-        "move f3e5",
-    ]);
-    check_with(&touch(TouchMove::Strict), fen, "Le5 Lf3 Pe5", &[
-        "touched e5 p",
-        "touched f3 N",
-        "move f3e5",
-    ]);
+    check_with(
+        &touch(TouchMove::Strict),
+        fen,
+        "Le5 Pe5 Lh1 Ph2 Lh2 Ph1 Le5 Lf3 Pe5",
+        &[
+            "touched e5 p",
+            "touched h1 R",
+            "illegal touch:not-captured:e5 Rh2-h1",
+            "in-sync",
+            "move f3e5",
+        ],
+    );
+    check_with(
+        &touch(TouchMove::Strict),
+        fen,
+        "Le5 Lf3 Pe5",
+        &["touched e5 p", "touched f3 N", "move f3e5"],
+    );
 }
 
 #[test]
 fn king_then_rook_touched_obliges_castling() {
-    check_with(&touch(TouchMove::Warn), CASTLING, "Le1 Lh1 Ph1 Pf1", &[
-        "touched e1 K",
-        "move e1f1 warn:castle-required",
-    ]);
+    check_with(
+        &touch(TouchMove::Warn),
+        CASTLING,
+        "Le1 Lh1 Ph1 Pf1",
+        &["touched e1 K", "move e1f1 warn:castle-required"],
+    );
 }
 
 // ---------------------------------------------------------------- identity boards (DGT)
@@ -790,18 +984,23 @@ const AFTER_E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR";
 
 #[test]
 fn dgt_a_dump_concludes_at_once() {
-    check_with(&dgt(), START, &format!("D:{} D:{AFTER_E4}", Board::new()), &["move e2e4"]);
+    check_with(
+        &dgt(),
+        START,
+        &format!("D:{} D:{AFTER_E4}", Board::new()),
+        &["move e2e4"],
+    );
 }
 
 #[test]
 fn dgt_field_updates_conclude_after_the_board_settles() {
     check_with(&dgt(), START, "e2=. e4=P", &["touched e2 P", "move e2e4"]);
-    check_with(&dgt(), START, "e2=. e4=P e7=. e5=p g1=. f3=N", &[
-        "touched e2 P",
-        "move e2e4",
-        "move e7e5",
-        "move g1f3",
-    ]);
+    check_with(
+        &dgt(),
+        START,
+        "e2=. e4=P e7=. e5=p g1=. f3=N",
+        &["touched e2 P", "move e2e4", "move e7e5", "move g1f3"],
+    );
 }
 
 #[test]
@@ -814,7 +1013,12 @@ fn dgt_capture_that_never_shows_the_captured_square_empty() {
 #[test]
 fn dgt_a_sliding_queen_is_concluded_where_it_stops() {
     let fen = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1";
-    check_with(&dgt(), fen, "d2=Q d1=. d3=Q d2=. d4=Q d3=.", &["touched d1 Q", "move d1d4"]);
+    check_with(
+        &dgt(),
+        fen,
+        "d2=Q d1=. d3=Q d2=. d4=Q d3=.",
+        &["touched d1 Q", "move d1d4"],
+    );
 }
 
 #[test]
@@ -823,13 +1027,19 @@ fn dgt_rotated_board() {
     turned.rotate_180();
     let mut turned_e4 = parse_board(AFTER_E4);
     turned_e4.rotate_180();
-    check_with(&dgt(), START, &format!("D:{turned} D:{turned_e4}"), &["rotated", "move e2e4"]);
+    check_with(
+        &dgt(),
+        START,
+        &format!("D:{turned} D:{turned_e4}"),
+        &["rotated", "move e2e4"],
+    );
     // Field updates in the board's own numbering are turned too: e2 is d7 seen turned.
-    check_with(&dgt(), START, &format!("D:{turned} d7=. d5=P"), &[
-        "rotated",
-        "touched e2 P",
-        "move e2e4",
-    ]);
+    check_with(
+        &dgt(),
+        START,
+        &format!("D:{turned} d7=. d5=P"),
+        &["rotated", "touched e2 P", "move e2e4"],
+    );
 }
 
 #[test]
@@ -837,22 +1047,38 @@ fn dgt_promotion_by_the_placed_piece() {
     let fen = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1";
     check_with(&dgt(), fen, "a7=. a8=N", &["touched a7 P", "move a7a8n"]);
     // A pawn left on the last rank waits for the choice.
-    check_with(&dgt(), fen, "a7=. a8=P wait", &["touched a7 P", "promotion-pending a7a8"]);
+    check_with(
+        &dgt(),
+        fen,
+        "a7=. a8=P wait",
+        &["touched a7 P", "promotion-pending a7a8"],
+    );
 }
 
 #[test]
 fn dgt_castling_in_any_order() {
-    check_with(&dgt(), CASTLING, "h1=. f1=R e1=. g1=K", &["touched h1 R", "move e1g1"]);
-    check_with(&dgt(), CASTLING, "e1=. g1=K h1=. f1=R", &["touched e1 K", "move e1g1"]);
+    check_with(
+        &dgt(),
+        CASTLING,
+        "h1=. f1=R e1=. g1=K",
+        &["touched h1 R", "move e1g1"],
+    );
+    check_with(
+        &dgt(),
+        CASTLING,
+        "e1=. g1=K h1=. f1=R",
+        &["touched e1 K", "move e1g1"],
+    );
 }
 
 #[test]
 fn dgt_illegal_move_and_correction() {
-    check_with(&dgt(), START, "g1=. g3=N wait g3=. g1=N", &[
-        "touched g1 N",
-        "illegal way:Ng1-g3 Ng3-g1",
-        "in-sync",
-    ]);
+    check_with(
+        &dgt(),
+        START,
+        "g1=. g3=N wait g3=. g1=N",
+        &["touched g1 N", "illegal way:Ng1-g3 Ng3-g1", "in-sync"],
+    );
 }
 
 #[test]
@@ -865,13 +1091,18 @@ fn dgt_power_up_dump_that_differs() {
 #[test]
 fn dgt_sliding_after_a_concluded_move_is_takeback_and_move() {
     // The player played e2e4, it was concluded, then he moved the pawn on to e3 instead.
-    check_with(&dgt(), START, "e2=. e4=P wait e4=. e3=P wait", &[
-        "touched e2 P",
-        "move e2e4",
-        "touched e4 P",
-        "takeback 1",
-        "move e2e3",
-    ]);
+    check_with(
+        &dgt(),
+        START,
+        "e2=. e4=P wait e4=. e3=P wait",
+        &[
+            "touched e2 P",
+            "move e2e4",
+            "touched e4 P",
+            "takeback 1",
+            "move e2e3",
+        ],
+    );
 }
 
 #[test]
@@ -889,40 +1120,103 @@ fn dgt_replication() {
 #[test]
 fn deadlines_are_reported_and_released_by_poll() {
     let game = Game::from_fen(CASTLING, false).unwrap();
-    let mut det = MoveDetector::new(BoardKind::Occupancy, DetectorSettings::for_kind(BoardKind::Occupancy), &game);
+    let mut det = MoveDetector::new(
+        BoardKind::Occupancy,
+        DetectorSettings::for_kind(BoardKind::Occupancy),
+        &game,
+    );
     let mut out = Vec::new();
-    det.handle(&game, &Timed { at: 100, event: SensorEvent::Lift(Square::H1) }, &mut out);
-    det.handle(&game, &Timed { at: 200, event: SensorEvent::Place(Square::F1) }, &mut out);
+    det.handle(
+        &game,
+        &Timed {
+            at: 100,
+            event: SensorEvent::Lift(Square::H1),
+        },
+        &mut out,
+    );
+    det.handle(
+        &game,
+        &Timed {
+            at: 200,
+            event: SensorEvent::Place(Square::F1),
+        },
+        &mut out,
+    );
     assert_eq!(det.next_deadline(), Some(1_700));
     det.poll(&game, 1_699, &mut out);
     assert_eq!(out.len(), 1, "{out:?}");
     det.poll(&game, 1_700, &mut out);
-    assert!(matches!(out.last(), Some(Conclusion::Moved { .. })), "{out:?}");
+    assert!(
+        matches!(out.last(), Some(Conclusion::Moved { .. })),
+        "{out:?}"
+    );
     assert_eq!(det.next_deadline(), None);
 }
 
 #[test]
 fn lifting_the_king_suspends_the_hold() {
     let game = Game::from_fen(CASTLING, false).unwrap();
-    let mut det = MoveDetector::new(BoardKind::Occupancy, DetectorSettings::for_kind(BoardKind::Occupancy), &game);
+    let mut det = MoveDetector::new(
+        BoardKind::Occupancy,
+        DetectorSettings::for_kind(BoardKind::Occupancy),
+        &game,
+    );
     let mut out = Vec::new();
-    for (at, ev) in [(0, SensorEvent::Lift(Square::H1)), (100, SensorEvent::Place(Square::F1)), (200, SensorEvent::Lift(Square::E1))] {
+    for (at, ev) in [
+        (0, SensorEvent::Lift(Square::H1)),
+        (100, SensorEvent::Place(Square::F1)),
+        (200, SensorEvent::Lift(Square::E1)),
+    ] {
         det.handle(&game, &Timed { at, event: ev }, &mut out);
     }
     assert_eq!(det.next_deadline(), None);
-    det.handle(&game, &Timed { at: 5_000, event: SensorEvent::Place(Square::G1) }, &mut out);
-    assert!(matches!(out.last(), Some(Conclusion::Moved { m: Move::Castle { .. }, .. })), "{out:?}");
+    det.handle(
+        &game,
+        &Timed {
+            at: 5_000,
+            event: SensorEvent::Place(Square::G1),
+        },
+        &mut out,
+    );
+    assert!(
+        matches!(
+            out.last(),
+            Some(Conclusion::Moved {
+                m: Move::Castle { .. },
+                ..
+            })
+        ),
+        "{out:?}"
+    );
 }
 
 #[test]
 fn describe_gives_one_line_per_conclusion() {
-    let m = Move::Normal { role: Role::Knight, from: Square::G1, capture: None, to: Square::F3, promotion: None };
+    let m = Move::Normal {
+        role: Role::Knight,
+        from: Square::G1,
+        capture: None,
+        to: Square::F3,
+        promotion: None,
+    };
     let lines = [
         Conclusion::Moved { m, warning: None }.describe(CastlingMode::Standard),
-        Conclusion::Touched { square: Square::G1, piece: Color::White.knight() }.describe(CastlingMode::Standard),
+        Conclusion::Touched {
+            square: Square::G1,
+            piece: Color::White.knight(),
+        }
+        .describe(CastlingMode::Standard),
         Conclusion::Illegal {
-            reason: IllegalReason::CannotMoveThatWay { piece: Color::White.knight(), from: Square::G1, to: Square::G3 },
-            corrections: vec![Correction::Move { piece: Some(Color::White.knight()), from: Square::G3, to: Square::G1 }],
+            reason: IllegalReason::CannotMoveThatWay {
+                piece: Color::White.knight(),
+                from: Square::G1,
+                to: Square::G3,
+            },
+            corrections: vec![Correction::Move {
+                piece: Some(Color::White.knight()),
+                from: Square::G3,
+                to: Square::G1,
+            }],
         }
         .describe(CastlingMode::Standard),
         Conclusion::Takeback { plies: 2 }.describe(CastlingMode::Standard),
@@ -961,15 +1255,27 @@ fn random_game(start: Game, plies: usize, seed: u64) -> Vec<Move> {
 
 /// Feeds `moves` as human lift/place sequences (with own pieces touched and put back first
 /// when `touches`) and returns the moves the detector concluded.
-fn replay_as_human(start: &Game, moves: &[Move], seed: u64, touches: bool) -> (Vec<Move>, Vec<String>) {
+fn replay_as_human(
+    start: &Game,
+    moves: &[Move],
+    seed: u64,
+    touches: bool,
+) -> (Vec<Move>, Vec<String>) {
     let mut game = start.clone();
-    let mut det = MoveDetector::new(BoardKind::Occupancy, DetectorSettings::for_kind(BoardKind::Occupancy), &game);
+    let mut det = MoveDetector::new(
+        BoardKind::Occupancy,
+        DetectorSettings::for_kind(BoardKind::Occupancy),
+        &game,
+    );
     let mut concluded = Vec::new();
     let mut other = Vec::new();
     let mut t = 0u64;
     let mut out = Vec::new();
     let mut rng = seed | 1;
-    let take = |out: &mut Vec<Conclusion>, game: &mut Game, concluded: &mut Vec<Move>, other: &mut Vec<String>| {
+    let take = |out: &mut Vec<Conclusion>,
+                game: &mut Game,
+                concluded: &mut Vec<Move>,
+                other: &mut Vec<String>| {
         for c in out.drain(..) {
             match c {
                 Conclusion::Moved { m, .. } => {
@@ -990,7 +1296,7 @@ fn replay_as_human(start: &Game, moves: &[Move], seed: u64, touches: bool) -> (V
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
-            if rng % 3 == 0 {
+            if rng.is_multiple_of(3) {
                 let own = pos.us();
                 let n = own.count();
                 if let Some(sq) = own.into_iter().nth((rng >> 8) as usize % n.max(1)) {
@@ -1012,8 +1318,78 @@ fn replay_as_human(start: &Game, moves: &[Move], seed: u64, touches: bool) -> (V
     (concluded, other)
 }
 
+/// The field updates a DGT board could send for `m`: every changed square once, in an order
+/// picked by `seed` (the board's scan may report the arrival before the departure).
+fn field_updates(pos: &Chess, m: Move, seed: u64) -> Vec<SensorEvent> {
+    let before = pos.board().clone();
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    let after = after.board().clone();
+    let mut changes: Vec<SensorEvent> = (before.occupied() | after.occupied())
+        .into_iter()
+        .filter(|&sq| before.piece_at(sq) != after.piece_at(sq))
+        .map(|square| SensorEvent::SquareChanged {
+            square,
+            piece: after.piece_at(square),
+        })
+        .collect();
+    let mut rng = seed | 1;
+    for i in (1..changes.len()).rev() {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        changes.swap(i, (rng % (i as u64 + 1)) as usize);
+    }
+    changes
+}
+
+fn replay_on_dgt(start: &Game, moves: &[Move], seed: u64) -> (Vec<Move>, Vec<String>) {
+    let mut game = start.clone();
+    let mut det = MoveDetector::new(
+        BoardKind::Identity,
+        DetectorSettings::for_kind(BoardKind::Identity),
+        &game,
+    );
+    let mut concluded = Vec::new();
+    let mut other = Vec::new();
+    let mut out = Vec::new();
+    let mut t = 0;
+    let mut pos = start.position().clone();
+    let mut events = vec![SensorEvent::Pieces(pos.board().clone())];
+    for (i, &m) in moves.iter().enumerate() {
+        events.extend(field_updates(&pos, m, seed.wrapping_add(i as u64)));
+        pos.play_unchecked(m);
+    }
+    let mut take = |out: &mut Vec<Conclusion>, game: &mut Game| {
+        for c in out.drain(..) {
+            match c {
+                Conclusion::Moved { m, .. } => {
+                    concluded.push(m);
+                    if game.play(m).is_err() {
+                        other.push(format!("unplayable {m}"));
+                    }
+                }
+                Conclusion::Touched { .. } => {}
+                c => other.push(line(&c, game.castling_mode())),
+            }
+        }
+    };
+    for event in events {
+        t += 10;
+        det.handle(&game, &Timed { at: t, event }, &mut out);
+        take(&mut out, &mut game);
+    }
+    det.poll(&game, u64::MAX, &mut out);
+    take(&mut out, &mut game);
+    (concluded, other)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+    // `PROPTEST_CASES=n` searches longer.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        .. ProptestConfig::default()
+    })]
 
     #[test]
     fn random_games_in_human_order_conclude_exactly_their_moves(seed in any::<u64>(), touches in any::<bool>()) {
@@ -1029,6 +1405,15 @@ proptest! {
         let start = Game::chess960(n).unwrap();
         let moves = random_game(start.clone(), 120, seed);
         let (concluded, other) = replay_as_human(&start, &moves, seed, touches);
+        prop_assert!(other.is_empty(), "unexpected conclusions {:?}", other);
+        prop_assert_eq!(concluded, moves);
+    }
+
+    #[test]
+    fn random_games_as_dgt_field_updates_in_any_scan_order(n in 0u32..960, chess960 in any::<bool>(), seed in any::<u64>()) {
+        let start = if chess960 { Game::chess960(n).unwrap() } else { Game::new() };
+        let moves = random_game(start.clone(), 120, seed);
+        let (concluded, other) = replay_on_dgt(&start, &moves, seed);
         prop_assert!(other.is_empty(), "unexpected conclusions {:?}", other);
         prop_assert_eq!(concluded, moves);
     }
@@ -1118,7 +1503,7 @@ proptest! {
         let after = corrections::apply(&observed, &c);
         prop_assert!(after.matches(&target), "{:?}", c);
         // Fewest actions: surplus + missing − the largest number of pairs.
-        let (surplus, missing): (Vec<(Square, Option<Piece>)>, Vec<(Square, Piece)>) = match &observed {
+        let (surplus, missing): (Surplus, Missing) = match &observed {
             Observed::Pieces(b) => (
                 b.iter().filter(|&(sq, p)| target.piece_at(sq) != Some(p)).map(|(sq, p)| (sq, Some(p))).collect(),
                 target.iter().filter(|&(sq, p)| b.piece_at(sq) != Some(p)).collect(),
@@ -1154,7 +1539,9 @@ fn corrections_take_the_shortest_pairing() {
     let total: u32 = c
         .iter()
         .map(|c| match *c {
-            Correction::Move { from, to, .. } => from.file().distance(to.file()) + from.rank().distance(to.rank()),
+            Correction::Move { from, to, .. } => {
+                from.file().distance(to.file()) + from.rank().distance(to.rank())
+            }
             _ => 100,
         })
         .sum();
@@ -1162,7 +1549,14 @@ fn corrections_take_the_shortest_pairing() {
     let missing = [Square::A1, Square::D1];
     let best = [[0, 1], [1, 0]]
         .iter()
-        .map(|p| (0..2).map(|i| surplus[i].file().distance(missing[p[i]].file()) + surplus[i].rank().distance(missing[p[i]].rank())).sum::<u32>())
+        .map(|p| {
+            (0..2)
+                .map(|i| {
+                    surplus[i].file().distance(missing[p[i]].file())
+                        + surplus[i].rank().distance(missing[p[i]].rank())
+                })
+                .sum::<u32>()
+        })
         .min()
         .unwrap();
     assert_eq!(total, best, "{c:?}");
@@ -1174,7 +1568,10 @@ fn human_events_cover_every_order() {
         .unwrap()
         .into_position(CastlingMode::Standard)
         .unwrap();
-    let m = Move::EnPassant { from: Square::E5, to: Square::D6 };
+    let m = Move::EnPassant {
+        from: Square::E5,
+        to: Square::D6,
+    };
     let mut orders = std::collections::BTreeSet::new();
     for seed in 0..200 {
         orders.insert(format!("{:?}", human_events(&pos, m, seed)));

@@ -38,7 +38,10 @@ pub enum Correction {
         to: Square,
     },
     /// Take the piece on `square` off the board.
-    Remove { piece: Option<Piece>, square: Square },
+    Remove {
+        piece: Option<Piece>,
+        square: Square,
+    },
     /// Put `piece` (from beside the board) on `square`.
     Place { piece: Piece, square: Square },
 }
@@ -79,7 +82,11 @@ type PlannedMove = (Option<Piece>, Square, Square);
 /// The fewest hand actions that turn `observed` into `target` (for an occupancy board: into
 /// `target`'s occupancy). `believed` names the pieces on an occupancy board's occupied squares
 /// where known; it is ignored for a board that sees identities.
-pub fn corrections(observed: &Observed, believed: Option<&Board>, target: &Board) -> Vec<Correction> {
+pub fn corrections(
+    observed: &Observed,
+    believed: Option<&Board>,
+    target: &Board,
+) -> Vec<Correction> {
     // (square, piece standing there, if known)
     let mut surplus: Vec<(Square, Option<Piece>)> = Vec::new();
     // (square, piece wanted there)
@@ -169,7 +176,10 @@ fn assign(surplus: &[(Square, Option<Piece>)], missing: &[(Square, Piece)]) -> V
             .map(|(j, i)| (i, j))
             .collect()
     };
-    pairs.into_iter().filter(|&(i, j)| cost(i, j) < FORBIDDEN).collect()
+    pairs
+        .into_iter()
+        .filter(|&(i, j)| cost(i, j) < FORBIDDEN)
+        .collect()
 }
 
 /// Minimum-cost assignment of every row to a distinct column (rows ≤ columns), O(rows²·cols).
@@ -307,7 +317,11 @@ pub fn apply(observed: &Observed, corrections: &[Correction]) -> Observed {
 }
 
 pub(crate) fn color_name(piece: Piece) -> &'static str {
-    if piece.color.is_white() { "white" } else { "black" }
+    if piece.color.is_white() {
+        "white"
+    } else {
+        "black"
+    }
 }
 
 pub(crate) fn role_name(role: Role) -> &'static str {
@@ -333,16 +347,30 @@ impl fmt::Display for PieceName {
 impl fmt::Display for Correction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Correction::Move { piece: Some(p), from, to } => {
+            Correction::Move {
+                piece: Some(p),
+                from,
+                to,
+            } => {
                 write!(f, "move the {} from {from} to {to}", PieceName(p))
             }
-            Correction::Move { piece: None, from, to } => {
+            Correction::Move {
+                piece: None,
+                from,
+                to,
+            } => {
                 write!(f, "move the piece on {from} to {to}")
             }
-            Correction::Remove { piece: Some(p), square } => {
+            Correction::Remove {
+                piece: Some(p),
+                square,
+            } => {
                 write!(f, "remove the {} from {square}", PieceName(p))
             }
-            Correction::Remove { piece: None, square } => {
+            Correction::Remove {
+                piece: None,
+                square,
+            } => {
                 write!(f, "remove the piece on {square}")
             }
             Correction::Place { piece, square } => {
@@ -373,7 +401,11 @@ mod tests {
         let c = corrections(&Observed::Pieces(seen.clone()), None, &target);
         assert_eq!(
             c,
-            vec![Correction::Move { piece: Some(n), from: Square::F3, to: Square::G1 }]
+            vec![Correction::Move {
+                piece: Some(n),
+                from: Square::F3,
+                to: Square::G1
+            }]
         );
         assert_eq!(apply(&Observed::Pieces(seen), &c), Observed::Pieces(target));
     }
@@ -396,8 +428,14 @@ mod tests {
         assert_eq!(
             c,
             vec![
-                Correction::Remove { piece: Some(Color::White.bishop()), square: Square::G1 },
-                Correction::Place { piece: Color::White.knight(), square: Square::G1 },
+                Correction::Remove {
+                    piece: Some(Color::White.bishop()),
+                    square: Square::G1
+                },
+                Correction::Place {
+                    piece: Color::White.knight(),
+                    square: Square::G1
+                },
             ]
         );
     }
@@ -409,7 +447,11 @@ mod tests {
         let c = corrections(&Observed::Occupancy(occ), None, &target);
         assert_eq!(
             c,
-            vec![Correction::Move { piece: None, from: Square::H3, to: Square::G1 }]
+            vec![Correction::Move {
+                piece: None,
+                from: Square::H3,
+                to: Square::G1
+            }]
         );
         let mut believed = target.clone();
         believed.discard_piece_at(Square::G1);
@@ -432,8 +474,16 @@ mod tests {
         assert_eq!(
             c2,
             vec![
-                Correction::Move { piece: Some(Color::White.rook()), from: Square::A2, to: Square::A1 },
-                Correction::Move { piece: Some(Color::White.rook()), from: Square::H8, to: Square::H1 },
+                Correction::Move {
+                    piece: Some(Color::White.rook()),
+                    from: Square::A2,
+                    to: Square::A1
+                },
+                Correction::Move {
+                    piece: Some(Color::White.rook()),
+                    from: Square::H8,
+                    to: Square::H1
+                },
             ]
         );
     }

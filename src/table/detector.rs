@@ -11,8 +11,9 @@
 //!   `Moved` conclusion and the caller playing it. [`MoveDetector::handle`] and
 //!   [`MoveDetector::poll`] first compare the game with what the detector believes and re-base
 //!   when the table changed the game on its own (undo, a new game, a refused move).
-//! - **A table per position**: every candidate move with the occupancy (and, for identity boards,
-//!   the whole board) it leaves, the pegs it moves and the piece it captures, plus the *partial*
+//! - **A table per position**: every candidate move with the occupancy it leaves (an identity
+//!   board's whole position is derived only for the candidates whose occupancy matches), the
+//!   pegs it moves and the piece it captures, plus the *partial*
 //!   states a human passes through (castling half done, an en-passant capturer placed before the
 //!   pawn it takes is lifted). It is built once when the position changes, so an event costs a
 //!   few bitboard comparisons.
@@ -46,7 +47,7 @@ use shakmaty::{
     Position, Rank, Role, Square, attacks,
 };
 
-use super::corrections::{self, Correction, Observed, PieceName, role_name};
+use super::corrections::{self, Correction, Observed, PieceName};
 use crate::boards::{BoardKey, Millis, SensorEvent, Timed};
 use crate::chess::game::Game;
 
@@ -89,7 +90,9 @@ impl FromStr for TouchMove {
             "off" => Ok(TouchMove::Off),
             "warn" => Ok(TouchMove::Warn),
             "strict" => Ok(TouchMove::Strict),
-            _ => Err(format!("unknown touch-move setting {s:?}; off, warn or strict")),
+            _ => Err(format!(
+                "unknown touch-move setting {s:?}; off, warn or strict"
+            )),
         }
     }
 }
@@ -180,9 +183,17 @@ pub enum IllegalReason {
     /// was moved.
     WrongSide { color: Color },
     /// The piece may move like that, but its own king would be (or stay) in check.
-    LeavesKingInCheck { piece: Piece, from: Square, to: Square },
+    LeavesKingInCheck {
+        piece: Piece,
+        from: Square,
+        to: Square,
+    },
     /// The piece does not move like that (or the way is blocked).
-    CannotMoveThatWay { piece: Piece, from: Square, to: Square },
+    CannotMoveThatWay {
+        piece: Piece,
+        from: Square,
+        to: Square,
+    },
     /// King and rook moved as in castling, but castling is not legal now.
     CastlingNotAllowed,
     /// Pieces stand where no single legal move puts them.
@@ -243,7 +254,10 @@ pub enum Conclusion {
     /// piece). Reported once for his first own piece and once for the first opponent piece.
     Touched { square: Square, piece: Piece },
     /// D.2.3: a legal move was made. The caller plays it into the game (or calls `resync`).
-    Moved { m: Move, warning: Option<TouchMoveWarning> },
+    Moved {
+        m: Move,
+        warning: Option<TouchMoveWarning>,
+    },
     /// The board performed the game's next owed move (the other side's move replicated).
     Replicated { m: Move },
     /// A pawn reached the last rank on a board that cannot see the new piece: waiting for
@@ -251,11 +265,17 @@ pub enum Conclusion {
     PromotionPending { from: Square, to: Square },
     /// The board settled into something that is no legal move; the corrections bring it back to
     /// the game.
-    Illegal { reason: IllegalReason, corrections: Vec<Correction> },
+    Illegal {
+        reason: IllegalReason,
+        corrections: Vec<Correction>,
+    },
     /// The board and the game disagree with no event sequence explaining it (power-up,
     /// reconnect, a wrong replication, a game changed by the table). `unverifiable`: the board
     /// only senses occupancy, so pieces could stand on the right holes and still be wrong.
-    Mismatch { corrections: Vec<Correction>, unverifiable: bool },
+    Mismatch {
+        corrections: Vec<Correction>,
+        unverifiable: bool,
+    },
     /// The board at rest shows the game's position `plies` half-moves ago.
     Takeback { plies: usize },
     /// After an illegal move or a mismatch, the board matches the game again.
@@ -281,14 +301,20 @@ impl Conclusion {
                 format!("touched {square} {}", PieceName(*piece))
             }
             Conclusion::Moved { m, warning: None } => format!("move {}", m.to_uci(mode)),
-            Conclusion::Moved { m, warning: Some(w) } => {
+            Conclusion::Moved {
+                m,
+                warning: Some(w),
+            } => {
                 format!("move {} (touch-move: {w})", m.to_uci(mode))
             }
             Conclusion::Replicated { m } => format!("replicated {}", m.to_uci(mode)),
             Conclusion::PromotionPending { from, to } => {
                 format!("promotion-pending {from}{to}: choose the new piece")
             }
-            Conclusion::Illegal { reason, corrections } => {
+            Conclusion::Illegal {
+                reason,
+                corrections,
+            } => {
                 format!("illegal: {reason}; {}", list(corrections))
             }
             Conclusion::Mismatch {
@@ -339,8 +365,6 @@ struct Partial {
 struct Cand {
     m: Move,
     occ: Bitboard,
-    /// The board after the move (identity boards only).
-    board: Option<Board>,
     /// Pegs that change holes (origin, destination); a castling piece that stays is left out.
     pegs: [(Square, Square); 2],
     npegs: usize,
@@ -383,6 +407,7 @@ pub struct MoveDetector {
 
     // --- the game as far as the board has gone
     ply: usize,
+    start_turn: Color,
     moves: Vec<Move>,
     /// The board at each ply 0..=ply (takeback search, sliding).
     history: Vec<Board>,
@@ -443,6 +468,7 @@ impl MoveDetector {
             settings,
             mode: game.castling_mode(),
             ply: 0,
+            start_turn: game.start_position().turn(),
             moves: Vec::new(),
             history: Vec::new(),
             prev: None,
@@ -520,10 +546,7 @@ impl MoveDetector {
 
     /// The earliest time at which [`MoveDetector::poll`] has something to release.
     pub fn next_deadline(&self) -> Option<Millis> {
-        let held = self
-            .deferred
-            .filter(|d| !d.suspended)
-            .map(|d| d.deadline);
+        let held = self.deferred.filter(|d| !d.suspended).map(|d| d.deadline);
         match (held, self.eval_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -562,7 +585,11 @@ impl MoveDetector {
                     None => self.occ_lift(*square, true, out),
                 };
                 if changed {
-                    let trigger = if piece.is_some() { Trigger::Place } else { Trigger::Lift };
+                    let trigger = if piece.is_some() {
+                        Trigger::Place
+                    } else {
+                        Trigger::Lift
+                    };
                     self.evaluate(trigger, out);
                 }
             }
@@ -606,7 +633,7 @@ impl MoveDetector {
         let n = game.ply_count();
         let same_game = game.castling_mode() == self.mode
             && game.start_position().board() == &self.history[0]
-            && game.start_position().turn() == self.turn_at(0);
+            && game.start_position().turn() == self.start_turn;
         let same_line = n >= self.ply
             && (self.ply == 0 || game.moves()[self.ply - 1] == self.moves[self.ply - 1]);
         if !same_game || !same_line {
@@ -623,15 +650,11 @@ impl MoveDetector {
         }
     }
 
-    fn turn_at(&self, ply: usize) -> Color {
-        let t = self.base.turn();
-        if (self.ply - ply) % 2 == 0 { t } else { !t }
-    }
-
     /// Loads the game without touching what the physical board shows.
     fn load_game(&mut self, game: &Game) {
         self.mode = game.castling_mode();
         self.ply = game.ply_count();
+        self.start_turn = game.start_position().turn();
         self.moves = game.moves().to_vec();
         self.history.clear();
         self.prev = None;
@@ -697,19 +720,18 @@ impl MoveDetector {
         }
         self.target = target.board().clone();
         self.cands.clear();
-        let identity = self.kind == BoardKind::Identity;
         let board = self.base.board();
         match self.turn {
             Turn::Owed => {
                 let m = self.owed[0];
                 if self.base.is_legal(m) {
-                    self.cands.push(candidate(board, turn, m, identity));
+                    self.cands.push(candidate(board, turn, m));
                 }
             }
             Turn::Own | Turn::Anticipated => {
                 if !self.game_over {
                     for m in self.base.legal_moves() {
-                        self.cands.push(candidate(board, turn, m, identity));
+                        self.cands.push(candidate(board, turn, m));
                     }
                 }
             }
@@ -800,10 +822,7 @@ impl MoveDetector {
         {
             self.eval_at = None;
             if let Some(p) = self.pending.take()
-                && self
-                    .cands
-                    .iter()
-                    .any(|c| c.m == p && c.board.as_ref() == Some(&self.observed))
+                && self.cands.iter().any(|c| c.m == p && self.shows_after(c))
             {
                 self.conclude(p, out);
                 return;
@@ -913,10 +932,9 @@ impl MoveDetector {
 
     fn promotion_reached(&mut self, from: Square, to: Square, out: &mut Vec<Conclusion>) {
         if let Some(role) = self.preselected
-            && let Some(c) = self
-                .cands
-                .iter()
-                .find(|c| c.m.from() == Some(from) && c.m.to() == to && c.m.promotion() == Some(role))
+            && let Some(c) = self.cands.iter().find(|c| {
+                c.m.from() == Some(from) && c.m.to() == to && c.m.promotion() == Some(role)
+            })
         {
             let m = c.m;
             self.conclude(m, out);
@@ -1337,7 +1355,9 @@ impl MoveDetector {
         if !self.rotated && board != self.history[self.ply] && board != self.target {
             let mut turned = board.clone();
             turned.rotate_180();
-            if turned == self.history[0] || turned == self.history[self.ply] || turned == self.target
+            if turned == self.history[0]
+                || turned == self.history[self.ply]
+                || turned == self.target
             {
                 self.rotated = true;
                 out.push(Conclusion::Rotated);
@@ -1364,11 +1384,7 @@ impl MoveDetector {
                 self.back_at_base(out);
                 return;
             }
-            if let Some(i) = self
-                .cands
-                .iter()
-                .position(|c| c.board.as_ref() == Some(&self.observed))
-            {
+            if let Some(i) = self.cands.iter().position(|c| self.shows_after(c)) {
                 let m = self.cands[i].m;
                 self.promotion = None;
                 if self.turn == Turn::Anticipated {
@@ -1403,10 +1419,23 @@ impl MoveDetector {
         }
     }
 
+    /// Whether the identity board shows the position after candidate `c`. Occupancy first: one
+    /// comparison rules out nearly every candidate.
+    fn shows_after(&self, c: &Cand) -> bool {
+        c.occ == self.observed.occupied()
+            && board_after(self.base.board(), self.base.turn(), c.m) == self.observed
+    }
+
     /// The board shows the held move `p` and then a legal reply made on this board: the player
     /// moved on, so `p` was finished.
     fn reply_shown(&self, p: Move) -> bool {
         if self.turn != Turn::Own {
+            return false;
+        }
+        // A reply changes two to four squares; most events mid-reply change fewer.
+        let after = board_after(self.base.board(), self.base.turn(), p);
+        let changed = squares_differing(&after, &self.observed).count();
+        if !(2..=4).contains(&changed) {
             return false;
         }
         let mut pos = self.base.clone();
@@ -1414,7 +1443,6 @@ impl MoveDetector {
         if self.settings.mover.is_some_and(|c| c != pos.turn()) {
             return false;
         }
-        let after = board_after(self.base.board(), self.base.turn(), p);
         pos.legal_moves()
             .into_iter()
             .any(|q| board_after(&after, pos.turn(), q) == self.observed)
@@ -1429,7 +1457,10 @@ impl MoveDetector {
         }
         // Pieces only lifted: in someone's hand.
         if base.occupied().is_superset(self.observed.occupied())
-            && self.observed.iter().all(|(sq, p)| base.piece_at(sq) == Some(p))
+            && self
+                .observed
+                .iter()
+                .all(|(sq, p)| base.piece_at(sq) == Some(p))
         {
             return;
         }
@@ -1448,9 +1479,15 @@ impl MoveDetector {
         // A pawn on the last rank still waiting to be exchanged.
         let pawn_waiting = self.cands.iter().find_map(|c| {
             let (from, to) = (c.m.from()?, c.m.to());
-            let mut b = c.board.clone()?;
-            (c.m.promotion() == Some(Role::Queen) && {
-                b.set_piece_at(to, Piece { color: self.base.turn(), role: Role::Pawn });
+            (c.m.promotion() == Some(Role::Queen) && c.occ == self.observed.occupied() && {
+                let mut b = board_after(self.base.board(), self.base.turn(), c.m);
+                b.set_piece_at(
+                    to,
+                    Piece {
+                        color: self.base.turn(),
+                        role: Role::Pawn,
+                    },
+                );
                 b == self.observed
             })
             .then_some((from, to))
@@ -1550,7 +1587,11 @@ impl MoveDetector {
         };
         match (own.first(), opp.first()) {
             (None, None) => None,
-            (Some(_), None) => own.iter().copied().find(|&(sq, _)| moves_piece(sq)).and_then(not_moved),
+            (Some(_), None) => own
+                .iter()
+                .copied()
+                .find(|&(sq, _)| moves_piece(sq))
+                .and_then(not_moved),
             (None, Some(_)) => opp
                 .iter()
                 .copied()
@@ -1593,7 +1634,11 @@ impl MoveDetector {
         let mut departures: Vec<(Square, Piece)> = Vec::new();
         for sq in occ | base.occupied() {
             let was = base.piece_at(sq);
-            let is = if occ.contains(sq) { seen.piece_at(sq) } else { None };
+            let is = if occ.contains(sq) {
+                seen.piece_at(sq)
+            } else {
+                None
+            };
             let now_occupied = occ.contains(sq);
             if let Some(w) = was
                 && (!now_occupied || is.is_some_and(|p| p != w))
@@ -1612,16 +1657,22 @@ impl MoveDetector {
         }
         if self.turn == Turn::Anticipated
             && let Some(&(_, p)) = departures.iter().find(|(_, p)| p.color != turn)
-            && arrivals.iter().all(|(_, a)| a.is_none_or(|a| a.color != turn))
+            && arrivals
+                .iter()
+                .all(|(_, a)| a.is_none_or(|a| a.color != turn))
         {
             return IllegalReason::WrongSide { color: p.color };
         }
-        let own: Vec<(Square, Piece)> =
-            departures.iter().copied().filter(|(_, p)| p.color == turn).collect();
+        let own: Vec<(Square, Piece)> = departures
+            .iter()
+            .copied()
+            .filter(|(_, p)| p.color == turn)
+            .collect();
         if own.iter().any(|(_, p)| p.role == Role::King)
             && own.iter().any(|(_, p)| p.role == Role::Rook)
             && arrivals.iter().any(|&(sq, _)| {
-                sq == CastlingSide::KingSide.king_to(turn) || sq == CastlingSide::QueenSide.king_to(turn)
+                sq == CastlingSide::KingSide.king_to(turn)
+                    || sq == CastlingSide::QueenSide.king_to(turn)
             })
         {
             return IllegalReason::CastlingNotAllowed;
@@ -1629,7 +1680,10 @@ impl MoveDetector {
         if let ([(from, piece)], [(to, arrived)]) = (&own[..], &arrivals[..]) {
             let (from, piece, to) = (*from, *piece, *to);
             let same = arrived.is_none_or(|a| {
-                a == piece || (piece.role == Role::Pawn && a.color == piece.color && to.rank() == turn.relative_rank(Rank::Eighth))
+                a == piece
+                    || (piece.role == Role::Pawn
+                        && a.color == piece.color
+                        && to.rank() == turn.relative_rank(Rank::Eighth))
             });
             let stray_captures = departures
                 .iter()
@@ -1648,6 +1702,15 @@ impl MoveDetector {
         }
         IllegalReason::PiecesDisplaced
     }
+}
+
+/// Squares whose content differs between two boards.
+fn squares_differing(a: &Board, b: &Board) -> Bitboard {
+    let mut d = (a.white() ^ b.white()) | (a.black() ^ b.black());
+    for role in Role::ALL {
+        d |= a.by_role(role) ^ b.by_role(role);
+    }
+    d
 }
 
 /// Could `piece` go from `from` to `to` in `pos` if check did not matter?
@@ -1734,12 +1797,11 @@ fn board_after(board: &Board, color: Color, m: Move) -> Board {
     b
 }
 
-fn candidate(board: &Board, color: Color, m: Move, identity: bool) -> Cand {
+fn candidate(board: &Board, color: Color, m: Move) -> Cand {
     let occ = board.occupied();
     let mut c = Cand {
         m,
         occ,
-        board: identity.then(|| board_after(board, color, m)),
         pegs: [(Square::A1, Square::A1); 2],
         npegs: 0,
         captured: None,
@@ -1874,9 +1936,4 @@ pub fn human_events(pos: &Chess, m: Move, seed: u64) -> Vec<SensorEvent> {
         events.push(SensorEvent::Key(BoardKey::Promote(role)));
     }
     events
-}
-
-/// The role's English name, for callers that phrase conclusions themselves.
-pub fn piece_words(piece: Piece) -> String {
-    format!("{} {}", color_word(piece.color), role_name(piece.role))
 }
