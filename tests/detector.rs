@@ -550,6 +550,25 @@ fn chess960_rook_goes_to_the_kings_hole() {
 }
 
 #[test]
+fn chess960_held_king_step_then_the_opponent_takes_the_rook() {
+    // Kf1-g1 is held (it may be castling's first half); Black lifting the rook on h1 to take
+    // it releases the king step, and that lift counts in Black's turn.
+    let fen = "k6r/8/8/8/8/8/8/5K1R w H - 0 1";
+    check_with(
+        &c960(),
+        fen,
+        "Lf1 Pg1 Lh1 Lh8 Ph1",
+        &[
+            "touched f1 K",
+            "move f1g1",
+            "touched h1 R",
+            "touched h8 r",
+            "move h8h1",
+        ],
+    );
+}
+
+#[test]
 fn chess960_castling_where_the_king_stays() {
     let fen = "6k1/8/8/8/8/8/8/6KR w H - 0 1";
     check_with(&c960(), fen, "Lh1 Pf1", &["touched h1 R", "move g1h1"]);
@@ -999,7 +1018,14 @@ fn dgt_field_updates_conclude_after_the_board_settles() {
         &dgt(),
         START,
         "e2=. e4=P e7=. e5=p g1=. f3=N",
-        &["touched e2 P", "move e2e4", "move e7e5", "move g1f3"],
+        &[
+            "touched e2 P",
+            "move e2e4",
+            "touched e7 p",
+            "move e7e5",
+            "touched g1 N",
+            "move g1f3",
+        ],
     );
 }
 
@@ -1116,6 +1142,49 @@ fn dgt_replication() {
 }
 
 // ---------------------------------------------------------------- time
+
+/// The same script with ten seconds between all events (a caller that spaces untimed events
+/// far apart): every conclusion is the same except where a hold is the point.
+#[test]
+fn events_far_apart_conclude_the_same() {
+    let cases: &[(&Opts, &str, &str)] = &[
+        (&peg(), START, "Le2 Pe4 Le7 Pe5 Lg1 Pf3"),
+        (&peg(), CAPTURE, "Le5 Lf3 Pe5"),
+        (&peg(), EN_PASSANT, "Le5 Pd6 Ld5"),
+        (&peg(), CASTLING, "Le1 Pg1 Lh1 Pf1"),
+        (&peg(), PROMOTION, "Lb8 La7 Pb8 KQ"),
+        (&peg(), START, "Lg1 Pg3 Lg3 Pg1"),
+        (&dgt(), START, "e2=. e4=P e7=. e5=p"),
+        (&dgt(), "4k3/8/8/8/2n5/1B6/8/4K3 w - - 0 1", "c4=B b3=."),
+        (&dgt(), CASTLING, "g1=K e1=. f1=R h1=."),
+    ];
+    for &(opts, fen, script) in cases {
+        let spaced: String = script
+            .split_whitespace()
+            .map(|t| format!("{t} wait "))
+            .collect();
+        let run = |script: &str| {
+            let mut run = Run::new(opts, fen);
+            for tok in script.split_whitespace() {
+                run.token(tok);
+            }
+            run.finish();
+            run.lines
+        };
+        assert_eq!(run(&spaced), run(script), "{script}");
+    }
+    // Rook-first castling needs the king within the hold.
+    check(
+        CASTLING,
+        "Lh1 wait Pf1 wait Le1 wait Pg1",
+        &[
+            "touched h1 R",
+            "move h1f1",
+            "touched e1 K",
+            "illegal wrong-side:white Kg1-e1",
+        ],
+    );
+}
 
 #[test]
 fn deadlines_are_reported_and_released_by_poll() {

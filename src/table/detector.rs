@@ -376,6 +376,8 @@ struct Cand {
 struct Peg {
     origin: Square,
     piece: Option<Piece>,
+    /// Event number of its lift.
+    at: u64,
 }
 
 /// A complete move held back because it may be half of a castling.
@@ -446,6 +448,9 @@ pub struct MoveDetector {
     observed: Board,
     rotated: bool,
     pending: Option<Move>,
+    /// Squares emptied while a move was held: touches of the next window, reported once the
+    /// held move is concluded (the opponent reaching for a piece).
+    later_touches: Bitboard,
     eval_at: Option<Millis>,
 
     // --- reporting
@@ -497,6 +502,7 @@ impl MoveDetector {
             observed: base.board().clone(),
             rotated: false,
             pending: None,
+            later_touches: Bitboard::EMPTY,
             eval_at: None,
             now: 0,
             out_of_sync: false,
@@ -857,6 +863,24 @@ impl MoveDetector {
                 }
             }
         }
+        self.touches_held_back(out);
+    }
+
+    /// Reports the pieces lifted while a move was held, now that the next window has begun.
+    fn touches_held_back(&mut self, out: &mut Vec<Conclusion>) {
+        let squares = std::mem::replace(&mut self.later_touches, Bitboard::EMPTY);
+        if self.turn != Turn::Own || self.game_over || self.kind != BoardKind::Identity {
+            return;
+        }
+        for sq in squares {
+            if let Some(p) = self.history[self.ply].piece_at(sq)
+                && self.observed.piece_at(sq) != Some(p)
+                && !self.touched.contains(sq)
+            {
+                self.touched.add(sq);
+                self.report_touch(sq, p, out);
+            }
+        }
     }
 
     /// Strict touch-move: the move does not stand. After rook-then-king castling the rook move
@@ -885,9 +909,36 @@ impl MoveDetector {
         self.report_wrong(Some(IllegalReason::TouchMove(w)), out);
     }
 
+    /// Concludes the held move. What happened after it was held (the other castling piece
+    /// lifted, then the opponent taking it) belongs to the next position's window: those
+    /// events keep counting, and a peg still in hand is a touch there.
     fn release(&mut self, out: &mut Vec<Conclusion>) {
-        if let Some(d) = self.deferred.take() {
-            self.conclude(d.m, out);
+        let Some(d) = self.deferred.take() else {
+            return;
+        };
+        let carried: Vec<Peg> = self
+            .hand
+            .iter()
+            .copied()
+            .filter(|p| p.at > d.since)
+            .collect();
+        let ply = self.ply;
+        self.conclude(d.m, out);
+        if self.ply == ply {
+            return;
+        }
+        self.window = d.since;
+        for peg in carried {
+            self.hand.push(peg);
+            if self.turn == Turn::Own
+                && !self.game_over
+                && !self.touched.contains(peg.origin)
+                && let Some(p) = peg.piece
+                && self.history[self.ply].piece_at(peg.origin) == Some(p)
+            {
+                self.touched.add(peg.origin);
+                self.report_touch(peg.origin, p, out);
+            }
         }
     }
 
@@ -924,7 +975,17 @@ impl MoveDetector {
             to,
             promotion: Some(role),
         };
-        if self.cands.iter().any(|c| c.m == m) {
+        // The board must still show the pawn on the last rank.
+        let shown = self.cands.iter().any(|c| {
+            c.m == m
+                && match self.kind {
+                    BoardKind::Occupancy => c.occ == self.occ && self.consistent(c),
+                    BoardKind::Identity => {
+                        self.pawn_waiting() == Some((from, to)) || self.shows_after(c)
+                    }
+                }
+        });
+        if shown {
             self.promotion = None;
             self.conclude(m, out);
         }
@@ -998,6 +1059,7 @@ impl MoveDetector {
     /// The board matches the position the detector expects it at.
     fn back_at_base(&mut self, out: &mut Vec<Conclusion>) {
         self.pending = None;
+        self.later_touches = Bitboard::EMPTY;
         self.eval_at = None;
         self.promotion = None;
         self.last_report = None;
@@ -1085,7 +1147,11 @@ impl MoveDetector {
         if self.hand.len() >= MAX_HAND {
             self.hand.remove(0);
         }
-        self.hand.push(Peg { origin: sq, piece });
+        self.hand.push(Peg {
+            origin: sq,
+            piece,
+            at: self.seq,
+        });
         self.last_lift[sq as usize] = self.seq;
         if touch && self.turn == Turn::Own && !self.game_over && !self.touched.contains(sq) {
             self.touched.add(sq);
@@ -1338,10 +1404,11 @@ impl MoveDetector {
             Some(p) => self.observed.set_piece_at(sq, p),
             None => self.observed.discard_piece_at(sq),
         }
-        if piece.is_none()
+        if piece.is_none() && self.pending.is_some() {
+            self.later_touches.add(sq);
+        } else if piece.is_none()
             && self.turn == Turn::Own
             && !self.game_over
-            && self.pending.is_none()
             && !self.touched.contains(sq)
             && let Some(p) = self.history[self.ply].piece_at(sq)
         {
@@ -1464,20 +1531,34 @@ impl MoveDetector {
         {
             return;
         }
+        // Part of a move's squares updated (the scan reports them in any order, and may report
+        // the arrival before the departure): the rest is still to come.
+        let changed = squares_differing(base, &self.observed);
         let partial = self.cands.iter().any(|c| {
-            c.partials.iter().flatten().any(|p| {
-                let mut b = base.clone();
-                if let Some(piece) = b.remove_piece_at(p.moved.0) {
-                    b.set_piece_at(p.moved.1, piece);
-                }
-                b == self.observed
-            })
+            let after = board_after(base, self.base.turn(), c.m);
+            changed.is_subset(squares_differing(base, &after))
+                && changed
+                    .into_iter()
+                    .all(|sq| self.observed.piece_at(sq) == after.piece_at(sq))
         });
         if partial {
             return;
         }
-        // A pawn on the last rank still waiting to be exchanged.
-        let pawn_waiting = self.cands.iter().find_map(|c| {
+        if let Some((from, to)) = self.pawn_waiting() {
+            if self.turn != Turn::Owed {
+                self.promotion_reached(from, to, out);
+            }
+            return;
+        }
+        if !self.already_reported() && explained && self.slid(out) {
+            return;
+        }
+        self.settled(explained, out);
+    }
+
+    /// A pawn on the last rank still waiting to be exchanged for the new piece.
+    fn pawn_waiting(&self) -> Option<(Square, Square)> {
+        self.cands.iter().find_map(|c| {
             let (from, to) = (c.m.from()?, c.m.to());
             (c.m.promotion() == Some(Role::Queen) && c.occ == self.observed.occupied() && {
                 let mut b = board_after(self.base.board(), self.base.turn(), c.m);
@@ -1491,17 +1572,7 @@ impl MoveDetector {
                 b == self.observed
             })
             .then_some((from, to))
-        });
-        if let Some((from, to)) = pawn_waiting {
-            if self.turn != Turn::Owed {
-                self.promotion_reached(from, to, out);
-            }
-            return;
-        }
-        if !self.already_reported() && explained && self.slid(out) {
-            return;
-        }
-        self.settled(explained, out);
+        })
     }
 
     /// PicoChess's "sliding": the player changed his mind after his move was concluded here
