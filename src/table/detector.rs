@@ -717,14 +717,18 @@ impl MoveDetector {
         } else {
             Turn::Anticipated
         };
-        let mut target = self.base.clone();
-        for &m in &self.owed {
-            if !target.is_legal(m) {
-                break;
+        self.target = if self.owed.is_empty() {
+            self.base.board().clone()
+        } else {
+            let mut target = self.base.clone();
+            for &m in &self.owed {
+                if !target.is_legal(m) {
+                    break;
+                }
+                target.play_unchecked(m);
             }
-            target.play_unchecked(m);
-        }
-        self.target = target.board().clone();
+            target.board().clone()
+        };
         self.cands.clear();
         let board = self.base.board();
         match self.turn {
@@ -768,7 +772,8 @@ impl MoveDetector {
 
     /// The board's position moves on by `m` (concluded here or replicated).
     fn advance(&mut self, m: Move, own: bool) {
-        self.prev = Some(self.base.clone());
+        // Only identity boards look back a move (sliding).
+        self.prev = (self.kind == BoardKind::Identity).then(|| self.base.clone());
         self.base.play_unchecked(m);
         self.moves.truncate(self.ply);
         self.moves.push(m);
