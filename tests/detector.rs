@@ -1453,38 +1453,308 @@ fn replay_on_dgt(start: &Game, moves: &[Move], seed: u64) -> (Vec<Move>, Vec<Str
     (concluded, other)
 }
 
+/// One side moves on the peg board; the other side's moves are entered by the table and then
+/// replicated on the board. Returns (own moves concluded, moves replicated, anything else).
+fn replay_with_replication(
+    start: &Game,
+    moves: &[Move],
+    mover: Color,
+    seed: u64,
+) -> (Vec<Move>, Vec<Move>, Vec<String>) {
+    let mut game = start.clone();
+    let settings = DetectorSettings {
+        mover: Some(mover),
+        ..DetectorSettings::for_kind(BoardKind::Occupancy)
+    };
+    let mut det = MoveDetector::new(BoardKind::Occupancy, settings, &game);
+    let (mut own, mut replicated, mut other) = (Vec::new(), Vec::new(), Vec::new());
+    let mut out = Vec::new();
+    let mut t = 0;
+    let mut pos = start.position().clone();
+    let mut take = |out: &mut Vec<Conclusion>, game: &mut Game| {
+        for c in out.drain(..) {
+            match c {
+                Conclusion::Moved { m, .. } => {
+                    own.push(m);
+                    if game.play(m).is_err() {
+                        other.push(format!("unplayable {m}"));
+                    }
+                }
+                Conclusion::Replicated { m } => replicated.push(m),
+                Conclusion::Touched { .. } | Conclusion::PromotionPending { .. } => {}
+                c => other.push(line(&c, game.castling_mode())),
+            }
+        }
+    };
+    for (i, &m) in moves.iter().enumerate() {
+        let ours = pos.turn() == mover;
+        if !ours {
+            // The opponent answers once our move was announced (a held move is out by then);
+            // the table enters his move, then the player replicates it.
+            t += 2_000;
+            det.poll(&game, t, &mut out);
+            take(&mut out, &mut game);
+            if game.play(m).is_err() {
+                return (own, replicated, vec![format!("game out of step at {m}")]);
+            }
+            det.poll(&game, t, &mut out);
+            take(&mut out, &mut game);
+        }
+        for event in human_events(&pos, m, seed.wrapping_add(i as u64)) {
+            if !ours && matches!(event, SensorEvent::Key(_)) {
+                continue;
+            }
+            t += 10;
+            det.handle(&game, &Timed { at: t, event }, &mut out);
+            take(&mut out, &mut game);
+        }
+        pos.play_unchecked(m);
+    }
+    det.poll(&game, u64::MAX, &mut out);
+    take(&mut out, &mut game);
+    (own, replicated, other)
+}
+
+const ROLES: [Role; 6] = [
+    Role::Pawn,
+    Role::Knight,
+    Role::Bishop,
+    Role::Rook,
+    Role::Queen,
+    Role::King,
+];
+
+/// 0 = empty, 1–6 white, 7–12 black (the DGT numbering's idea, in shakmaty's role order).
+fn piece_code(code: u8) -> Option<Piece> {
+    (!code.is_multiple_of(13)).then(|| Piece {
+        color: Color::from_white(code % 13 <= 6),
+        role: ROLES[usize::from(code % 13 - 1) % 6],
+    })
+}
+
+fn start_for(chess960: bool, n: u32) -> Game {
+    if chess960 {
+        Game::chess960(n).unwrap()
+    } else {
+        Game::new()
+    }
+}
+
+fn prop_human_games(start: Game, seed: u64, touches: bool) -> Result<(), TestCaseError> {
+    let moves = random_game(start.clone(), 120, seed);
+    let (concluded, other) = replay_as_human(&start, &moves, seed, touches);
+    prop_assert!(other.is_empty(), "unexpected conclusions {:?}", other);
+    prop_assert_eq!(concluded, moves);
+    Ok(())
+}
+
+fn prop_replication(start: Game, white: bool, seed: u64) -> Result<(), TestCaseError> {
+    let mover = if white { Color::White } else { Color::Black };
+    let moves = random_game(start.clone(), 120, seed);
+    let (own, replicated, other) = replay_with_replication(&start, &moves, mover, seed);
+    prop_assert!(other.is_empty(), "unexpected conclusions {:?}", other);
+    let mut pos = start.position().clone();
+    let (mut want_own, mut want_replicated) = (Vec::new(), Vec::new());
+    for &m in &moves {
+        if pos.turn() == mover {
+            want_own.push(m);
+        } else {
+            want_replicated.push(m);
+        }
+        pos.play_unchecked(m);
+    }
+    prop_assert_eq!(own, want_own);
+    prop_assert_eq!(replicated, want_replicated);
+    Ok(())
+}
+
+fn prop_dgt_games(start: Game, seed: u64) -> Result<(), TestCaseError> {
+    let moves = random_game(start.clone(), 120, seed);
+    let (concluded, other) = replay_on_dgt(&start, &moves, seed);
+    prop_assert!(other.is_empty(), "unexpected conclusions {:?}", other);
+    prop_assert_eq!(concluded, moves);
+    Ok(())
+}
+
+/// One arbitrary step: (operation, square, piece code, bits, milliseconds to wait).
+type Step = (u8, u8, u8, u64, u64);
+
+fn prop_arbitrary_events(
+    kind: BoardKind,
+    touch_move: TouchMove,
+    mover: Option<Color>,
+    steps: Vec<Step>,
+) -> Result<(), TestCaseError> {
+    let mut game = Game::new();
+    let settings = DetectorSettings {
+        touch_move,
+        settle_ms: 300,
+        mover,
+    };
+    let mut det = MoveDetector::new(kind, settings, &game);
+    let mut out = Vec::new();
+    let mut t = 0u64;
+    for (op, sq, code, bits, dt) in steps {
+        t = t.saturating_add(dt % 5_000);
+        let square = Square::new(u32::from(sq % 64));
+        let piece = piece_code(code);
+        let event = match op % 10 {
+            0 | 1 => SensorEvent::Lift(square),
+            2 | 3 => SensorEvent::Place(square),
+            4 => SensorEvent::Occupancy(Bitboard(bits)),
+            5 => SensorEvent::SquareChanged { square, piece },
+            6 => {
+                let mut b = game.position().board().clone();
+                if bits % 2 == 0 {
+                    b.rotate_180();
+                }
+                b.discard_piece_at(square);
+                SensorEvent::Pieces(b)
+            }
+            7 => SensorEvent::Key(BoardKey::Promote(piece.map_or(Role::Queen, |p| p.role))),
+            8 => {
+                // The table changes the game: a legal move, or an undo.
+                if bits % 3 == 0 {
+                    game.undo();
+                } else {
+                    let legal = game.position().legal_moves();
+                    if !legal.is_empty() {
+                        let _ = game.play(legal[(bits as usize) % legal.len()]);
+                    }
+                }
+                det.poll(&game, t, &mut out);
+                continue;
+            }
+            _ => {
+                if bits % 7 == 0 {
+                    det.reconnected();
+                }
+                det.poll(&game, t, &mut out);
+                continue;
+            }
+        };
+        det.handle(&game, &Timed { at: t, event }, &mut out);
+        for c in out.drain(..) {
+            match c {
+                Conclusion::Moved { m, .. } => {
+                    let _ = game.play(m);
+                }
+                Conclusion::Takeback { plies } if bits % 2 == 0 => {
+                    for _ in 0..plies {
+                        game.undo();
+                    }
+                }
+                Conclusion::Illegal { corrections, .. }
+                | Conclusion::Mismatch { corrections, .. } => {
+                    prop_assert!(corrections.len() <= 64);
+                }
+                _ => {}
+            }
+        }
+        prop_assert!(det.believed().occupied().count() <= 64);
+        prop_assert!(det.board_ply() <= game.ply_count() + 1);
+    }
+    det.poll(&game, u64::MAX, &mut out);
+    Ok(())
+}
+
+fn prop_corrections(
+    seen: &[u8],
+    want: &[u8],
+    sparse: u8,
+    occupancy: bool,
+    beliefs: bool,
+) -> Result<(), TestCaseError> {
+    let to_board = |codes: &[u8]| {
+        let mut b = Board::empty();
+        for (i, &c) in codes.iter().enumerate() {
+            // Thin the boards out so that pairings and leftovers both occur.
+            if let Some(p) = piece_code(c)
+                && (i as u8) % 4 >= sparse
+            {
+                b.set_piece_at(Square::new(i as u32), p);
+            }
+        }
+        b
+    };
+    let seen = to_board(seen);
+    let target = to_board(want);
+    let observed = if occupancy {
+        Observed::Occupancy(seen.occupied())
+    } else {
+        Observed::Pieces(seen.clone())
+    };
+    let believed = beliefs.then_some(&seen);
+    let c = corrections::corrections(&observed, believed, &target);
+    let after = corrections::apply(&observed, &c);
+    prop_assert!(after.matches(&target), "{:?}", c);
+    // Fewest actions: surplus + missing − the largest number of pairs.
+    let (surplus, missing): (Surplus, Missing) = match &observed {
+        Observed::Pieces(b) => (
+            b.iter()
+                .filter(|&(sq, p)| target.piece_at(sq) != Some(p))
+                .map(|(sq, p)| (sq, Some(p)))
+                .collect(),
+            target
+                .iter()
+                .filter(|&(sq, p)| b.piece_at(sq) != Some(p))
+                .collect(),
+        ),
+        Observed::Occupancy(occ) => (
+            (*occ & !target.occupied())
+                .into_iter()
+                .map(|sq| (sq, believed.and_then(|b| b.piece_at(sq))))
+                .collect(),
+            (target.occupied() & !*occ)
+                .into_iter()
+                .filter_map(|sq| target.piece_at(sq).map(|p| (sq, p)))
+                .collect(),
+        ),
+    };
+    let mut known = 0usize;
+    let mut unmatched_missing = missing.len();
+    for color in [Color::White, Color::Black] {
+        for role in ROLES {
+            let p = Piece { color, role };
+            let s = surplus.iter().filter(|(_, q)| *q == Some(p)).count();
+            let m = missing.iter().filter(|(_, q)| *q == p).count();
+            known += s.min(m);
+            unmatched_missing -= s.min(m);
+        }
+    }
+    let unknown = surplus.iter().filter(|(_, q)| q.is_none()).count();
+    let pairs = known + unknown.min(unmatched_missing);
+    prop_assert_eq!(c.len(), surplus.len() + missing.len() - pairs);
+    Ok(())
+}
+
 proptest! {
     // `PROPTEST_CASES=n` searches longer.
     #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256),
         .. ProptestConfig::default()
     })]
 
     #[test]
-    fn random_games_in_human_order_conclude_exactly_their_moves(seed in any::<u64>(), touches in any::<bool>()) {
-        let start = Game::new();
-        let moves = random_game(start.clone(), 120, seed);
-        let (concluded, other) = replay_as_human(&start, &moves, seed, touches);
-        prop_assert!(other.is_empty(), "unexpected conclusions {:?}", other);
-        prop_assert_eq!(concluded, moves);
+    fn random_games_in_human_order_conclude_exactly_their_moves(seed: u64, touches: bool) {
+        prop_human_games(Game::new(), seed, touches)?;
     }
 
     #[test]
-    fn random_chess960_games_conclude_exactly_their_moves(n in 0u32..960, seed in any::<u64>(), touches in any::<bool>()) {
-        let start = Game::chess960(n).unwrap();
-        let moves = random_game(start.clone(), 120, seed);
-        let (concluded, other) = replay_as_human(&start, &moves, seed, touches);
-        prop_assert!(other.is_empty(), "unexpected conclusions {:?}", other);
-        prop_assert_eq!(concluded, moves);
+    fn random_chess960_games_conclude_exactly_their_moves(n in 0u32..960, seed: u64, touches: bool) {
+        prop_human_games(Game::chess960(n).unwrap(), seed, touches)?;
     }
 
     #[test]
-    fn random_games_as_dgt_field_updates_in_any_scan_order(n in 0u32..960, chess960 in any::<bool>(), seed in any::<u64>()) {
-        let start = if chess960 { Game::chess960(n).unwrap() } else { Game::new() };
-        let moves = random_game(start.clone(), 120, seed);
-        let (concluded, other) = replay_on_dgt(&start, &moves, seed);
-        prop_assert!(other.is_empty(), "unexpected conclusions {:?}", other);
-        prop_assert_eq!(concluded, moves);
+    fn random_games_against_another_board_replicate_its_moves(
+        n in 0u32..960, chess960: bool, white: bool, seed: u64,
+    ) {
+        prop_replication(start_for(chess960, n), white, seed)?;
+    }
+
+    #[test]
+    fn random_games_as_dgt_field_updates_in_any_scan_order(n in 0u32..960, chess960: bool, seed: u64) {
+        prop_dgt_games(start_for(chess960, n), seed)?;
     }
 
     #[test]
@@ -1492,57 +1762,9 @@ proptest! {
         kind in prop_oneof![Just(BoardKind::Occupancy), Just(BoardKind::Identity)],
         touch in prop_oneof![Just(TouchMove::Off), Just(TouchMove::Warn), Just(TouchMove::Strict)],
         mover in prop_oneof![Just(None), Just(Some(Color::White)), Just(Some(Color::Black))],
-        events in proptest::collection::vec((0u8..10, 0u8..64, 0u8..13, any::<u64>(), 0u64..3_000), 0..300),
+        steps in proptest::collection::vec(any::<Step>(), 0..300),
     ) {
-        let mut game = Game::new();
-        let settings = DetectorSettings { touch_move: touch, settle_ms: 300, mover };
-        let mut det = MoveDetector::new(kind, settings, &game);
-        let mut out = Vec::new();
-        let mut t = 0u64;
-        for (op, sq, code, bits, dt) in events {
-            t += dt;
-            let square = Square::new(u32::from(sq));
-            let piece = (code > 0).then(|| {
-                let roles = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King];
-                Piece { color: Color::from_white(code <= 6), role: roles[usize::from(code - 1) % 6] }
-            });
-            let event = match op {
-                0 | 1 => SensorEvent::Lift(square),
-                2 | 3 => SensorEvent::Place(square),
-                4 => SensorEvent::Occupancy(Bitboard(bits)),
-                5 => SensorEvent::SquareChanged { square, piece },
-                6 => {
-                    let mut b = Board::new();
-                    if bits % 2 == 0 { b.rotate_180(); }
-                    b.discard_piece_at(square);
-                    SensorEvent::Pieces(b)
-                }
-                7 => SensorEvent::Key(BoardKey::Promote(piece.map(|p| p.role).unwrap_or(Role::Queen))),
-                8 => {
-                    // The table changes the game: a legal move, or an undo.
-                    if bits % 3 == 0 { game.undo(); } else {
-                        let legal = game.position().legal_moves();
-                        if !legal.is_empty() { let _ = game.play(legal[(bits as usize) % legal.len()]); }
-                    }
-                    det.poll(&game, t, &mut out);
-                    continue;
-                }
-                _ => { det.poll(&game, t, &mut out); continue; }
-            };
-            det.handle(&game, &Timed { at: t, event }, &mut out);
-            for c in out.drain(..) {
-                match c {
-                    Conclusion::Moved { m, .. } => { let _ = game.play(m); }
-                    Conclusion::Takeback { plies } if bits % 2 == 0 => { for _ in 0..plies { game.undo(); } }
-                    Conclusion::Illegal { corrections, .. } | Conclusion::Mismatch { corrections, .. } => {
-                        prop_assert!(corrections.len() <= 64);
-                    }
-                    _ => {}
-                }
-            }
-            prop_assert!(det.believed().occupied().count() <= 64);
-        }
-        det.poll(&game, u64::MAX, &mut out);
+        prop_arbitrary_events(kind, touch, mover, steps)?;
     }
 
     #[test]
@@ -1550,52 +1772,10 @@ proptest! {
         seen in proptest::collection::vec(0u8..13, 64),
         want in proptest::collection::vec(0u8..13, 64),
         sparse in 0u8..4,
-        occupancy in any::<bool>(),
-        beliefs in any::<bool>(),
+        occupancy: bool,
+        beliefs: bool,
     ) {
-        let roles = [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King];
-        let to_board = |codes: &[u8]| {
-            let mut b = Board::empty();
-            for (i, &c) in codes.iter().enumerate() {
-                // Thin the boards out so that pairings and leftovers both occur.
-                if c > 0 && (i as u8) % 4 >= sparse {
-                    b.set_piece_at(Square::new(i as u32), Piece { color: Color::from_white(c <= 6), role: roles[usize::from(c - 1) % 6] });
-                }
-            }
-            b
-        };
-        let seen = to_board(&seen);
-        let target = to_board(&want);
-        let observed = if occupancy { Observed::Occupancy(seen.occupied()) } else { Observed::Pieces(seen.clone()) };
-        let believed = beliefs.then_some(&seen);
-        let c = corrections::corrections(&observed, believed, &target);
-        let after = corrections::apply(&observed, &c);
-        prop_assert!(after.matches(&target), "{:?}", c);
-        // Fewest actions: surplus + missing − the largest number of pairs.
-        let (surplus, missing): (Surplus, Missing) = match &observed {
-            Observed::Pieces(b) => (
-                b.iter().filter(|&(sq, p)| target.piece_at(sq) != Some(p)).map(|(sq, p)| (sq, Some(p))).collect(),
-                target.iter().filter(|&(sq, p)| b.piece_at(sq) != Some(p)).collect(),
-            ),
-            Observed::Occupancy(occ) => (
-                (*occ & !target.occupied()).into_iter().map(|sq| (sq, believed.and_then(|b| b.piece_at(sq)))).collect(),
-                (target.occupied() & !*occ).into_iter().filter_map(|sq| target.piece_at(sq).map(|p| (sq, p))).collect(),
-            ),
-        };
-        let mut known = 0usize;
-        let mut unmatched_missing = missing.len();
-        for color in [Color::White, Color::Black] {
-            for role in roles {
-                let p = Piece { color, role };
-                let s = surplus.iter().filter(|(_, q)| *q == Some(p)).count();
-                let m = missing.iter().filter(|(_, q)| *q == p).count();
-                known += s.min(m);
-                unmatched_missing -= s.min(m);
-            }
-        }
-        let unknown = surplus.iter().filter(|(_, q)| q.is_none()).count();
-        let pairs = known + unknown.min(unmatched_missing);
-        prop_assert_eq!(c.len(), surplus.len() + missing.len() - pairs);
+        prop_corrections(&seen, &want, sparse, occupancy, beliefs)?;
     }
 }
 
