@@ -1598,9 +1598,12 @@ fn prop_arbitrary_events(
         t = t.saturating_add(dt % 5_000);
         let square = Square::new(u32::from(sq % 64));
         let piece = piece_code(code);
+        // Mostly physical: lift an occupied hole, fill an empty one.
+        let occupied = det.observed().occupied();
+        let pick = |b: Bitboard| b.into_iter().nth(usize::from(sq) % b.count().max(1));
         let event = match op % 10 {
-            0 | 1 => SensorEvent::Lift(square),
-            2 | 3 => SensorEvent::Place(square),
+            0 | 1 => SensorEvent::Lift(pick(occupied).unwrap_or(square)),
+            2 | 3 => SensorEvent::Place(pick(!occupied).unwrap_or(square)),
             4 => SensorEvent::Occupancy(Bitboard(bits)),
             5 => SensorEvent::SquareChanged { square, piece },
             6 => {
@@ -1652,7 +1655,14 @@ fn prop_arbitrary_events(
             }
         }
         prop_assert!(det.believed().occupied().count() <= 64);
-        prop_assert!(det.board_ply() <= game.ply_count() + 1);
+        // Once it has seen the game again, the board is never ahead of it (a conclusion the
+        // caller does not play is withdrawn).
+        det.poll(&game, t, &mut out);
+        prop_assert!(
+            out.iter().any(|c| matches!(c, Conclusion::Moved { .. }))
+                || det.board_ply() <= game.ply_count()
+        );
+        out.clear();
     }
     det.poll(&game, u64::MAX, &mut out);
     Ok(())

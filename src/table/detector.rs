@@ -1084,11 +1084,13 @@ impl MoveDetector {
             self.back_at_base(out);
             return;
         }
-        if self.kind == BoardKind::Occupancy
-            && self.turn == Turn::Owed
-            && self.occ == self.target.occupied()
-        {
-            // Replicated by a path the events do not explain (a snapshot): accept the game.
+        let shows_game = match self.kind {
+            BoardKind::Occupancy => self.occ == self.target.occupied(),
+            BoardKind::Identity => self.observed == self.target,
+        };
+        if self.turn == Turn::Owed && shows_game {
+            // Every owed move replicated by a path the events do not explain (a snapshot, a
+            // board faster than its scan): the board shows the game, so take it as such.
             self.jump_to_game();
             self.belief = self.target.clone();
             self.back_at_base(out);
