@@ -151,6 +151,8 @@ struct Run {
     opts: Opts,
     t: u64,
     lines: Vec<String>,
+    /// The same conclusions as `Conclusion::describe` words them.
+    described: Vec<String>,
 }
 
 impl Run {
@@ -170,12 +172,14 @@ impl Run {
             opts: opts.clone(),
             t: 0,
             lines: Vec::new(),
+            described: Vec::new(),
         }
     }
 
     fn take(&mut self, out: Vec<Conclusion>) {
         for c in out {
             self.lines.push(line(&c, self.game.castling_mode()));
+            self.described.push(c.describe(self.game.castling_mode()));
             match c {
                 Conclusion::Moved { m, .. } => self.game.play(m).unwrap(),
                 Conclusion::Takeback { plies } if self.opts.accept_takeback => {
@@ -1256,6 +1260,25 @@ fn lifting_the_king_suspends_the_hold() {
             })
         ),
         "{out:?}"
+    );
+}
+
+#[test]
+fn describe_words_a_whole_script() {
+    let mut run = Run::new(&touch(TouchMove::Strict), CASTLING);
+    for tok in "Lh1 Pf1 Le1 Pg1 Lg1 Pe1".split_whitespace() {
+        run.token(tok);
+    }
+    run.finish();
+    assert_eq!(
+        run.described,
+        [
+            "touched h1 white rook",
+            "move h1f1",
+            "illegal: touch-move: the rook on h1 was touched before the king: no castling on \
+             that side this move (FIDE 4.4.2); move the white king from g1 to e1",
+            "in-sync: the board matches the game",
+        ]
     );
 }
 
