@@ -659,6 +659,29 @@ fn a_pinned_piece_may_not_move() {
 }
 
 #[test]
+fn a_pinned_piece_may_not_capture_either() {
+    let fen = "4k3/4r3/8/8/8/3p4/4B3/4K3 w - - 0 1";
+    check(
+        fen,
+        "Ld3 Le2 Pd3",
+        &[
+            "touched d3 p",
+            "touched e2 B",
+            "illegal check:Be2-d3 Bd3-e2,+pd3",
+        ],
+    );
+    check(
+        fen,
+        "Le2 Ld3 Pd3",
+        &[
+            "touched e2 B",
+            "touched d3 p",
+            "illegal check:Be2-d3 Bd3-e2,+pd3",
+        ],
+    );
+}
+
+#[test]
 fn the_king_may_not_walk_into_check() {
     check(
         "4k3/8/8/8/8/8/3r4/4K3 w - - 0 1",
@@ -1731,16 +1754,27 @@ fn prop_corrections(
                 .filter(|&(sq, p)| b.piece_at(sq) != Some(p))
                 .collect(),
         ),
-        Observed::Occupancy(occ) => (
-            (*occ & !target.occupied())
+        Observed::Occupancy(occ) => {
+            // Believed to hold another piece than the target's: wrong like an empty hole.
+            let wrong_piece: Bitboard = (*occ & target.occupied())
                 .into_iter()
-                .map(|sq| (sq, believed.and_then(|b| b.piece_at(sq))))
-                .collect(),
-            (target.occupied() & !*occ)
-                .into_iter()
-                .filter_map(|sq| target.piece_at(sq).map(|p| (sq, p)))
-                .collect(),
-        ),
+                .filter(|&sq| {
+                    believed
+                        .and_then(|b| b.piece_at(sq))
+                        .is_some_and(|p| Some(p) != target.piece_at(sq))
+                })
+                .collect();
+            (
+                ((*occ & !target.occupied()) | wrong_piece)
+                    .into_iter()
+                    .map(|sq| (sq, believed.and_then(|b| b.piece_at(sq))))
+                    .collect(),
+                ((target.occupied() & !*occ) | wrong_piece)
+                    .into_iter()
+                    .filter_map(|sq| target.piece_at(sq).map(|p| (sq, p)))
+                    .collect(),
+            )
+        }
     };
     let mut known = 0usize;
     let mut unmatched_missing = missing.len();

@@ -81,7 +81,9 @@ type PlannedMove = (Option<Piece>, Square, Square);
 
 /// The fewest hand actions that turn `observed` into `target` (for an occupancy board: into
 /// `target`'s occupancy). `believed` names the pieces on an occupancy board's occupied squares
-/// where known; it is ignored for a board that sees identities.
+/// where known; a hole believed to hold another piece than the target's counts as wrong (its
+/// peg must go and the right one come), so the corrections also bring the believed pieces to
+/// the target. It is ignored for a board that sees identities.
 pub fn corrections(
     observed: &Observed,
     believed: Option<&Board>,
@@ -108,12 +110,26 @@ pub fn corrections(
             }
         }
         Observed::Occupancy(occ) => {
-            for sq in *occ & !target.occupied() {
-                surplus.push((sq, believed.and_then(|b| b.piece_at(sq))));
-            }
-            for sq in target.occupied() & !*occ {
-                if let Some(p) = target.piece_at(sq) {
-                    missing.push((sq, p));
+            for sq in *occ | target.occupied() {
+                let have = believed
+                    .and_then(|b| b.piece_at(sq))
+                    .filter(|_| occ.contains(sq));
+                let want = target.piece_at(sq);
+                let wrong = match (occ.contains(sq), want) {
+                    (false, None) => false,
+                    (false, Some(_)) | (true, None) => true,
+                    // A hole the target wants filled holds a peg: wrong only if it is believed
+                    // to be another piece.
+                    (true, Some(w)) => have.is_some_and(|h| h != w),
+                };
+                if !wrong {
+                    continue;
+                }
+                if occ.contains(sq) {
+                    surplus.push((sq, have));
+                }
+                if let Some(w) = want {
+                    missing.push((sq, w));
                 }
             }
         }

@@ -425,6 +425,8 @@ pub struct MoveDetector {
     // --- the table for `base`
     turn: Turn,
     cands: Vec<Cand>,
+    /// Squares of pieces a capture could take: a lifted peg from there is set aside, not in
+    /// the hand.
     capturable: Bitboard,
     lift_concludes: Bitboard,
     /// The game's current board (after the owed moves): what corrections aim at.
@@ -746,7 +748,18 @@ impl MoveDetector {
                 }
             }
         }
+        // Opponent pieces the mover attacks count as capturable even when the capture would be
+        // illegal (a pinned piece): lifted, they are set aside, so an illegal capture settles
+        // and is reported instead of waiting for ever.
+        let board = self.base.board();
+        let mover = self.base.turn();
         self.capturable = Bitboard::EMPTY;
+        for sq in board.by_color(mover) {
+            if let Some(p) = board.piece_at(sq) {
+                self.capturable |=
+                    attacks::attacks(sq, p, board.occupied()) & board.by_color(!mover);
+            }
+        }
         self.lift_concludes = Bitboard::EMPTY;
         for c in &self.cands {
             if let Some(sq) = c.captured {
@@ -846,6 +859,9 @@ impl MoveDetector {
 
     fn conclude(&mut self, m: Move, out: &mut Vec<Conclusion>) {
         match self.turn {
+            // A held move that the table overtook with another move is not the owed one: the
+            // board is then judged against the game at rest.
+            Turn::Owed if self.owed.first() != Some(&m) => {}
             Turn::Owed => {
                 out.push(Conclusion::Replicated { m });
                 self.advance(m, false);
@@ -1193,18 +1209,24 @@ impl MoveDetector {
     }
 
     /// Which peg went into `sq`. An occupancy board cannot tell; the guess only names pieces in
-    /// messages and never decides a move: a peg put back where it came from, else the mover's
-    /// most recently lifted peg, else any; a peg from beside the board is believed to be what
-    /// the game wants there.
+    /// messages and never decides a move. In order: the mover's own peg put back where it came
+    /// from; the mover's latest peg that could go there; any peg put back where it came from;
+    /// the mover's latest peg; the latest peg. A peg from beside the board is believed to be
+    /// what the game wants there.
     fn take_from_hand(&mut self, sq: Square) -> Option<Piece> {
         let turn = self.base.turn();
         let own = |p: &Peg| p.piece.is_some_and(|pc| pc.color == turn);
+        let could_go = |p: &Peg| {
+            p.piece
+                .is_some_and(|pc| pc.color == turn && reachable(&self.base, pc, p.origin, sq))
+        };
         let i = self
             .hand
             .iter()
             .rposition(|p| p.origin == sq && own(p))
-            .or_else(|| self.hand.iter().rposition(own))
+            .or_else(|| self.hand.iter().rposition(could_go))
             .or_else(|| self.hand.iter().rposition(|p| p.origin == sq))
+            .or_else(|| self.hand.iter().rposition(own))
             .or_else(|| self.hand.len().checked_sub(1));
         match i {
             Some(i) => self.hand.remove(i).piece,
