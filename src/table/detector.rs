@@ -1,8 +1,9 @@
 //! Sensor events to moves: touched, made, promotion pending, illegal, mismatch, takeback (FIDE D.2.2, D.2.3).
 //!
-//! Pure: no I/O, no clock. Time arrives with the events ([`Timed`]) and through [`MoveDetector::poll`];
-//! the detector only ever compares it with deadlines it set itself. `docs/move-detection.md` is
-//! the user's and firmware maker's account of the rules; this header says how the code holds them.
+//! Pure: no I/O, no clock. Time arrives with the events ([`Timed`]) and through
+//! [`MoveDetector::poll`]; the detector only compares it with deadlines it set itself.
+//! `docs/move-detection.md` is the players' and board makers' account of the rules; this header
+//! says how the code holds them.
 //!
 //! # What the detector tracks
 //! - **The board's ply**: which game position the physical board is known to show. The game can
@@ -11,12 +12,11 @@
 //!   `Moved` conclusion and the caller playing it. [`MoveDetector::handle`] and
 //!   [`MoveDetector::poll`] first compare the game with what the detector believes and re-base
 //!   when the table changed the game on its own (undo, a new game, a refused move).
-//! - **A table per position**: every candidate move with the occupancy it leaves (an identity
-//!   board's whole position is derived only for the candidates whose occupancy matches), the
-//!   pegs it moves and the piece it captures, plus the *partial*
-//!   states a human passes through (castling half done, an en-passant capturer placed before the
-//!   pawn it takes is lifted). It is built once when the position changes, so an event costs a
-//!   few bitboard comparisons.
+//! - **A table per position**: every candidate move with the occupancy it leaves, the pegs it
+//!   moves and the piece it captures, plus the *partial* states a human passes through
+//!   (castling half done, an en-passant capturer placed before the pawn it takes is lifted).
+//!   It is built once when the position changes, so an event costs a few bitboard comparisons;
+//!   an identity board's whole position is derived only for candidates whose occupancy matches.
 //! - **The physical board**: occupancy boards keep the occupied holes, the pegs in hand (in lift
 //!   order, with the piece each is believed to be) and, per square, the event number of its last
 //!   lift and last placement since the position last changed (the *window*). Identity boards keep
@@ -30,14 +30,22 @@
 //! from a piece lifted and put back. A lift can complete a move only by removing the pawn an
 //! en-passant capturer already replaced.
 //!
+//! # Settled
+//! Only a settled board is judged illegal, a takeback or a mismatch: the last event filled a
+//! hole and no peg is in the hand, except pegs from holes an own piece attacks (a captured
+//! piece set aside) — and not when the only change is such pieces lifted (the capturer is still
+//! coming). Identity boards settle when no update came for `settle_ms`, or on a dump, and wait
+//! while the board shows only pieces lifted or only part of one move's squares updated.
+//!
 //! # Deferral
 //! A complete legal move that is also half of a legal castling (the rook placed on its castling
 //! square first; in Chess960 the king placed on its castling square by an ordinary king step) is
 //! held for `settle_ms`: lifting the other castling piece suspends the deadline and placing it
-//! on its castling square makes the castling; any other event releases the held move first.
-//! Identity boards hold every conclusion drawn from field updates for `settle_ms` after the last
-//! update (a sliding queen passes through squares); a board dump is stable truth and concludes
-//! at once.
+//! on its castling square makes the castling; any other event releases the held move first,
+//! and the events after the hold count in the next position's window. Identity boards hold
+//! every conclusion drawn from field updates for `settle_ms` after the last update (a sliding
+//! queen passes through squares), or until the board shows it followed by a legal reply; a
+//! board dump is stable truth and concludes at once.
 
 use std::fmt;
 use std::str::FromStr;
