@@ -51,8 +51,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use shakmaty::{
-    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Piece,
-    Position, Rank, Role, Square, attacks,
+    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, MoveList,
+    Piece, Position, Rank, Role, Square, attacks,
 };
 
 use super::corrections::{self, Correction, Observed, PieceName};
@@ -361,6 +361,8 @@ enum Turn {
 /// A state a human passes through on the way to a candidate: one peg of two moved.
 #[derive(Debug, Clone, Copy)]
 struct Partial {
+    /// The candidate it leads to.
+    of: Move,
     occ: Bitboard,
     /// The peg that has moved (origin, destination).
     moved: (Square, Square),
@@ -369,7 +371,8 @@ struct Partial {
     waiting: Square,
 }
 
-#[derive(Debug, Clone)]
+/// Kept small: the table is rebuilt after every move.
+#[derive(Debug, Clone, Copy)]
 struct Cand {
     m: Move,
     occ: Bitboard,
@@ -377,7 +380,6 @@ struct Cand {
     pegs: [(Square, Square); 2],
     npegs: usize,
     captured: Option<Square>,
-    partials: [Option<Partial>; 2],
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -433,6 +435,7 @@ pub struct MoveDetector {
     // --- the table for `base`
     turn: Turn,
     cands: Vec<Cand>,
+    partials: Vec<Partial>,
     /// Squares of pieces a capture could take: a lifted peg from there is set aside, not in
     /// the hand.
     capturable: Bitboard,
@@ -458,6 +461,8 @@ pub struct MoveDetector {
     observed: Board,
     rotated: bool,
     pending: Option<Move>,
+    /// The legal moves of the position at this ply, computed while checking a reply.
+    next_moves: Option<(usize, MoveList)>,
     /// Squares emptied while a move was held: touches of the next window, reported once the
     /// held move is concluded (the opponent reaching for a piece).
     later_touches: Bitboard,
@@ -492,6 +497,7 @@ impl MoveDetector {
             game_over: false,
             turn: Turn::Own,
             cands: Vec::new(),
+            partials: Vec::new(),
             capturable: Bitboard::EMPTY,
             lift_concludes: Bitboard::EMPTY,
             target: base.board().clone(),
@@ -512,6 +518,7 @@ impl MoveDetector {
             observed: base.board().clone(),
             rotated: false,
             pending: None,
+            next_moves: None,
             later_touches: Bitboard::EMPTY,
             eval_at: None,
             now: 0,
@@ -740,18 +747,25 @@ impl MoveDetector {
             target.board().clone()
         };
         self.cands.clear();
+        self.partials.clear();
         let board = self.base.board();
         match self.turn {
             Turn::Owed => {
                 let m = self.owed[0];
                 if self.base.is_legal(m) {
-                    self.cands.push(candidate(board, turn, m));
+                    self.cands
+                        .push(candidate(board, turn, m, &mut self.partials));
                 }
             }
             Turn::Own | Turn::Anticipated => {
                 if !self.game_over {
-                    for m in self.base.legal_moves() {
-                        self.cands.push(candidate(board, turn, m));
+                    let moves = match self.next_moves.take() {
+                        Some((ply, moves)) if ply == self.ply => moves,
+                        _ => self.base.legal_moves(),
+                    };
+                    for m in moves {
+                        self.cands
+                            .push(candidate(board, turn, m, &mut self.partials));
                     }
                 }
             }
@@ -762,12 +776,13 @@ impl MoveDetector {
         let board = self.base.board();
         let mover = self.base.turn();
         self.capturable = Bitboard::EMPTY;
-        for sq in board.by_color(mover) {
-            if let Some(p) = board.piece_at(sq) {
-                self.capturable |=
-                    attacks::attacks(sq, p, board.occupied()) & board.by_color(!mover);
+        for role in Role::ALL {
+            let piece = Piece { color: mover, role };
+            for sq in board.by_piece(piece) {
+                self.capturable |= attacks::attacks(sq, piece, board.occupied());
             }
         }
+        self.capturable &= board.by_color(!mover);
         self.lift_concludes = Bitboard::EMPTY;
         for c in &self.cands {
             if let Some(sq) = c.captured {
@@ -1403,18 +1418,16 @@ impl MoveDetector {
     /// of the castling piece still to move.
     fn castling_half(&self, i: usize) -> Option<Square> {
         let m = self.cands[i].m;
-        self.cands
+        self.partials
             .iter()
-            .filter(|c| c.m != m && c.m.is_castle())
-            .flat_map(|c| c.partials.iter().flatten())
+            .filter(|p| p.of != m && p.of.is_castle())
             .find(|p| p.occ == self.occ && self.peg_moved(p.moved))
             .map(|p| p.waiting)
     }
 
     fn in_partial(&self) -> bool {
-        self.cands
+        self.partials
             .iter()
-            .flat_map(|c| c.partials.iter().flatten())
             .any(|p| p.occ == self.occ && self.peg_moved(p.moved))
     }
 
@@ -1505,11 +1518,14 @@ impl MoveDetector {
                 return;
             }
             if let Some(p) = self.pending
-                && self.reply_shown(p)
+                && let Some(replies) = self.reply_shown(p)
             {
                 self.pending = None;
                 self.eval_at = None;
+                self.next_moves = Some((self.ply + 1, replies));
                 self.conclude(p, out);
+                // Used by the table the conclusion built; never left for another position.
+                self.next_moves = None;
                 continue;
             }
             break;
@@ -1532,24 +1548,30 @@ impl MoveDetector {
 
     /// The board shows the held move `p` and then a legal reply made on this board: the player
     /// moved on, so `p` was finished.
-    fn reply_shown(&self, p: Move) -> bool {
+    /// Returns the legal moves after `p`, which the next table needs anyway.
+    fn reply_shown(&self, p: Move) -> Option<MoveList> {
         if self.turn != Turn::Own {
-            return false;
+            return None;
         }
         // A reply changes two to four squares; most events mid-reply change fewer.
         let after = board_after(self.base.board(), self.base.turn(), p);
-        let changed = squares_differing(&after, &self.observed).count();
-        if !(2..=4).contains(&changed) {
-            return false;
+        let changed = squares_differing(&after, &self.observed);
+        if !(2..=4).contains(&changed.count()) {
+            return None;
         }
         let mut pos = self.base.clone();
         pos.play_unchecked(p);
         if self.settings.mover.is_some_and(|c| c != pos.turn()) {
-            return false;
+            return None;
         }
-        pos.legal_moves()
-            .into_iter()
-            .any(|q| board_after(&after, pos.turn(), q) == self.observed)
+        let replies = pos.legal_moves();
+        replies
+            .iter()
+            .any(|&q| {
+                moved_squares(q).intersects(changed)
+                    && board_after(&after, pos.turn(), q) == self.observed
+            })
+            .then_some(replies)
     }
 
     /// The identity board has been quiet (or a dump arrived) and shows no candidate.
@@ -1905,7 +1927,8 @@ fn board_after(board: &Board, color: Color, m: Move) -> Board {
     b
 }
 
-fn candidate(board: &Board, color: Color, m: Move) -> Cand {
+/// The candidate for `m`, and the partial states leading to it.
+fn candidate(board: &Board, color: Color, m: Move, partials: &mut Vec<Partial>) -> Cand {
     let occ = board.occupied();
     let mut c = Cand {
         m,
@@ -1913,7 +1936,6 @@ fn candidate(board: &Board, color: Color, m: Move) -> Cand {
         pegs: [(Square::A1, Square::A1); 2],
         npegs: 0,
         captured: None,
-        partials: [None, None],
     };
     match m {
         Move::Normal {
@@ -1930,7 +1952,8 @@ fn candidate(board: &Board, color: Color, m: Move) -> Cand {
             c.npegs = 1;
             c.captured = Some(taken);
             c.occ = occ.without(from).without(taken).with(to);
-            c.partials[0] = Some(Partial {
+            partials.push(Partial {
+                of: m,
                 occ: occ.without(from).with(to),
                 moved: (from, to),
                 waiting: taken,
@@ -1952,14 +1975,16 @@ fn candidate(board: &Board, color: Color, m: Move) -> Cand {
                 // One piece moved, the other still at home; impossible when its destination
                 // is the other's hole.
                 if !occ.contains(king_to) {
-                    c.partials[0] = Some(Partial {
+                    partials.push(Partial {
+                        of: m,
                         occ: occ.without(king).with(king_to),
                         moved: (king, king_to),
                         waiting: rook,
                     });
                 }
                 if !occ.contains(rook_to) {
-                    c.partials[1] = Some(Partial {
+                    partials.push(Partial {
+                        of: m,
                         occ: occ.without(rook).with(rook_to),
                         moved: (rook, rook_to),
                         waiting: king,
