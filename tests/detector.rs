@@ -1287,6 +1287,32 @@ fn lifting_the_king_suspends_the_hold() {
 }
 
 #[test]
+fn settings_read_from_the_command_line() {
+    for (text, want) in [
+        ("off", TouchMove::Off),
+        ("WARN", TouchMove::Warn),
+        (" strict ", TouchMove::Strict),
+    ] {
+        assert_eq!(text.parse::<TouchMove>(), Ok(want));
+        assert_eq!(want.to_string().parse::<TouchMove>(), Ok(want));
+    }
+    assert!(
+        "sometimes"
+            .parse::<TouchMove>()
+            .unwrap_err()
+            .contains("off, warn or strict")
+    );
+    assert_eq!(
+        DetectorSettings::for_kind(BoardKind::Occupancy).settle_ms,
+        1_500
+    );
+    assert_eq!(
+        DetectorSettings::for_kind(BoardKind::Identity).settle_ms,
+        300
+    );
+}
+
+#[test]
 fn describe_words_a_whole_script() {
     let mut run = Run::new(&touch(TouchMove::Strict), CASTLING);
     for tok in "Lh1 Pf1 Le1 Pg1 Lg1 Pe1".split_whitespace() {
