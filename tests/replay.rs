@@ -21,25 +21,45 @@ fn replay(args: &[&str], input: &[u8]) -> Output {
 }
 
 fn lines(o: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&o.stdout).lines().map(str::to_owned).collect()
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 fn moves(o: &Output) -> Vec<String> {
-    lines(o).into_iter().filter(|l| l.starts_with("move ")).collect()
+    lines(o)
+        .into_iter()
+        .filter(|l| l.starts_with("move "))
+        .collect()
 }
 
 /// A game played through the simulator's gestures, as a board would have sent it.
 fn recorded(ucis: &[&str], peg_protocol: bool) -> (Vec<u8>, Vec<String>) {
     let mut pos = Chess::default();
-    let mut bytes = if peg_protocol { Vec::new() } else { dgt::encode_board_dump(pos.board()) };
+    let mut bytes = if peg_protocol {
+        Vec::new()
+    } else {
+        dgt::encode_board_dump(pos.board())
+    };
     let mut expected = Vec::new();
     for (i, u) in ucis.iter().enumerate() {
-        let m = u.parse::<shakmaty::uci::UciMove>().unwrap().to_move(&pos).unwrap();
-        let events = if peg_protocol { gestures::peg_events(&pos, m, i) } else { gestures::identity_events(&pos, m, i) };
+        let m = u
+            .parse::<shakmaty::uci::UciMove>()
+            .unwrap()
+            .to_move(&pos)
+            .unwrap();
+        let events = if peg_protocol {
+            gestures::peg_events(&pos, m, i)
+        } else {
+            gestures::identity_events(&pos, m, i)
+        };
         for e in events {
             match (&e, peg_protocol) {
                 (_, true) => bytes.extend(format!("{}\n", peg::encode(&e).unwrap()).bytes()),
-                (SensorEvent::SquareChanged { square, piece }, false) => bytes.extend(dgt::encode_field_update(*square, *piece)),
+                (SensorEvent::SquareChanged { square, piece }, false) => {
+                    bytes.extend(dgt::encode_field_update(*square, *piece))
+                }
                 _ => unreachable!(),
             }
         }
@@ -50,8 +70,8 @@ fn recorded(ucis: &[&str], peg_protocol: bool) -> (Vec<u8>, Vec<String>) {
 }
 
 const GAME: &[&str] = &[
-    "e2e4", "d7d5", "e4d5", "g8f6", "f1b5", "c7c6", "d5c6", "d8b6", "c6b7", "b8d7", "g1f3", "e7e5", "e1g1", "f8d6",
-    "b7a8q",
+    "e2e4", "d7d5", "e4d5", "g8f6", "f1b5", "c7c6", "d5c6", "d8b6", "c6b7", "b8d7", "g1f3", "e7e5",
+    "e1g1", "f8d6", "b7a8q",
 ];
 
 #[test]
@@ -63,7 +83,13 @@ fn a_peg_recording_gives_the_games_moves() {
     let o = replay(&["--protocol", "peg"], &bytes);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(moves(&o), expected);
-    assert!(lines(&o).iter().any(|l| l.starts_with("promotion-pending b7a8")), "{:?}", lines(&o));
+    assert!(
+        lines(&o)
+            .iter()
+            .any(|l| l.starts_with("promotion-pending b7a8")),
+        "{:?}",
+        lines(&o)
+    );
 }
 
 #[test]
@@ -80,9 +106,16 @@ fn timestamps_are_honoured_and_chatter_is_one_event() {
     let stream = "@1000 Le2\n@1005 Pe2\n@1010 Le2\n@1500 Pe4\n@3000 Le7\n@3400 Pe5\n";
     let o = replay(&["--protocol", "peg"], stream.as_bytes());
     assert_eq!(moves(&o), ["move e2e4", "move e7e5"]);
-    assert!(lines(&o).iter().any(|l| l.starts_with("touched e2")), "{:?}", lines(&o));
+    assert!(
+        lines(&o).iter().any(|l| l.starts_with("touched e2")),
+        "{:?}",
+        lines(&o)
+    );
     // With debouncing off, the same chatter is a touch put back then a lift.
-    let o = replay(&["--protocol", "peg", "--debounce-ms", "0"], stream.as_bytes());
+    let o = replay(
+        &["--protocol", "peg", "--debounce-ms", "0"],
+        stream.as_bytes(),
+    );
     assert_eq!(moves(&o), ["move e2e4", "move e7e5"]);
 }
 
@@ -104,27 +137,42 @@ fn garbage_bytes_in_a_dgt_stream_are_reported_by_offset_and_skipped() {
     let o = replay(&["--protocol", "dgt"], &bytes);
     assert!(o.status.success());
     assert_eq!(moves(&o), expected);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("offset"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("offset"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]
 fn illegal_moves_give_corrections_and_takebacks_are_reported() {
     let o = replay(&["--protocol", "peg"], b"Le2\nPe5\n");
     let out = lines(&o);
-    assert!(out.iter().any(|l| l.starts_with("illegal") && l.contains("e5") && l.contains("e2")), "{out:?}");
+    assert!(
+        out.iter()
+            .any(|l| l.starts_with("illegal") && l.contains("e5") && l.contains("e2")),
+        "{out:?}"
+    );
     // The pawn goes back: the board matches the game again.
     let o = replay(&["--protocol", "peg"], b"Le2\nPe5\nLe5\nPe2\nLe2\nPe4\n");
     assert_eq!(moves(&o), ["move e2e4"]);
     // A takeback of 1.e4: the pawn returns to e2.
     let o = replay(&["--protocol", "peg"], b"Le2\nPe4\nLe4\nPe2\n");
-    assert!(lines(&o).contains(&"takeback 1".to_owned()), "{:?}", lines(&o));
+    assert!(
+        lines(&o).contains(&"takeback 1".to_owned()),
+        "{:?}",
+        lines(&o)
+    );
 }
 
 #[test]
 fn chess960_castling_is_written_king_takes_rook() {
     // King b1, rook a1: O-O-O puts the king on c1 and the rook on d1.
     let fen = "1k5r/8/8/8/8/8/8/RK5R w HAh - 0 1";
-    let o = replay(&["--protocol", "peg", "--chess960", "--fen", fen], b"Lb1\nLa1\nPc1\nPd1\n");
+    let o = replay(
+        &["--protocol", "peg", "--chess960", "--fen", fen],
+        b"Lb1\nLa1\nPc1\nPd1\n",
+    );
     assert_eq!(moves(&o), ["move b1a1"], "{:?}", lines(&o));
 }
 
@@ -142,7 +190,11 @@ fn arbitrary_bytes_never_crash_the_replay() {
             .collect();
         for protocol in ["peg", "dgt"] {
             let o = replay(&["--protocol", protocol], &bytes);
-            assert!(o.status.success(), "{protocol}: {}", String::from_utf8_lossy(&o.stderr));
+            assert!(
+                o.status.success(),
+                "{protocol}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
         }
     }
 }

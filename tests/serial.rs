@@ -37,7 +37,12 @@ impl Running {
                 }
             }
         });
-        Running { child, stdin, lines, seen: Vec::new() }
+        Running {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+        }
     }
 
     /// Waits for a line satisfying `want`, failing with everything seen so far.
@@ -88,7 +93,14 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn simulator(protocol: &str, link: &Path, extra: &[&str]) -> Running {
-    let mut args = vec!["simulate-board", "--protocol", protocol, "--pty", "--link", link.to_str().unwrap()];
+    let mut args = vec![
+        "simulate-board",
+        "--protocol",
+        protocol,
+        "--pty",
+        "--link",
+        link.to_str().unwrap(),
+    ];
     args.extend_from_slice(extra);
     let mut sim = Running::start(&args);
     let path = sim.expect("the pseudo-terminal's path", |l| l.starts_with("/dev/"));
@@ -101,9 +113,21 @@ fn peg_board_moves_arrive_through_a_pseudo_terminal_and_survive_an_unplug() {
     let dir = temp_dir("peg");
     let link = dir.join("pegboard");
     let mut sim = simulator("peg", &link, &[]);
-    let mut watch = Running::start(&["watch", "--protocol", "peg", "--device", link.to_str().unwrap()]);
+    let mut watch = Running::start(&[
+        "watch",
+        "--protocol",
+        "peg",
+        "--device",
+        link.to_str().unwrap(),
+    ]);
     watch.expect("connected", |l| l.starts_with("connected"));
-    for (typed, expected) in [("e4", "move e2e4"), ("5755", "move e7e5"), ("Nf3", "move g1f3"), ("Nc6", "move b8c6")] {
+    watch.expect("the board in sync", |l| l.starts_with("in-sync"));
+    for (typed, expected) in [
+        ("e4", "move e2e4"),
+        ("5755", "move e7e5"),
+        ("Nf3", "move g1f3"),
+        ("Nc6", "move b8c6"),
+    ] {
         sim.type_line(typed);
         watch.expect_line(expected);
     }
@@ -122,6 +146,7 @@ fn peg_board_moves_arrive_through_a_pseudo_terminal_and_survive_an_unplug() {
     let fen = "r1bqkbnr/1ppp1ppp/p1B5/4p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 0 4";
     let mut sim = simulator("peg", &link, &["--fen", fen]);
     watch.expect("connected again", |l| l.starts_with("connected"));
+    watch.expect("the re-plugged board in sync", |l| l.starts_with("in-sync"));
     sim.type_line("dxc6");
     watch.expect_line("move d7c6");
     sim.type_line("O-O");
@@ -135,12 +160,21 @@ fn peg_board_promotion_waits_for_the_key() {
     let link = dir.join("pegboard");
     let mut sim = simulator("peg", &link, &["--fen", "8/P6k/8/8/8/8/8/K7 w - - 0 1"]);
     let mut watch = Running::start(&[
-        "watch", "--protocol", "peg", "--device", link.to_str().unwrap(), "--fen", "8/P6k/8/8/8/8/8/K7 w - - 0 1",
+        "watch",
+        "--protocol",
+        "peg",
+        "--device",
+        link.to_str().unwrap(),
+        "--fen",
+        "8/P6k/8/8/8/8/8/K7 w - - 0 1",
     ]);
     watch.expect("connected", |l| l.starts_with("connected"));
+    watch.expect("the board in sync", |l| l.starts_with("in-sync"));
     sim.type_line("raw La7");
     sim.type_line("raw Pa8");
-    watch.expect("promotion-pending", |l| l.starts_with("promotion-pending a7a8"));
+    watch.expect("promotion-pending", |l| {
+        l.starts_with("promotion-pending a7a8")
+    });
     sim.type_line("raw KN");
     watch.expect_line("move a7a8n");
     std::fs::remove_dir_all(&dir).ok();
@@ -151,8 +185,15 @@ fn dgt_board_moves_arrive_through_a_pseudo_terminal() {
     let dir = temp_dir("dgt");
     let link = dir.join("dgt");
     let mut sim = simulator("dgt", &link, &[]);
-    let mut watch = Running::start(&["watch", "--protocol", "dgt", "--device", link.to_str().unwrap()]);
+    let mut watch = Running::start(&[
+        "watch",
+        "--protocol",
+        "dgt",
+        "--device",
+        link.to_str().unwrap(),
+    ]);
     watch.expect("connected", |l| l.starts_with("connected"));
+    watch.expect("the board in sync", |l| l.starts_with("in-sync"));
     for (typed, expected) in [
         ("e4", "move e2e4"),
         ("d5", "move d7d5"),
@@ -168,10 +209,17 @@ fn dgt_board_moves_arrive_through_a_pseudo_terminal() {
 
 #[test]
 fn a_board_behind_a_tcp_bridge() {
-    let mut sim = Running::start(&["simulate-board", "--protocol", "peg", "--tcp", "127.0.0.1:0"]);
+    let mut sim = Running::start(&[
+        "simulate-board",
+        "--protocol",
+        "peg",
+        "--tcp",
+        "127.0.0.1:0",
+    ]);
     let endpoint = sim.expect("the listening address", |l| l.starts_with("tcp:127.0.0.1:"));
     let mut watch = Running::start(&["watch", "--protocol", "peg", "--device", &endpoint]);
     watch.expect("connected", |l| l.starts_with("connected"));
+    watch.expect("the board in sync", |l| l.starts_with("in-sync"));
     sim.type_line("d4");
     watch.expect_line("move d2d4");
     sim.type_line("Nf6");
@@ -182,11 +230,18 @@ fn a_board_behind_a_tcp_bridge() {
 fn a_board_that_is_not_there_is_reported_and_retried() {
     let dir = temp_dir("absent");
     let link = dir.join("nothing");
-    let mut watch = Running::start(&["watch", "--protocol", "peg", "--device", link.to_str().unwrap()]);
+    let mut watch = Running::start(&[
+        "watch",
+        "--protocol",
+        "peg",
+        "--device",
+        link.to_str().unwrap(),
+    ]);
     // Plug it in late: the watcher finds it by itself.
     std::thread::sleep(Duration::from_millis(700));
     let mut sim = simulator("peg", &link, &[]);
     watch.expect("connected", |l| l.starts_with("connected"));
+    watch.expect("the board in sync", |l| l.starts_with("in-sync"));
     sim.type_line("c4");
     watch.expect_line("move c2c4");
     std::fs::remove_dir_all(&dir).ok();

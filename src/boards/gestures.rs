@@ -14,7 +14,9 @@ pub fn peg_variants(m: Move) -> usize {
     match m {
         Move::EnPassant { .. } => 3,
         Move::Castle { .. } => 2,
-        Move::Normal { capture: Some(_), .. } => 2,
+        Move::Normal {
+            capture: Some(_), ..
+        } => 2,
         _ => 1,
     }
 }
@@ -25,7 +27,13 @@ pub fn peg_events(pos: &Chess, m: Move, variant: usize) -> Vec<SensorEvent> {
     use SensorEvent::{Lift, Place};
     let mut out = Vec::with_capacity(5);
     match m {
-        Move::Normal { from, to, capture, promotion, .. } => {
+        Move::Normal {
+            from,
+            to,
+            capture,
+            promotion,
+            ..
+        } => {
             match (capture.is_some(), variant % 2) {
                 (true, 1) => out.extend([Lift(to), Lift(from), Place(to)]),
                 (true, _) => out.extend([Lift(from), Lift(to), Place(to)]),
@@ -47,7 +55,7 @@ pub fn peg_events(pos: &Chess, m: Move, variant: usize) -> Vec<SensorEvent> {
             let (king_to, rook_to) = castling_destinations(pos.turn(), m, king);
             // Chess960: a destination can be the other piece's origin, so that piece must be
             // lifted before the hole can take a peg.
-            let king_first = variant % 2 == 0;
+            let king_first = variant.is_multiple_of(2);
             let king_to_is_free = king_to == king || king_to != rook;
             let rook_to_is_free = rook_to == rook || rook_to != king;
             if king_first && king_to_is_free {
@@ -76,11 +84,21 @@ pub fn identity_variants(_m: Move) -> usize {
 /// before the origin and never shows a captured square empty, as a slowly scanning board does.
 pub fn identity_events(pos: &Chess, m: Move, variant: usize) -> Vec<SensorEvent> {
     let turn = pos.turn();
-    let change = |square: Square, piece: Option<Piece>| SensorEvent::SquareChanged { square, piece };
+    let change =
+        |square: Square, piece: Option<Piece>| SensorEvent::SquareChanged { square, piece };
     let mut out = Vec::with_capacity(4);
     match m {
-        Move::Normal { role, from, to, capture, promotion } => {
-            let placed = Piece { color: turn, role: promotion.unwrap_or(role) };
+        Move::Normal {
+            role,
+            from,
+            to,
+            capture,
+            promotion,
+        } => {
+            let placed = Piece {
+                color: turn,
+                role: promotion.unwrap_or(role),
+            };
             if variant % 2 == 1 {
                 out.extend([change(to, Some(placed)), change(from, None)]);
             } else {
@@ -93,7 +111,10 @@ pub fn identity_events(pos: &Chess, m: Move, variant: usize) -> Vec<SensorEvent>
         }
         Move::EnPassant { from, to } => {
             let captured = Square::from_coords(to.file(), from.rank());
-            let pawn = Some(Piece { color: turn, role: Role::Pawn });
+            let pawn = Some(Piece {
+                color: turn,
+                role: Role::Pawn,
+            });
             out.extend([change(from, None), change(to, pawn), change(captured, None)]);
             if variant % 2 == 1 {
                 out.rotate_left(1);
@@ -101,8 +122,14 @@ pub fn identity_events(pos: &Chess, m: Move, variant: usize) -> Vec<SensorEvent>
         }
         Move::Castle { king, rook } => {
             let (king_to, rook_to) = castling_destinations(turn, m, king);
-            let k = Some(Piece { color: turn, role: Role::King });
-            let r = Some(Piece { color: turn, role: Role::Rook });
+            let k = Some(Piece {
+                color: turn,
+                role: Role::King,
+            });
+            let r = Some(Piece {
+                color: turn,
+                role: Role::Rook,
+            });
             // The final content of each square (a destination may be the other piece's origin);
             // a square that ends as it began is not reported.
             let mut changes: Vec<(Square, Option<Piece>)> = Vec::with_capacity(4);
@@ -112,8 +139,12 @@ pub fn identity_events(pos: &Chess, m: Move, variant: usize) -> Vec<SensorEvent>
             }
             changes.retain(|(square, piece)| pos.board().piece_at(*square) != *piece);
             // Variant 0 empties the origins first; variant 1 shows the pieces arriving first.
-            changes.sort_by_key(|(_, piece)| piece.is_some() == (variant % 2 == 0));
-            out.extend(changes.into_iter().map(|(square, piece)| change(square, piece)));
+            changes.sort_by_key(|(_, piece)| piece.is_some() == (variant.is_multiple_of(2)));
+            out.extend(
+                changes
+                    .into_iter()
+                    .map(|(square, piece)| change(square, piece)),
+            );
         }
         Move::Put { .. } => {}
     }
@@ -177,11 +208,17 @@ mod tests {
     #[test]
     fn every_move_of_special_positions_is_physically_possible() {
         for (fen, mode) in [
-            ("r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1", CastlingMode::Standard),
+            (
+                "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1",
+                CastlingMode::Standard,
+            ),
             ("1k5r/8/8/8/8/8/8/RK5R w HAh - 0 1", CastlingMode::Chess960),
             ("4k3/8/8/8/8/8/8/5KR1 w G - 0 1", CastlingMode::Chess960),
             ("4k3/8/8/8/8/8/8/1RK5 w B - 0 1", CastlingMode::Chess960),
-            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", CastlingMode::Standard),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
         ] {
             let p = pos(fen, mode);
             for m in p.legal_moves() {
@@ -195,7 +232,11 @@ mod tests {
     #[test]
     fn en_passant_has_three_orders() {
         let p = pos("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", CastlingMode::Standard);
-        let ep = p.legal_moves().into_iter().find(|m| m.is_en_passant()).unwrap();
+        let ep = p
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.is_en_passant())
+            .unwrap();
         let orders: Vec<_> = (0..3).map(|v| peg_events(&p, ep, v)).collect();
         assert_ne!(orders[0], orders[1]);
         assert_ne!(orders[1], orders[2]);

@@ -1,13 +1,11 @@
 //! A board feeding a game: decoded events through the debouncer and the move detector, with the
 //! detector's conclusions applied to the game and printed one line each (`replay` and `watch`).
 
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Move, Piece, Role};
+use shakmaty::{CastlingMode, Role};
 
 use crate::boards::debounce::Debouncer;
 use crate::boards::{BoardKey, Decoded, Millis, Protocol, SensorEvent, Timed};
 use crate::chess::game::Game;
-use crate::table::corrections::Correction;
 use crate::table::detector::{BoardKind, Conclusion, DetectorSettings, MoveDetector, TouchMove};
 
 /// The detector with its game: what `replay` and `watch` run.
@@ -17,10 +15,19 @@ pub struct BoardSession {
     detector: MoveDetector,
     conclusions: Vec<Conclusion>,
     debounced: Vec<Timed<SensorEvent>>,
+    /// After a (re)connect: the board's first snapshot has not been seen yet.
+    awaiting_snapshot: bool,
+    /// The snapshot being checked produced a mismatch (so it is not "in sync").
+    snapshot_differs: bool,
 }
 
 impl BoardSession {
-    pub fn new(protocol: Protocol, game: Game, touch_move: TouchMove, debounce_ms: Millis) -> BoardSession {
+    pub fn new(
+        protocol: Protocol,
+        game: Game,
+        touch_move: TouchMove,
+        debounce_ms: Millis,
+    ) -> BoardSession {
         let kind = match protocol {
             Protocol::Peg => BoardKind::Occupancy,
             Protocol::Dgt => BoardKind::Identity,
@@ -29,8 +36,17 @@ impl BoardSession {
         settings.touch_move = touch_move;
         let detector = MoveDetector::new(kind, settings, &game);
         // Only contact sensors chatter; a DGT board reports settled squares.
-        let debouncer = (protocol == Protocol::Peg && debounce_ms > 0).then(|| Debouncer::new(debounce_ms));
-        BoardSession { game, debouncer, detector, conclusions: Vec::new(), debounced: Vec::new() }
+        let debouncer =
+            (protocol == Protocol::Peg && debounce_ms > 0).then(|| Debouncer::new(debounce_ms));
+        BoardSession {
+            game,
+            debouncer,
+            detector,
+            conclusions: Vec::new(),
+            debounced: Vec::new(),
+            awaiting_snapshot: false,
+            snapshot_differs: false,
+        }
     }
 
     pub fn game(&self) -> &Game {
@@ -46,19 +62,35 @@ impl BoardSession {
         }
     }
 
-    /// Handles one decoded item; decode errors come back as lines too (`error …`).
-    pub fn feed(&mut self, item: Decoded, lines: &mut Vec<String>) {
+    /// Handles one decoded item; decode errors come back as lines too (`error …`). `timed` says
+    /// whether the event's time was measured (live, or stamped in a recording): only then can
+    /// chatter be told from a deliberate touch, so only then is it debounced.
+    pub fn feed(&mut self, item: Decoded, timed: bool, lines: &mut Vec<String>) {
         match item {
             Err(e) => lines.push(format!("error {e}")),
             Ok(event) => {
                 self.poll(event.at, lines);
                 match &mut self.debouncer {
-                    Some(d) => d.push(event, &mut self.debounced),
+                    Some(d) if timed => d.push(event, &mut self.debounced),
+                    Some(d) => {
+                        d.flush(&mut self.debounced);
+                        self.debounced.push(event);
+                    }
                     None => self.debounced.push(event),
                 }
                 self.drain(lines);
             }
         }
+    }
+
+    /// The board came back after a disconnect: its first snapshot is compared, not trusted.
+    pub fn reconnected(&mut self) {
+        if let Some(d) = &mut self.debouncer {
+            d.flush(&mut self.debounced);
+        }
+        self.debounced.clear();
+        self.detector.reconnected();
+        self.awaiting_snapshot = true;
     }
 
     /// Lets time pass to `now`: releases debounced events and the detector's deadlines.
@@ -77,27 +109,51 @@ impl BoardSession {
             d.flush(&mut self.debounced);
         }
         self.drain(lines);
-        self.detector.poll(&self.game, Millis::MAX, &mut self.conclusions);
+        self.detector
+            .poll(&self.game, Millis::MAX, &mut self.conclusions);
         self.apply(lines);
     }
 
     fn drain(&mut self, lines: &mut Vec<String>) {
         let events = std::mem::take(&mut self.debounced);
         for event in &events {
-            self.detector.handle(&self.game, event, &mut self.conclusions);
+            let snapshot = matches!(
+                event.event,
+                SensorEvent::Occupancy(_) | SensorEvent::Pieces(_)
+            );
+            self.snapshot_differs = false;
+            self.detector
+                .handle(&self.game, event, &mut self.conclusions);
             self.apply(lines);
+            // Say once that a (re)connected board agrees with the game, so the user (and a
+            // test) knows the board is ready; a difference was already reported as a mismatch.
+            if snapshot && std::mem::take(&mut self.awaiting_snapshot) && !self.snapshot_differs {
+                lines.push(conclusion_line(
+                    &Conclusion::InSync,
+                    self.game.castling_mode(),
+                ));
+            }
         }
     }
 
     /// Prints each conclusion and plays what it decided into the game.
     fn apply(&mut self, lines: &mut Vec<String>) {
+        // A resync may conclude again (in sync, mismatch): keep going until nothing is left.
+        while !self.conclusions.is_empty() {
+            self.apply_once(lines);
+        }
+    }
+
+    fn apply_once(&mut self, lines: &mut Vec<String>) {
         for c in std::mem::take(&mut self.conclusions) {
+            self.snapshot_differs |=
+                matches!(c, Conclusion::Mismatch { .. } | Conclusion::Illegal { .. });
             lines.push(conclusion_line(&c, self.game.castling_mode()));
             match c {
                 Conclusion::Moved { m, .. } | Conclusion::Replicated { m } => {
                     if let Err(e) = self.game.play(m) {
                         lines.push(format!("error the game refused the move: {e}"));
-                        self.detector.resync(&self.game);
+                        self.detector.resync(&self.game, &mut self.conclusions);
                     }
                 }
                 // A replay has no arbiter to refuse it: the board's word stands.
@@ -105,7 +161,7 @@ impl BoardSession {
                     for _ in 0..plies {
                         self.game.undo();
                     }
-                    self.detector.resync(&self.game);
+                    self.detector.resync(&self.game, &mut self.conclusions);
                 }
                 _ => {}
             }
@@ -113,12 +169,11 @@ impl BoardSession {
     }
 }
 
-fn uci(m: Move, mode: CastlingMode) -> String {
-    UciMove::from_move(m, mode).to_string()
-}
-
-fn piece_name(p: Piece) -> String {
-    format!("{} {}", p.color, role_name(p.role))
+/// One line per conclusion, each starting with its keyword (the `replay` contract): `move`,
+/// `touched`, `illegal`, `mismatch`, `promotion-pending`, `takeback`, `replicated`, `in-sync`,
+/// `rotated`.
+pub fn conclusion_line(c: &Conclusion, mode: CastlingMode) -> String {
+    c.describe(mode)
 }
 
 fn role_name(role: Role) -> &'static str {
@@ -129,43 +184,6 @@ fn role_name(role: Role) -> &'static str {
         Role::Rook => "rook",
         Role::Queen => "queen",
         Role::King => "king",
-    }
-}
-
-fn correction_text(c: &Correction) -> String {
-    let piece = |p: &Option<Piece>| p.map(|p| format!("{} ", piece_name(p))).unwrap_or_default();
-    match c {
-        Correction::Move { piece: p, from, to } => format!("move {}{from}-{to}", piece(p)),
-        Correction::Remove { piece: p, square } => format!("remove {}{square}", piece(p)),
-        Correction::Place { piece: p, square } => format!("place {} {square}", piece_name(*p)),
-    }
-}
-
-fn corrections_text(cs: &[Correction]) -> String {
-    cs.iter().map(correction_text).collect::<Vec<_>>().join(", ")
-}
-
-/// One line per conclusion, each starting with its keyword (the `replay` contract).
-pub fn conclusion_line(c: &Conclusion, mode: CastlingMode) -> String {
-    match c {
-        Conclusion::Touched { square, piece } => format!("touched {square} {}", piece_name(*piece)),
-        Conclusion::Moved { m, warning: None } => format!("move {}", uci(*m, mode)),
-        Conclusion::Moved { m, warning: Some(w) } => format!("move {} (touch-move: {w})", uci(*m, mode)),
-        Conclusion::Replicated { m } => format!("replicated {}", uci(*m, mode)),
-        Conclusion::PromotionPending { from, to } => {
-            format!("promotion-pending {from}{to}: press KQ, KR, KB or KN")
-        }
-        Conclusion::Illegal { reason, corrections } => {
-            format!("illegal {reason}; corrections: {}", corrections_text(corrections))
-        }
-        Conclusion::Mismatch { corrections, unverifiable } => {
-            let note = if *unverifiable { " (occupancy only: piece identity cannot be checked)" } else { "" };
-            format!("mismatch {}{note}", corrections_text(corrections))
-        }
-        Conclusion::Takeback { plies } => format!("takeback {plies}"),
-        Conclusion::InSync => "in-sync".to_owned(),
-        Conclusion::TouchMove(w) => format!("touch-move {w}"),
-        other => other.describe(),
     }
 }
 

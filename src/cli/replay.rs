@@ -10,10 +10,6 @@ use crate::boards::{self, Millis, Protocol};
 use crate::cli::board_session::BoardSession;
 use crate::table::detector::TouchMove;
 
-/// Time between events of a stream without timestamps: longer than any settle window, so each
-/// event is its own moment and events count in order.
-pub const UNTIMED_GAP_MS: Millis = 60_000;
-
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// The protocol of the recording: `peg` (text lines, optionally `@ms` stamped) or `dgt`
@@ -43,32 +39,38 @@ pub(crate) fn parse_touch_move(s: &str) -> Result<TouchMove, String> {
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let path = args.file.clone().unwrap_or_else(|| PathBuf::from("-"));
     let bytes = super::read_bytes_bounded(&path, super::MAX_INPUT_BYTES)?;
-    let mut session = BoardSession::new(args.protocol, args.start.game()?, args.touch_move, args.debounce_ms);
+    let mut session = BoardSession::new(
+        args.protocol,
+        args.start.game()?,
+        args.touch_move,
+        args.debounce_ms,
+    );
     let mut decoder = boards::decoder(args.protocol);
     let mut decoded = Vec::new();
     let mut lines = Vec::new();
     let mut out = std::io::stdout().lock();
+    // An event without a timestamp happens when the one before it did: no time passes, so no
+    // settle window decides anything — the events alone do, in order (and nothing is debounced).
+    // A stamped peg line (`@1234 Le2`) carries its own time.
     let mut now: Millis = 0;
-    // Feed line by line (peg) or byte by byte (DGT), so that every event of an untimed stream
-    // gets its own moment; a stamped peg line carries its own time.
     let chunks: Box<dyn Iterator<Item = &[u8]>> = match args.protocol {
         Protocol::Peg => Box::new(bytes.split_inclusive(|&b| b == b'\n')),
-        Protocol::Dgt => Box::new(bytes.chunks(1)),
+        Protocol::Dgt => Box::new(std::iter::once(&bytes[..])),
     };
     for chunk in chunks {
-        now = now.saturating_add(UNTIMED_GAP_MS);
+        let timed = args.protocol == Protocol::Peg && chunk.trim_ascii_start().starts_with(b"@");
         decoder.feed(chunk, now, &mut decoded);
         for item in decoded.drain(..) {
             if let Ok(e) = &item {
                 now = now.max(e.at);
             }
-            session.feed(item, &mut lines);
+            session.feed(item, timed, &mut lines);
         }
         emit(&mut out, &mut lines)?;
     }
     decoder.finish(now, &mut decoded);
     for item in decoded.drain(..) {
-        session.feed(item, &mut lines);
+        session.feed(item, false, &mut lines);
     }
     session.finish(&mut lines);
     emit(&mut out, &mut lines)?;

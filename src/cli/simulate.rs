@@ -43,7 +43,8 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let board = SimulatedBoard::new(args.protocol, args.start.game()?, args.language.load()?);
     eprintln!("simulate-board: {}", simulator::OPERATOR_HELP);
     if let Some(addr) = &args.tcp {
-        let listener = std::net::TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
+        let listener =
+            std::net::TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;
         println!("tcp:{}", listener.local_addr()?);
         std::io::stdout().flush()?;
         // One host at a time, as on a real serial-to-network bridge.

@@ -37,12 +37,23 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     if let (Endpoint::Serial { baud, .. }, Some(b)) = (&mut endpoint, args.baud) {
         *baud = b;
     }
-    let session = BoardSession::new(args.protocol, args.start.game()?, args.touch_move, args.debounce_ms);
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let session = BoardSession::new(
+        args.protocol,
+        args.start.game()?,
+        args.touch_move,
+        args.debounce_ms,
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     runtime.block_on(watch_board(endpoint, args.protocol, session))
 }
 
-async fn watch_board(endpoint: Endpoint, protocol: Protocol, mut session: BoardSession) -> anyhow::Result<ExitCode> {
+async fn watch_board(
+    endpoint: Endpoint,
+    protocol: Protocol,
+    mut session: BoardSession,
+) -> anyhow::Result<ExitCode> {
     let (events_tx, mut events) = mpsc::channel(1024);
     let (_commands_tx, commands) = mpsc::channel(16);
     let (shutdown_tx, shutdown) = watch::channel(false);
@@ -56,9 +67,12 @@ async fn watch_board(endpoint: Endpoint, protocol: Protocol, mut session: BoardS
         };
         tokio::select! {
             event = events.recv() => match event {
-                Some(LinkEvent::Connected(what)) => lines.push(format!("connected {what}")),
+                Some(LinkEvent::Connected(what)) => {
+                    session.reconnected();
+                    lines.push(format!("connected {what}"));
+                }
                 Some(LinkEvent::Disconnected(why)) => lines.push(format!("disconnected {why}")),
-                Some(LinkEvent::Decoded(item)) => session.feed(item, &mut lines),
+                Some(LinkEvent::Decoded(item)) => session.feed(item, true, &mut lines),
                 None => break,
             },
             _ = tokio::time::sleep(sleep) => session.poll(clock::now_ms(), &mut lines),

@@ -51,14 +51,19 @@ impl FromStr for Endpoint {
                 .rsplit_once(':')
                 .ok_or_else(|| format!("{text:?}: expected tcp:HOST:PORT"))?;
             if host.is_empty() || port.parse::<u16>().is_err() {
-                return Err(format!("{text:?}: expected tcp:HOST:PORT with a port number"));
+                return Err(format!(
+                    "{text:?}: expected tcp:HOST:PORT with a port number"
+                ));
             }
             return Ok(Endpoint::Tcp(addr.to_owned()));
         }
         if text.is_empty() {
             return Err("empty device path".to_owned());
         }
-        Ok(Endpoint::Serial { path: text.to_owned(), baud: 115_200 })
+        Ok(Endpoint::Serial {
+            path: text.to_owned(),
+            baud: 115_200,
+        })
     }
 }
 
@@ -150,7 +155,11 @@ pub async fn run(
         attempt = 0;
         last_failure = None;
         let mut decoder = boards::decoder(protocol);
-        if events.send(LinkEvent::Connected(endpoint.to_string())).await.is_err() {
+        if events
+            .send(LinkEvent::Connected(endpoint.to_string()))
+            .await
+            .is_err()
+        {
             return;
         }
         let reason = match stream.write_all(&decoder.greeting()).await {
@@ -204,10 +213,16 @@ mod tests {
 
     #[test]
     fn endpoints() {
-        assert_eq!(Endpoint::parse("tcp:127.0.0.1:7000", Protocol::Dgt), Ok(Endpoint::Tcp("127.0.0.1:7000".into())));
+        assert_eq!(
+            Endpoint::parse("tcp:127.0.0.1:7000", Protocol::Dgt),
+            Ok(Endpoint::Tcp("127.0.0.1:7000".into()))
+        );
         assert_eq!(
             Endpoint::parse("/dev/ttyUSB0", Protocol::Dgt),
-            Ok(Endpoint::Serial { path: "/dev/ttyUSB0".into(), baud: 9600 })
+            Ok(Endpoint::Serial {
+                path: "/dev/ttyUSB0".into(),
+                baud: 9600
+            })
         );
         assert!(Endpoint::parse("tcp:nohost", Protocol::Peg).is_err());
         assert!(Endpoint::parse("tcp:host:99999", Protocol::Peg).is_err());

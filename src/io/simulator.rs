@@ -37,6 +37,10 @@ enum DgtData {
     Skip(u8),
 }
 
+/// Time between the events of one move: a hand needs longer than this to lift a peg and put it
+/// in another hole, and it is longer than any debounce window, so nothing is taken for chatter.
+pub const HAND_PACE: std::time::Duration = std::time::Duration::from_millis(60);
+
 /// What the operator may type besides a move.
 pub const OPERATOR_HELP: &str = "type a move in any notation (e4, 5254, Sf3, e7e8q), \
     `raw LINE` to send a raw peg line (or `raw 8e 03 00 ...` hex bytes for DGT), \
@@ -44,7 +48,14 @@ pub const OPERATOR_HELP: &str = "type a move in any notation (e4, 5254, Sf3, e7e
 
 impl SimulatedBoard {
     pub fn new(protocol: Protocol, game: Game, lang: Language) -> SimulatedBoard {
-        SimulatedBoard { protocol, game, lang, variant: 0, pending_line: Vec::new(), dgt_data: DgtData::None }
+        SimulatedBoard {
+            protocol,
+            game,
+            lang,
+            variant: 0,
+            pending_line: Vec::new(),
+            dgt_data: DgtData::None,
+        }
     }
 
     pub fn game(&self) -> &Game {
@@ -58,7 +69,9 @@ impl SimulatedBoard {
     /// The bytes a real board sends when asked for a full snapshot.
     pub fn snapshot(&self) -> Vec<u8> {
         match self.protocol {
-            Protocol::Peg => format!("{}\n", peg::occupancy_line(self.board().occupied())).into_bytes(),
+            Protocol::Peg => {
+                format!("{}\n", peg::occupancy_line(self.board().occupied())).into_bytes()
+            }
             Protocol::Dgt => dgt::encode_board_dump(self.board()),
         }
     }
@@ -73,7 +86,9 @@ impl SimulatedBoard {
                         let line = std::mem::take(&mut self.pending_line);
                         match peg::parse_host_request(&line) {
                             Some(peg::HostRequest::Snapshot) => reply.extend(self.snapshot()),
-                            Some(peg::HostRequest::Identify) => reply.extend(b"Vannabella simulated peg board 1.0\n"),
+                            Some(peg::HostRequest::Identify) => {
+                                reply.extend(b"Vannabella simulated peg board 1.0\n")
+                            }
                             None => {}
                         }
                     } else if self.pending_line.len() < peg::MAX_LINE_BYTES {
@@ -98,10 +113,16 @@ impl SimulatedBoard {
                         DgtData::None => {}
                     }
                     match dgt::parse_host_command(b) {
-                        Some(dgt::HostCommand::ClockMessage | dgt::HostCommand::SetLeds) => self.dgt_data = DgtData::Size,
+                        Some(dgt::HostCommand::ClockMessage | dgt::HostCommand::SetLeds) => {
+                            self.dgt_data = DgtData::Size
+                        }
                         Some(dgt::HostCommand::SendBoard) => reply.extend(self.snapshot()),
-                        Some(dgt::HostCommand::SendVersion) => reply.extend(dgt::encode_version(1, 0)),
-                        Some(dgt::HostCommand::ReturnSerialNr) => reply.extend(dgt::encode_serial_number(b"00001")),
+                        Some(dgt::HostCommand::SendVersion) => {
+                            reply.extend(dgt::encode_version(1, 0))
+                        }
+                        Some(dgt::HostCommand::ReturnSerialNr) => {
+                            reply.extend(dgt::encode_serial_number(b"00001"))
+                        }
                         _ => {}
                     }
                 }
@@ -110,19 +131,23 @@ impl SimulatedBoard {
         reply
     }
 
-    /// Handles one operator line; returns the bytes the board sends.
-    pub fn operator_line(&mut self, line: &str) -> Result<Vec<u8>, String> {
+    /// Handles one operator line; returns what the board sends, one chunk per physical event
+    /// (the caller paces them the way a hand does).
+    pub fn operator_line(&mut self, line: &str) -> Result<Vec<Vec<u8>>, String> {
         let line = line.trim();
         if line.is_empty() {
             return Ok(Vec::new());
         }
         if let Some(raw) = line.strip_prefix("raw ") {
             return match self.protocol {
-                Protocol::Peg => Ok(format!("{raw}\n").into_bytes()),
+                Protocol::Peg => Ok(vec![format!("{raw}\n").into_bytes()]),
                 Protocol::Dgt => raw
                     .split_whitespace()
-                    .map(|h| u8::from_str_radix(h, 16).map_err(|_| format!("{h:?} is not a hex byte")))
-                    .collect(),
+                    .map(|h| {
+                        u8::from_str_radix(h, 16).map_err(|_| format!("{h:?} is not a hex byte"))
+                    })
+                    .collect::<Result<Vec<u8>, String>>()
+                    .map(|bytes| vec![bytes]),
             };
         }
         if line == "start" || line.starts_with("fen ") {
@@ -132,28 +157,33 @@ impl SimulatedBoard {
             };
             self.game = game;
             // Setting up pieces by hand ends with a board the host can read in one snapshot.
-            return Ok(self.snapshot());
+            return Ok(vec![self.snapshot()]);
         }
         let pos = self.game.position().clone();
         let mode = self.game.castling_mode();
-        let m = notation::parse_move(&pos, mode, line, None, &self.lang).map_err(|e| e.to_string())?;
+        let m =
+            notation::parse_move(&pos, mode, line, None, &self.lang).map_err(|e| e.to_string())?;
         let events = match self.protocol {
             Protocol::Peg => gestures::peg_events(&pos, m, self.variant),
             Protocol::Dgt => gestures::identity_events(&pos, m, self.variant),
         };
         self.variant = self.variant.wrapping_add(1);
         self.game.play(m).map_err(|e| e.to_string())?;
-        let mut bytes = Vec::new();
-        for e in &events {
-            bytes.extend(self.encode(e));
-        }
-        Ok(bytes)
+        Ok(events
+            .iter()
+            .map(|e| self.encode(e))
+            .filter(|b| !b.is_empty())
+            .collect())
     }
 
     fn encode(&self, event: &SensorEvent) -> Vec<u8> {
         match (self.protocol, event) {
-            (Protocol::Dgt, SensorEvent::SquareChanged { square, piece }) => dgt::encode_field_update(*square, *piece),
-            (Protocol::Peg, e) => peg::encode(e).map(|l| format!("{l}\n").into_bytes()).unwrap_or_default(),
+            (Protocol::Dgt, SensorEvent::SquareChanged { square, piece }) => {
+                dgt::encode_field_update(*square, *piece)
+            }
+            (Protocol::Peg, e) => peg::encode(e)
+                .map(|l| format!("{l}\n").into_bytes())
+                .unwrap_or_default(),
             _ => Vec::new(),
         }
     }
@@ -171,18 +201,25 @@ pub struct Pty {
 pub fn open_pty() -> anyhow::Result<Pty> {
     use nix::sys::termios;
     let pair = nix::pty::openpty(None, None).context("opening a pseudo-terminal")?;
-    let mut attrs = termios::tcgetattr(pair.slave.as_fd()).context("reading terminal attributes")?;
+    let mut attrs =
+        termios::tcgetattr(pair.slave.as_fd()).context("reading terminal attributes")?;
     termios::cfmakeraw(&mut attrs);
-    termios::tcsetattr(pair.slave.as_fd(), termios::SetArg::TCSANOW, &attrs).context("setting raw mode")?;
+    termios::tcsetattr(pair.slave.as_fd(), termios::SetArg::TCSANOW, &attrs)
+        .context("setting raw mode")?;
     let path = nix::unistd::ttyname(pair.slave.as_fd()).context("naming the pseudo-terminal")?;
-    Ok(Pty { master: pair.master, slave: pair.slave, path })
+    Ok(Pty {
+        master: pair.master,
+        slave: pair.slave,
+        path,
+    })
 }
 
 /// Points `link` at `target`, replacing an old link (a re-plugged board keeps its name).
 pub fn replace_symlink(target: &Path, link: &Path) -> anyhow::Result<()> {
     let tmp = link.with_extension(format!("tmp{}", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
-    std::os::unix::fs::symlink(target, &tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    std::os::unix::fs::symlink(target, &tmp)
+        .with_context(|| format!("creating {}", tmp.display()))?;
     std::fs::rename(&tmp, link).with_context(|| format!("creating {}", link.display()))?;
     Ok(())
 }
@@ -206,11 +243,14 @@ where
                 if n == 0 {
                     break;
                 }
-                let reply = board.lock().map(|mut b| b.answer(&buf[..n])).unwrap_or_default();
-                if !reply.is_empty() {
-                    if let Ok(mut w) = writer.lock() {
-                        let _ = w.write_all(&reply).and_then(|_| w.flush());
-                    }
+                let reply = board
+                    .lock()
+                    .map(|mut b| b.answer(&buf[..n]))
+                    .unwrap_or_default();
+                if !reply.is_empty()
+                    && let Ok(mut w) = writer.lock()
+                {
+                    let _ = w.write_all(&reply).and_then(|_| w.flush());
                 }
             }
         });
@@ -218,11 +258,23 @@ where
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let line = line.context("reading standard input")?;
-        let result = board.lock().map_err(|_| anyhow::anyhow!("board state poisoned"))?.operator_line(&line);
+        let result = board
+            .lock()
+            .map_err(|_| anyhow::anyhow!("board state poisoned"))?
+            .operator_line(&line);
         match result {
-            Ok(bytes) => {
-                let mut w = writer.lock().map_err(|_| anyhow::anyhow!("device poisoned"))?;
-                w.write_all(&bytes).and_then(|_| w.flush()).context("writing to the device")?;
+            Ok(chunks) => {
+                for (i, bytes) in chunks.iter().enumerate() {
+                    if i > 0 {
+                        std::thread::sleep(HAND_PACE);
+                    }
+                    let mut w = writer
+                        .lock()
+                        .map_err(|_| anyhow::anyhow!("device poisoned"))?;
+                    w.write_all(bytes)
+                        .and_then(|_| w.flush())
+                        .context("writing to the device")?;
+                }
             }
             Err(e) => eprintln!("simulate-board: {line:?}: {e}"),
         }
@@ -260,10 +312,16 @@ mod tests {
     fn a_peg_board_sends_lifts_and_places_and_answers_snapshots() {
         let mut b = SimulatedBoard::new(Protocol::Peg, Game::new(), Language::english().clone());
         assert_eq!(b.answer(b"?\n"), b"SFFFF00000000FFFF\n");
-        assert_eq!(String::from_utf8(b.operator_line("e4").unwrap()).unwrap(), "Le2\nPe4\n");
-        assert_eq!(String::from_utf8(b.operator_line("5755").unwrap()).unwrap(), "Le7\nPe5\n");
+        assert_eq!(
+            b.operator_line("e4").unwrap(),
+            [b"Le2\n".to_vec(), b"Pe4\n".to_vec()]
+        );
+        assert_eq!(
+            b.operator_line("5755").unwrap(),
+            [b"Le7\n".to_vec(), b"Pe5\n".to_vec()]
+        );
         assert!(b.operator_line("e4").unwrap_err().contains("illegal"));
-        assert_eq!(b.operator_line("raw Ld1").unwrap(), b"Ld1\n");
+        assert_eq!(b.operator_line("raw Ld1").unwrap(), [b"Ld1\n".to_vec()]);
     }
 
     #[test]
@@ -272,7 +330,10 @@ mod tests {
         let dump = b.answer(&[dgt::DGT_SEND_BRD]);
         assert_eq!(dump.len(), 67);
         assert_eq!(dump[0], 0x86);
-        assert_eq!(b.operator_line("raw 8e 00 05 1c").unwrap(), [0x8e, 0, 5, 0x1c]);
+        assert_eq!(
+            b.operator_line("raw 8e 00 05 1c").unwrap(),
+            [vec![0x8e, 0, 5, 0x1c]]
+        );
         assert!(b.operator_line("raw zz").is_err());
         // A clock message's data bytes (here 0x42) are not a board request.
         assert!(b.answer(&[0x2b, 0x03, 0x42, 0x42, 0x00]).is_empty());
