@@ -6,14 +6,14 @@
 //! Under `cargo test` each benchmark runs once on the first few thousand moves.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use annabella::chess::language::Language;
 use annabella::chess::notation::{self, Notation, Style};
-use annabella::chess::pgn;
 use criterion::{Criterion, Throughput};
 use shakmaty::{CastlingMode, Chess, Move, Position};
+
+mod common;
 
 /// One ply of a real game: the position before it, the move, and the move in each notation.
 struct Ply {
@@ -24,58 +24,26 @@ struct Ply {
     san: String,
 }
 
-fn corpus_files() -> Vec<PathBuf> {
-    if let Ok(path) = std::env::var("ANNABELLA_BENCH_PGN") {
-        return vec![PathBuf::from(path)];
-    }
-    let cargo_home = std::env::var("CARGO_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cargo")
-        });
-    let mut files = Vec::new();
-    if let Ok(registries) = std::fs::read_dir(cargo_home.join("registry/src")) {
-        for registry in registries.flatten() {
-            for name in ["twic1599_1000k.pgn", "lichess_db_1000k.pgn"] {
-                let path = registry.path().join("pgn-reader-0.29.0/benches").join(name);
-                if path.exists() {
-                    files.push(path);
-                }
-            }
-        }
-    }
-    files.truncate(2);
-    assert!(
-        !files.is_empty(),
-        "no game collection found: set ANNABELLA_BENCH_PGN=path.pgn"
-    );
-    files
-}
-
 fn load(limit: usize) -> Vec<Ply> {
     let en = Language::english();
     let style = Style::new(en);
     let mut plies = Vec::new();
-    for path in corpus_files() {
-        let text = std::fs::read_to_string(&path).expect("game collection is readable");
-        for game in pgn::read_games(&text).into_iter().flatten() {
-            let game = game.game;
-            let mode = game.castling_mode();
-            let mut pos = game.start_position().clone();
-            for &m in game.moves() {
-                let iccf = notation::format_move(&pos, mode, m, Notation::Iccf, &style);
-                let san = notation::format_move(&pos, mode, m, Notation::San, &style);
-                plies.push(Ply {
-                    pos: pos.clone(),
-                    mode,
-                    m,
-                    iccf,
-                    san,
-                });
-                pos.play_unchecked(m);
-                if plies.len() >= limit {
-                    return plies;
-                }
+    for game in common::games(usize::MAX) {
+        let mode = game.castling_mode();
+        let mut pos = game.start_position().clone();
+        for &m in game.moves() {
+            let iccf = notation::format_move(&pos, mode, m, Notation::Iccf, &style);
+            let san = notation::format_move(&pos, mode, m, Notation::San, &style);
+            plies.push(Ply {
+                pos: pos.clone(),
+                mode,
+                m,
+                iccf,
+                san,
+            });
+            pos.play_unchecked(m);
+            if plies.len() >= limit {
+                return plies;
             }
         }
     }

@@ -18,3 +18,17 @@ pub mod pgn;
 pub mod phrases;
 pub mod scoresheet;
 pub mod vocabulary;
+
+/// The English name of a role, for error messages and logs (spoken words come from the
+/// language files).
+pub fn role_name(role: shakmaty::Role) -> &'static str {
+    use shakmaty::Role;
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
+    }
+}

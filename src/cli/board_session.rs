@@ -1,11 +1,12 @@
 //! A board feeding a game: decoded events through the debouncer and the move detector, with the
 //! detector's conclusions applied to the game and printed one line each (`replay` and `watch`).
 
-use shakmaty::{CastlingMode, Role};
+use shakmaty::CastlingMode;
 
 use crate::boards::debounce::Debouncer;
 use crate::boards::{BoardKey, Decoded, Millis, Protocol, SensorEvent, Timed};
 use crate::chess::game::Game;
+use crate::chess::role_name;
 use crate::table::detector::{BoardKind, Conclusion, DetectorSettings, MoveDetector, TouchMove};
 
 /// The detector with its game: what `replay` and `watch` run.
@@ -174,17 +175,6 @@ impl BoardSession {
 /// `rotated`.
 pub fn conclusion_line(c: &Conclusion, mode: CastlingMode) -> String {
     c.describe(mode)
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
-    }
 }
 
 /// A key pressed on the board, as words (for lines that report keys).

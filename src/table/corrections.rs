@@ -25,7 +25,8 @@
 
 use std::fmt;
 
-use shakmaty::{Bitboard, Board, Piece, Role, Square};
+use crate::chess::role_name;
+use shakmaty::{Bitboard, Board, Piece, Square};
 
 /// One hand action on the physical board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -337,17 +338,6 @@ pub(crate) fn color_name(piece: Piece) -> &'static str {
         "white"
     } else {
         "black"
-    }
-}
-
-pub(crate) fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
     }
 }
 

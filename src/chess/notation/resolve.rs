@@ -8,6 +8,8 @@ use shakmaty::{
     CastlingMode, CastlingSide, Chess, File, Move, MoveList, Position, Rank, Role, Square,
 };
 
+use crate::chess::role_name;
+
 /// What a move's text said, before the position is consulted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MoveSpec {
@@ -138,17 +140,6 @@ fn matches(spec: &MoveSpec, mode: CastlingMode, m: Move) -> bool {
                 || (by_rook && to == rook)
         }
         (Target::Square(to), _) => m.to() == to,
-    }
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
     }
 }
 
