@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds annabella, and shows a correspondence game
-# (ICCF numeric, as a correspondent sends it) read into every form the project writes.
+# (ICCF numeric, as a correspondent sends it) read into every form the project writes, and a
+# recorded peg-board stream read by the move detector. (The daemon's demo replaces this when the
+# daemon lands.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-deps.sh
@@ -14,3 +16,5 @@ show "As the blind player hears it (German, FIDE file names)" "$bin" convert --t
 show "As PGN for the archive" "$bin" convert --to pgn "$game"
 show "As a Braille scoresheet (Unicode braille)" "$bin" convert --to braille --lang de "$game"
 show "One move announced in Spanish, long form" "$bin" announce --lang es --verbosity long e4 e5 Cf3
+show "A recorded peg-board stream (with sensor chatter and a misplaced knight) read by the move detector" \
+  "$bin" replay --protocol peg docs/examples/peg-recording.txt

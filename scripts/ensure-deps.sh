@@ -30,7 +30,7 @@ if ! have cargo; then
 fi
 if ! have cargo; then
   echo "annabella: installing the Rust toolchain with rustup (needs Rust 1.95 or newer)" >&2
-  have curl || { ${SUDO:-} apt-get install -y -qq curl >/dev/null; }
+  have curl || { ${SUDO:-} apt-get update -qq && ${SUDO:-} apt-get install -y -qq curl >/dev/null; }
   curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal -c rustfmt,clippy
   export PATH="$HOME/.cargo/bin:$PATH"
 fi
