@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-deps.sh
-cargo test --locked --all-targets
+# Doc tests first: the suite's last closing line should be the integration tests' count.
 cargo test --locked --doc
+cargo test --locked --all-targets
