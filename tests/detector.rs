@@ -1324,9 +1324,9 @@ fn describe_words_a_whole_script() {
         [
             "touched h1 white rook",
             "move h1f1",
-            "illegal: touch-move: the rook on h1 was touched before the king: no castling on \
+            "illegal touch-move: the rook on h1 was touched before the king: no castling on \
              that side this move (FIDE 4.4.2); move the white king from g1 to e1",
-            "in-sync: the board matches the game",
+            "in-sync the board matches the game",
         ]
     );
 }
@@ -1366,7 +1366,7 @@ fn describe_gives_one_line_per_conclusion() {
     assert_eq!(lines[1], "touched g1 white knight");
     assert_eq!(
         lines[2],
-        "illegal: the white knight cannot move from g1 to g3; move the white knight from g3 to g1"
+        "illegal the white knight cannot move from g1 to g3; move the white knight from g3 to g1"
     );
     assert_eq!(lines[3], "takeback 2");
     assert!(lines.iter().all(|l| !l.contains('\n')));

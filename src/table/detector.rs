@@ -323,13 +323,13 @@ impl Conclusion {
                 reason,
                 corrections,
             } => {
-                format!("illegal: {reason}; {}", list(corrections))
+                format!("illegal {reason}; {}", list(corrections))
             }
             Conclusion::Mismatch {
                 corrections,
                 unverifiable,
             } => format!(
-                "mismatch: {}{}",
+                "mismatch {}{}",
                 list(corrections),
                 if *unverifiable {
                     " (this board senses only occupancy: which piece stands where is not checked)"
@@ -338,9 +338,9 @@ impl Conclusion {
                 }
             ),
             Conclusion::Takeback { plies } => format!("takeback {plies}"),
-            Conclusion::InSync => "in-sync: the board matches the game".to_owned(),
+            Conclusion::InSync => "in-sync the board matches the game".to_owned(),
             Conclusion::Rotated => {
-                "rotated: the board is set up turned; reading it turned".to_owned()
+                "rotated the board is set up turned; reading it turned".to_owned()
             }
         }
     }
