@@ -33,7 +33,10 @@ pub enum SensorEvent {
     Pieces(Board),
     /// One square changed on a piece-identity board (a DGT field update). A hint only: the board
     /// scans slowly, so updates arrive out of order and may never show a captured square empty.
-    SquareChanged { square: Square, piece: Option<Piece> },
+    SquareChanged {
+        square: Square,
+        piece: Option<Piece>,
+    },
     /// A key on the board's key strip.
     Key(BoardKey),
     /// The board identified itself (firmware, model, serial number).
