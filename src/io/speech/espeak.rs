@@ -206,12 +206,14 @@ impl SpeechBackend for EspeakBackend {
         match child.try_wait() {
             Ok(None) => Ok(true),
             Ok(Some(status)) => {
-                let mut child = self.child.take().expect("checked above");
+                // try_wait has reaped the child; only its standard error is still wanted.
+                let stderr = child.stderr.take();
+                self.child = None;
                 if status.success() {
                     return Ok(false);
                 }
                 let mut err = String::new();
-                if let Some(mut e) = child.stderr.take() {
+                if let Some(mut e) = stderr {
                     let _ = e.read_to_string(&mut err);
                 }
                 Err(SpeechError::Failed(format!(

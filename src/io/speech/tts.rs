@@ -7,7 +7,8 @@
 //! to look, and a connection that broke is reopened, at most every few seconds.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use ::tts::{Features, Tts, Voice};
@@ -16,6 +17,9 @@ use super::{SpeechBackend, SpeechError, Utterance};
 
 /// How long an engine may take to start speaking an utterance it accepted.
 const BEGIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long opening the engine may take (speech-dispatcher is started on demand: about a second).
+const OPEN_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How often a broken connection is reopened.
 const REOPEN_EVERY: Duration = Duration::from_secs(5);
@@ -59,7 +63,7 @@ impl std::fmt::Debug for TtsBackend {
 }
 
 /// What to tell a user whose system voice cannot be reached.
-fn explain(e: &::tts::Error) -> String {
+fn explain(e: &dyn std::fmt::Display) -> String {
     if cfg!(target_os = "linux") {
         format!(
             "speech-dispatcher is not reachable ({e}): is it installed, and does `spd-say hello` speak? \
@@ -78,8 +82,32 @@ fn explain(e: &::tts::Error) -> String {
     }
 }
 
+/// Opens the engine on a helper thread and gives up after [`OPEN_TIMEOUT`]: libspeechd waits
+/// without a limit for a daemon that accepted the connection but hangs (seen with a
+/// speech-dispatcher whose audio output failed). A helper stuck that way is left behind.
+fn open_engine() -> Result<Tts, SpeechError> {
+    let (tx, rx) = mpsc::channel();
+    thread::Builder::new()
+        .name("speech tts open".into())
+        .spawn(move || {
+            let _ = tx.send(Tts::default());
+        })
+        .map_err(|e| SpeechError::Unavailable(format!("cannot start a thread: {e}")))?;
+    match rx.recv_timeout(OPEN_TIMEOUT) {
+        Ok(Ok(tts)) => Ok(tts),
+        Ok(Err(e)) => Err(SpeechError::Unavailable(explain(&e))),
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(SpeechError::Unavailable(explain(&format!(
+            "no answer within {} s; the daemon may hang and need a restart",
+            OPEN_TIMEOUT.as_secs()
+        )))),
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err(SpeechError::Unavailable(explain(
+            &"the engine's binding panicked",
+        ))),
+    }
+}
+
 fn open(phase: &SharedPhase) -> Result<(Tts, Features, bool), SpeechError> {
-    let tts = Tts::default().map_err(|e| SpeechError::Unavailable(explain(&e)))?;
+    let tts = open_engine()?;
     let features = tts.supported_features();
     let mut callbacks = false;
     if features.utterance_callbacks {
