@@ -334,22 +334,25 @@ impl Shared {
             Urgency::Normal => s.queue.push_back(u),
         }
         // Only normal utterances are ever dropped; a queue of urgent ones may exceed the bound.
+        let mut gone = Vec::new();
         while s.queue.len() > self.capacity {
             let Some(i) = s.queue.iter().position(|q| q.urgency == Urgency::Normal) else {
                 break;
             };
-            if let Some(gone) = s.queue.remove(i) {
-                s.dropped += 1;
-                tracing::warn!(
-                    backend = %self.name,
-                    listener = %gone.listener,
-                    text = %gone.text,
-                    "speech queue full: dropped the oldest normal utterance"
-                );
-            }
+            gone.extend(s.queue.remove(i));
         }
+        s.dropped += gone.len() as u64;
         drop(s);
         self.work.notify_one();
+        // Logged outside the lock, so a slow log sink delays only this caller, not the worker.
+        for u in gone {
+            tracing::warn!(
+                backend = %self.name,
+                listener = %u.listener,
+                text = %u.text,
+                "speech queue full: dropped the oldest normal utterance"
+            );
+        }
     }
 }
 
