@@ -750,3 +750,15 @@ fn utterances_default_to_normal() {
     assert_eq!(u.urgency, Urgency::Normal);
     assert_eq!(u.clone().urgent().urgency, Urgency::Urgent);
 }
+
+#[test]
+fn a_silent_speaker_accepts_everything_and_is_shareable() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Speaker>();
+    let speaker = Speaker::from_spec("none").unwrap();
+    assert!(speaker.backend_names().is_empty());
+    speaker.say(normal("Schach"));
+    speaker.say(urgent("Matt"));
+    assert!(speaker.flush_blocking(Duration::from_millis(10)));
+    assert_eq!(speaker.dropped(), 0);
+}
