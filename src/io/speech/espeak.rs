@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use super::{SpeechBackend, SpeechError, Utterance};
@@ -30,7 +30,7 @@ impl Espeak {
     }
 
     /// The program this runs.
-    pub fn program(&self) -> &PathBuf {
+    pub fn program(&self) -> &Path {
         &self.program
     }
 
