@@ -12,6 +12,14 @@ for pkg in gcc libc6-dev; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 
+# Speech (src/io/speech, docs/speech.md). To build: the `tts` crate links libspeechd and generates
+# its bindings with bindgen, which loads libclang at build time. To speak: speech-dispatcher with
+# its espeak-ng module (the `tts` backend) and espeak-ng itself (the `espeak-ng` and `wav:DIR`
+# backends). sox measures the recorded WAV files in tests/speech.rs.
+for pkg in libspeechd-dev libclang-dev speech-dispatcher speech-dispatcher-espeak-ng espeak-ng sox; do
+  have_pkg "$pkg" || need_apt+=("$pkg")
+done
+
 if ((${#need_apt[@]})); then
   echo "annabella: installing system packages: ${need_apt[*]}" >&2
   SUDO=""

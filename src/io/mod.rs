@@ -3,7 +3,10 @@
 //! - [`clock`]: milliseconds for stamping events; the only clock reads.
 //! - [`link`]: a board behind a serial device or a TCP bridge, with reconnect and backoff.
 //! - [`simulator`]: a simulated peg or DGT board behind a pseudo-terminal or a TCP port.
+//! - [`speech`]: speech output — the system voice, espeak-ng, the WAV record, the transcript —
+//!   on threads of its own, so speaking never blocks the game.
 
 pub mod clock;
 pub mod link;
 pub mod simulator;
+pub mod speech;

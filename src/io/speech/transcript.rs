@@ -1,0 +1,87 @@
+//! The `transcript:FILE` backend: one line per utterance, `<unix-ms> <listener> <text>`, appended and flushed.
+//!
+//! What was said, to whom and when, in a form `grep`, the end-to-end tests and the latency
+//! benchmark can read. Each line goes to the file in one write, so a reader never sees half a
+//! line and two processes appending to one file do not interleave within a line.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{Listener, SpeechBackend, SpeechError, Utterance};
+
+/// The transcript line of an utterance, with its newline. Line breaks and other control
+/// characters in the text become spaces, so one utterance is always one line.
+pub fn line(u: &Utterance) -> String {
+    let text: String = u
+        .text
+        .chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    format!("{} {} {}\n", u.at_unix_ms, u.listener, text)
+}
+
+/// A transcript line read back: time, listener and text. `None` when it is not one.
+pub fn parse_line(line: &str) -> Option<(u64, Listener, &str)> {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    let (ms, rest) = line.split_once(' ')?;
+    let (listener, text) = rest.split_once(' ').unwrap_or((rest, ""));
+    Some((ms.parse().ok()?, listener.parse().ok()?, text))
+}
+
+/// Appends one line per utterance to a file.
+#[derive(Debug)]
+pub struct TranscriptBackend {
+    file: File,
+    name: String,
+    path: PathBuf,
+}
+
+impl TranscriptBackend {
+    /// Opens `path` for appending, creating it and its directory when missing.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, SpeechError> {
+        let path = path.as_ref();
+        let fail = |e: std::io::Error| {
+            SpeechError::Unavailable(format!("cannot open transcript {}: {e}", path.display()))
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir).map_err(fail)?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(fail)?;
+        Ok(TranscriptBackend {
+            file,
+            name: format!("transcript:{}", path.display()),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The file written to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl SpeechBackend for TranscriptBackend {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn speak(&mut self, u: &Utterance) -> Result<(), SpeechError> {
+        // An unbuffered file: one write_all per line is the flush.
+        self.file
+            .write_all(line(u).as_bytes())
+            .map_err(|e| SpeechError::Failed(format!("{}: {e}", self.path.display())))
+    }
+
+    fn stop(&mut self) {}
+}
