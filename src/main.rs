@@ -1,5 +1,6 @@
 //! The `annabella` binary: parses the command line and hands over to [`annabella::cli`].
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -9,7 +10,8 @@ fn main() -> ExitCode {
     match annabella::cli::run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("annabella: {e:#}");
+            // Not eprintln!: it panics when standard error is closed.
+            let _ = writeln!(std::io::stderr(), "annabella: {e:#}");
             ExitCode::FAILURE
         }
     }

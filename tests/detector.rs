@@ -519,6 +519,23 @@ fn chess960_king_and_rook_swapping_holes() {
 }
 
 #[test]
+fn chess960_swap_refused_by_strict_touch_move_says_how_to_undo_it() {
+    // Rook touched first, then king and rook swap holes: 4.4.2 forbids the castling. The
+    // occupancy did not change, yet the board shows the castling: the corrections must swap
+    // them back, not be empty.
+    let opts = Opts {
+        touch: TouchMove::Strict,
+        ..c960()
+    };
+    check_with(
+        &opts,
+        "k7/8/8/8/8/8/8/5KR1 w G - 0 1",
+        "Lg1 Lf1 Pf1 Pg1",
+        &["touched g1 R", "illegal touch:rook-first Rf1-g1,Kg1-f1"],
+    );
+}
+
+#[test]
 fn chess960_king_goes_to_the_rooks_hole() {
     let fen = "k7/8/8/8/8/8/8/4K1R1 w G - 0 1";
     // Rook first: Rg1-f1 is a legal rook move and half of the castling: held.

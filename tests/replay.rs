@@ -198,3 +198,26 @@ fn arbitrary_bytes_never_crash_the_replay() {
         }
     }
 }
+
+#[test]
+fn a_closed_standard_error_is_no_panic() {
+    // Malformed lines are reported on standard error; a reader that went away (`2>&1 | head`)
+    // must not turn the report into a panic: the stream is still read to the end.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_annabella"))
+        .args(["replay", "--protocol", "peg"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let mut input = Vec::new();
+    for _ in 0..2000 {
+        input.extend_from_slice(b"Lz9\n");
+    }
+    input.extend_from_slice(b"Le2\nPe4\n");
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert_eq!(moves(&o), ["move e2e4"]);
+}

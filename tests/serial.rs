@@ -246,3 +246,19 @@ fn a_board_that_is_not_there_is_reported_and_retried() {
     watch.expect_line("move c2c4");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_device_that_cannot_be_opened_is_reported_not_waited_on_in_silence() {
+    let dir = temp_dir("no-device");
+    let missing = dir.join("ttyNONE");
+    let mut watch = Running::start(&[
+        "watch",
+        "--protocol",
+        "peg",
+        "--device",
+        missing.to_str().unwrap(),
+    ]);
+    let line = watch.expect("a waiting line", |l| l.starts_with("waiting"));
+    assert!(line.contains("ttyNONE"), "{line}");
+    watch.stop();
+}

@@ -78,10 +78,15 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Conclusions to standard output; malformed input (reported, skipped) to standard error.
+///
+/// A report that cannot be written to standard error (closed, a reader that went away) is
+/// dropped: it must not stop the stream, and `eprintln!` would panic on it.
 pub(crate) fn emit(out: &mut impl Write, lines: &mut Vec<String>) -> std::io::Result<()> {
     for line in lines.drain(..) {
         match line.strip_prefix("error ") {
-            Some(e) => eprintln!("annabella: {e}"),
+            Some(e) => {
+                let _ = writeln!(std::io::stderr(), "annabella: {e}");
+            }
             None => writeln!(out, "{line}")?,
         }
     }

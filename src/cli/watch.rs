@@ -72,6 +72,9 @@ async fn watch_board(
                     lines.push(format!("connected {what}"));
                 }
                 Some(LinkEvent::Disconnected(why)) => lines.push(format!("disconnected {why}")),
+                Some(LinkEvent::Unreachable(why)) => {
+                    lines.push(format!("waiting {why}; retrying until the board answers"));
+                }
                 Some(LinkEvent::Decoded(item)) => session.feed(item, true, &mut lines),
                 None => break,
             },

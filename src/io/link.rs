@@ -82,6 +82,9 @@ pub enum LinkEvent {
     Connected(String),
     /// The board went away (unplugged, bridge closed); the link is already trying again.
     Disconnected(String),
+    /// The board could not be opened (no such device, permission denied, connection refused);
+    /// the link keeps trying with backoff. Sent once per distinct failure, not on every retry.
+    Unreachable(String),
     /// A decoded event or a decode error (reported, skipped).
     Decoded(Decoded),
 }
@@ -142,6 +145,13 @@ pub async fn run(
                 let message = format!("{endpoint}: {e}");
                 if last_failure.as_ref() != Some(&message) {
                     tracing::warn!("board link: {message}; retrying");
+                    if events
+                        .send(LinkEvent::Unreachable(message.clone()))
+                        .await
+                        .is_err()
+                    {
+                        return;
+                    }
                     last_failure = Some(message);
                 }
                 let delay = reconnect_delay(attempt);

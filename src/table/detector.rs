@@ -930,6 +930,10 @@ impl MoveDetector {
     /// Strict touch-move: the move does not stand. After rook-then-king castling the rook move
     /// stands if it is legal on its own (4.4.2 forbids the castling, not the rook move).
     fn refuse(&mut self, m: Move, w: TouchMoveWarning, out: &mut Vec<Conclusion>) {
+        // The board shows the refused move: the corrections must undo it. On an occupancy
+        // board the belief may still name the pieces as if put back (a Chess960 king and rook
+        // that swapped holes leave the occupancy unchanged), which would give no correction.
+        let shown = board_after(self.base.board(), self.base.turn(), m);
         if let (Move::Castle { king, rook }, TouchMoveWarning::CastledAfterTouchingRook { .. }) =
             (m, w)
         {
@@ -949,6 +953,9 @@ impl MoveDetector {
                 });
                 self.advance(rook_move, true);
             }
+        }
+        if self.kind == BoardKind::Occupancy && self.occ == shown.occupied() {
+            self.belief = shown;
         }
         self.report_wrong(Some(IllegalReason::TouchMove(w)), out);
     }
