@@ -7,11 +7,13 @@
 //!   peg-board and DGT protocols.
 //! - [`table`]: one table's pure decisions — the move detector and board corrections.
 //! - [`io`]: adapters — serial and TCP board links, the simulated board on a pseudo-terminal.
+//! - [`config`]: the daemon's TOML configuration, validated key by key.
 //! - [`cli`]: the command-line face (`annabella convert`, `annabella announce`): the only code
 //!   here that reads files or standard input.
 
 pub mod boards;
 pub mod chess;
 pub mod cli;
+pub mod config;
 pub mod io;
 pub mod table;

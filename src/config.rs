@@ -1,0 +1,428 @@
+//! The daemon's configuration: a TOML file (every key documented in
+//! `config/annabella.example.toml`) read into raw values, then validated into typed settings
+//! with errors that name the key and say what would be right.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::boards::{Millis, Protocol, debounce};
+use crate::chess::language::Language;
+use crate::chess::notation::Verbosity;
+use crate::io::link::Endpoint;
+use crate::io::speech::{self, BackendSpec};
+use crate::table::clock::{AnnounceSchedule, TimeControl};
+use crate::table::detector::TouchMove;
+
+/// Largest configuration file read; a real one is a few kilobytes.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// The file as written: strings and numbers, before validation.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawConfig {
+    /// Address of the control interface.
+    pub listen: String,
+    /// Where tokens, the journal and finished games are kept.
+    pub state_dir: PathBuf,
+    /// `human` or `json`.
+    pub log_format: String,
+    pub speech: RawSpeech,
+    pub clock: RawClock,
+    #[serde(rename = "table")]
+    pub tables: Vec<RawTable>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawSpeech {
+    /// `BACKEND[,BACKEND…]`: tts, espeak-ng, wav:DIR, transcript:FILE, none.
+    pub backends: String,
+    /// Language of the announcements: a built-in code or a language file's path.
+    pub lang: String,
+    /// `short` or `long`.
+    pub verbosity: String,
+    pub name_captured: bool,
+    /// Confirm the blind player's own moves aloud.
+    pub confirm_own_moves: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawClock {
+    /// PGN TimeControl syntax, with `d`/`b` delays (docs/clock.md).
+    pub time_control: String,
+    /// When the talking clock speaks by itself (`none` for only on request).
+    pub announce: String,
+    /// After a crash, charge the running side for the time the daemon was down.
+    pub charge_downtime: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawTable {
+    pub name: String,
+    /// The blind player's peg board: a device, `tcp:HOST:PORT`, or `sim`.
+    pub peg: String,
+    /// The side the blind player plays: `white` or `black`.
+    pub peg_side: String,
+    /// The sighted side's board: `virtual` (moves come from the control interface) or
+    /// `dgt:DEVICE` / `dgt:tcp:HOST:PORT`.
+    pub normal: String,
+    /// Touch-move rule on the peg board: off, warn or strict.
+    pub touch_move: String,
+    pub debounce_ms: Millis,
+}
+
+impl Default for RawConfig {
+    fn default() -> RawConfig {
+        RawConfig {
+            listen: "127.0.0.1:7421".to_owned(),
+            state_dir: PathBuf::from("/var/lib/annabella"),
+            log_format: "human".to_owned(),
+            speech: RawSpeech::default(),
+            clock: RawClock::default(),
+            tables: Vec::new(),
+        }
+    }
+}
+
+impl Default for RawSpeech {
+    fn default() -> RawSpeech {
+        RawSpeech {
+            backends: "tts".to_owned(),
+            lang: "de".to_owned(),
+            verbosity: "short".to_owned(),
+            name_captured: false,
+            confirm_own_moves: true,
+        }
+    }
+}
+
+impl Default for RawClock {
+    fn default() -> RawClock {
+        RawClock {
+            time_control: "5400+30".to_owned(),
+            announce: "10m@*,1m@5m,10s@1m".to_owned(),
+            charge_downtime: false,
+        }
+    }
+}
+
+impl Default for RawTable {
+    fn default() -> RawTable {
+        RawTable {
+            name: "table-1".to_owned(),
+            peg: "sim".to_owned(),
+            peg_side: "white".to_owned(),
+            normal: "virtual".to_owned(),
+            touch_move: "warn".to_owned(),
+            debounce_ms: debounce::DEFAULT_WINDOW,
+        }
+    }
+}
+
+/// A configuration error: the key and what is wrong with its value.
+#[derive(Debug, thiserror::Error)]
+#[error("{key}: {message}")]
+pub struct ConfigError {
+    pub key: String,
+    pub message: String,
+}
+
+fn bad(key: impl Into<String>, message: impl ToString) -> ConfigError {
+    ConfigError {
+        key: key.into(),
+        message: message.to_string(),
+    }
+}
+
+/// Where the peg board is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PegSource {
+    Simulated,
+    Device(Endpoint),
+}
+
+/// Where the sighted player's moves come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NormalBoard {
+    Virtual,
+    Dgt(Endpoint),
+}
+
+/// A validated table.
+#[derive(Debug, Clone)]
+pub struct TableConfig {
+    pub name: String,
+    pub peg: PegSource,
+    pub peg_side: shakmaty::Color,
+    pub normal: NormalBoard,
+    pub touch_move: TouchMove,
+    pub debounce_ms: Millis,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: std::net::SocketAddr,
+    pub state_dir: PathBuf,
+    pub json_logs: bool,
+    pub speech: Vec<BackendSpec>,
+    pub lang: Language,
+    pub verbosity: Verbosity,
+    pub name_captured: bool,
+    pub confirm_own_moves: bool,
+    pub time_control: TimeControl,
+    pub announce: AnnounceSchedule,
+    pub charge_downtime: bool,
+    pub tables: Vec<TableConfig>,
+}
+
+impl RawConfig {
+    /// Parses the text of a configuration file (`path` only names it in errors).
+    pub fn from_toml(text: &str, path: &Path) -> Result<RawConfig, ConfigError> {
+        toml::from_str(text).map_err(|e| {
+            let mut message = e.message().to_owned();
+            if let Some(before) = e.span().and_then(|span| text.get(..span.start)) {
+                let line = before.matches('\n').count() + 1;
+                message = format!("line {line}: {message}");
+            }
+            bad(path.display().to_string(), message)
+        })
+    }
+
+    /// Reads and parses a configuration file, refusing one larger than [`MAX_CONFIG_BYTES`].
+    pub fn read(path: &Path) -> Result<RawConfig, ConfigError> {
+        use std::io::Read;
+        let name = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|e| bad(&name, e))?;
+        let mut text = String::new();
+        file.take(MAX_CONFIG_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| bad(&name, e))?;
+        if text.len() as u64 > MAX_CONFIG_BYTES {
+            return Err(bad(name, format!("larger than {MAX_CONFIG_BYTES} bytes")));
+        }
+        RawConfig::from_toml(&text, path)
+    }
+
+    /// Checks every value; the first error names its key.
+    pub fn validate(&self) -> Result<Config, ConfigError> {
+        let listen = self
+            .listen
+            .parse()
+            .map_err(|_| bad("listen", format!("{:?} is not ADDRESS:PORT", self.listen)))?;
+        let json_logs = match self.log_format.as_str() {
+            "human" => false,
+            "json" => true,
+            other => return Err(bad("log_format", format!("{other:?}: human or json"))),
+        };
+        let speech =
+            speech::parse_backends(&self.speech.backends).map_err(|e| bad("speech.backends", e))?;
+        let lang = if self.speech.lang.contains('/') || self.speech.lang.ends_with(".toml") {
+            let text =
+                std::fs::read_to_string(&self.speech.lang).map_err(|e| bad("speech.lang", e))?;
+            Language::from_toml(&text).map_err(|e| bad("speech.lang", e))?
+        } else {
+            Language::builtin(&self.speech.lang)
+                .map_err(|e| bad("speech.lang", e))?
+                .clone()
+        };
+        let verbosity = self
+            .speech
+            .verbosity
+            .parse()
+            .map_err(|e| bad("speech.verbosity", e))?;
+        let time_control = self
+            .clock
+            .time_control
+            .parse()
+            .map_err(|e| bad("clock.time_control", e))?;
+        let announce = self
+            .clock
+            .announce
+            .parse()
+            .map_err(|e| bad("clock.announce", e))?;
+        let mut tables = Vec::new();
+        for (i, t) in self.tables.iter().enumerate() {
+            let key = |field: &str| format!("table[{i}].{field}");
+            if t.name.is_empty()
+                || tables
+                    .iter()
+                    .any(|other: &TableConfig| other.name == t.name)
+            {
+                return Err(bad(
+                    key("name"),
+                    format!("{:?}: each table needs its own non-empty name", t.name),
+                ));
+            }
+            let peg = match t.peg.as_str() {
+                "sim" => PegSource::Simulated,
+                device => PegSource::Device(
+                    Endpoint::parse(device, Protocol::Peg).map_err(|e| bad(key("peg"), e))?,
+                ),
+            };
+            let peg_side = match t.peg_side.as_str() {
+                "white" => shakmaty::Color::White,
+                "black" => shakmaty::Color::Black,
+                other => return Err(bad(key("peg_side"), format!("{other:?}: white or black"))),
+            };
+            let normal = match t.normal.as_str() {
+                "virtual" => NormalBoard::Virtual,
+                other => match other.strip_prefix("dgt:") {
+                    Some(device) => NormalBoard::Dgt(
+                        Endpoint::parse(device, Protocol::Dgt)
+                            .map_err(|e| bad(key("normal"), e))?,
+                    ),
+                    None => {
+                        return Err(bad(
+                            key("normal"),
+                            format!("{other:?}: virtual or dgt:DEVICE"),
+                        ));
+                    }
+                },
+            };
+            let touch_move = t
+                .touch_move
+                .parse()
+                .map_err(|e| bad(key("touch_move"), e))?;
+            if t.debounce_ms > 1000 {
+                return Err(bad(
+                    key("debounce_ms"),
+                    format!("{} ms is no debounce window; 0 to 1000", t.debounce_ms),
+                ));
+            }
+            tables.push(TableConfig {
+                name: t.name.clone(),
+                peg,
+                peg_side,
+                normal,
+                touch_move,
+                debounce_ms: t.debounce_ms,
+            });
+        }
+        if tables.is_empty() {
+            tables.push(RawTable::default().validated_alone()?);
+        }
+        Ok(Config {
+            listen,
+            state_dir: self.state_dir.clone(),
+            json_logs,
+            speech,
+            lang,
+            verbosity,
+            name_captured: self.speech.name_captured,
+            confirm_own_moves: self.speech.confirm_own_moves,
+            time_control,
+            announce,
+            charge_downtime: self.clock.charge_downtime,
+            tables,
+        })
+    }
+}
+
+impl RawTable {
+    fn validated_alone(&self) -> Result<TableConfig, ConfigError> {
+        let raw = RawConfig {
+            tables: vec![self.clone()],
+            ..RawConfig::default()
+        };
+        let mut config = raw.validate()?;
+        Ok(config.tables.remove(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = include_str!("../config/annabella.example.toml");
+
+    /// The keys of a TOML value, as dotted paths (tables of arrays by their first element).
+    fn keys(value: &toml::Value, prefix: &str, out: &mut Vec<String>) {
+        match value {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    let path = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    out.push(path.clone());
+                    keys(v, &path, out);
+                }
+            }
+            toml::Value::Array(items) => {
+                if let Some(first) = items.first() {
+                    keys(first, prefix, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_example_documents_every_key_with_its_default() {
+        let example =
+            RawConfig::from_toml(EXAMPLE, Path::new("config/annabella.example.toml")).unwrap();
+        let expected = RawConfig {
+            tables: vec![RawTable::default()],
+            ..RawConfig::default()
+        };
+        assert_eq!(
+            example, expected,
+            "the example's values differ from the defaults in the code"
+        );
+        let mut documented = Vec::new();
+        keys(
+            &toml::from_str::<toml::Value>(EXAMPLE).unwrap(),
+            "",
+            &mut documented,
+        );
+        let mut known = Vec::new();
+        keys(&toml::Value::try_from(&expected).unwrap(), "", &mut known);
+        documented.sort();
+        known.sort();
+        assert_eq!(
+            documented, known,
+            "keys in the example and in the code differ"
+        );
+        example.validate().unwrap();
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let check = |text: &str, key: &str| {
+            let err = RawConfig::from_toml(text, Path::new("x.toml"))
+                .and_then(|c| c.validate())
+                .unwrap_err();
+            assert!(err.to_string().starts_with(key), "{err} (want {key})");
+        };
+        check("listen = \"nowhere\"", "listen");
+        check("log_format = \"xml\"", "log_format");
+        check("[speech]\nbackends = \"radio\"", "speech.backends");
+        check("[speech]\nlang = \"xx\"", "speech.lang");
+        check("[clock]\ntime_control = \"40/\"", "clock.time_control");
+        check("[clock]\nannounce = \"often\"", "clock.announce");
+        check("[[table]]\npeg_side = \"green\"", "table[0].peg_side");
+        check("[[table]]\nnormal = \"chessbase\"", "table[0].normal");
+        check("[[table]]\ntouch_move = \"maybe\"", "table[0].touch_move");
+        check("[[table]]\npeg = \"tcp:nohost\"", "table[0].peg");
+        check("[[table]]\n[[table]]", "table[1].name");
+        check("colour = \"blue\"", "x.toml");
+        check("listen = 3", "x.toml");
+        let broken = RawConfig::from_toml("\n\nlisten = [", Path::new("x.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(broken.contains("line 3"), "{broken}");
+    }
+
+    #[test]
+    fn no_tables_means_one_simulated_table() {
+        let c = RawConfig::default().validate().unwrap();
+        assert_eq!(c.tables.len(), 1);
+        assert_eq!(c.tables[0].peg, PegSource::Simulated);
+        assert_eq!(c.tables[0].normal, NormalBoard::Virtual);
+    }
+}
