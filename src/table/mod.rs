@@ -5,7 +5,9 @@
 //! - [`corrections`]: the fewest hand actions that bring a board to a position.
 //! - [`clock`]: the talking clock's pure arithmetic — time controls, presses, delays, flags,
 //!   penalties and announcement thresholds (FIDE 6, D.2.6).
+//! - [`control`]: the control interface's requests, roles and replies, without the socket.
 
 pub mod clock;
+pub mod control;
 pub mod corrections;
 pub mod detector;
