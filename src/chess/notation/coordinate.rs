@@ -175,32 +175,18 @@ pub fn format_uci(m: Move, mode: CastlingMode) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Target;
     use super::*;
     use shakmaty::fen::Fen;
 
     fn show(r: Result<MoveSpec, MoveErrorKind>) -> String {
         match r {
-            Ok(spec) => {
-                let mut s = String::new();
-                match spec.target {
-                    Target::Castle(side) => return castling_text(side).to_owned(),
-                    Target::Square(to) => {
-                        s.push(spec.role.map_or('?', |r| r.upper_char()));
-                        s.push(spec.from_file.map_or('.', |f| f.char()));
-                        s.push(spec.from_rank.map_or('.', |r| r.char()));
-                        push_square(&mut s, to);
-                    }
-                }
-                if let Some(p) = spec.promotion {
-                    s.push('=');
-                    s.push(p.upper_char());
-                }
-                if spec.castling_by_rook_square {
-                    s.push_str(" (rook square)");
-                }
-                s
+            Ok(spec) if spec.castling_by_rook_square => {
+                format!(
+                    "{} (rook square)",
+                    crate::chess::notation::san::tests::show(&spec)
+                )
             }
+            Ok(spec) => crate::chess::notation::san::tests::show(&spec),
             Err(e) => e.to_string(),
         }
     }

@@ -396,7 +396,7 @@ fn promotion_piece(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
@@ -407,7 +407,7 @@ mod tests {
 
     /// Renders a spec compactly: role letter (English, `?` for any), from-file/rank (`.` when
     /// absent), target, `=` promotion; `O-O`/`O-O-O` for castling.
-    fn show(spec: &MoveSpec) -> String {
+    pub(crate) fn show(spec: &MoveSpec) -> String {
         let mut s = String::new();
         match spec.target {
             Target::Castle(side) => return castling_text(side).to_owned(),
