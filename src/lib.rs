@@ -7,10 +7,12 @@
 //!   peg-board and DGT protocols.
 //! - [`table`]: one table's pure decisions — the move detector and board corrections.
 //! - [`io`]: adapters — serial and TCP board links, the simulated board on a pseudo-terminal.
+//! - [`app`]: the daemon's wiring — tables as actors, the hub the network adapters talk to.
 //! - [`config`]: the daemon's TOML configuration, validated key by key.
 //! - [`cli`]: the command-line face (`annabella convert`, `annabella announce`): the only code
 //!   here that reads files or standard input.
 
+pub mod app;
 pub mod boards;
 pub mod chess;
 pub mod cli;

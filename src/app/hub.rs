@@ -1,0 +1,81 @@
+//! The tables a daemon runs, as the network adapters see them: a request channel and an event
+//! feed per table. The control interface (and later the web page) talks to tables only here.
+
+use std::sync::Arc;
+
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::chess::language::Language;
+use crate::table::control::{Command, Role};
+
+/// Events a slow subscriber may fall behind by before it is told it missed some.
+pub const EVENT_BACKLOG: usize = 256;
+/// Requests waiting for one table before senders wait their turn.
+pub const REQUEST_BACKLOG: usize = 64;
+
+/// One request for a table, from a connection that has authenticated.
+#[derive(Debug)]
+pub struct Request {
+    /// Who asks (the token's role).
+    pub role: Role,
+    /// The connection's language: SAN piece letters and spoken words of `move` text.
+    pub lang: &'static Language,
+    /// What is asked. Connection-level requests (auth, lang, events, help, quit, table, tables)
+    /// never reach a table.
+    pub command: Command,
+    /// The reply line, `ok …` or `error <code> <message>`, one line without a newline.
+    pub reply: oneshot::Sender<String>,
+}
+
+/// A running table, cheap to clone.
+#[derive(Debug, Clone)]
+pub struct TableHandle {
+    /// The table's name from the configuration (`table-1`).
+    pub name: Arc<str>,
+    /// Requests for the table's actor.
+    pub requests: mpsc::Sender<Request>,
+    /// Every event at the table as one line (`event move …`), for `events` subscribers.
+    pub events: broadcast::Sender<Arc<str>>,
+}
+
+impl TableHandle {
+    /// Sends a request and waits for its reply; a table that has stopped answers with an error
+    /// line rather than leaving the caller waiting.
+    pub async fn ask(&self, role: Role, lang: &'static Language, command: Command) -> String {
+        let (reply, answer) = oneshot::channel();
+        let request = Request {
+            role,
+            lang,
+            command,
+            reply,
+        };
+        if self.requests.send(request).await.is_err() {
+            return format!("error state table {} has stopped", self.name);
+        }
+        answer
+            .await
+            .unwrap_or_else(|_| format!("error state table {} has stopped", self.name))
+    }
+}
+
+/// Every table of the daemon, in configuration order.
+#[derive(Debug, Clone, Default)]
+pub struct Hub {
+    tables: Arc<Vec<TableHandle>>,
+}
+
+impl Hub {
+    pub fn new(tables: Vec<TableHandle>) -> Hub {
+        Hub {
+            tables: Arc::new(tables),
+        }
+    }
+
+    pub fn tables(&self) -> &[TableHandle] {
+        &self.tables
+    }
+
+    pub fn get(&self, name: &str) -> Option<&TableHandle> {
+        self.tables.iter().find(|t| &*t.name == name)
+    }
+}

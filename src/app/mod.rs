@@ -1,0 +1,3 @@
+//! The daemon's wiring: tables as actors, their boards, speech, journal and control interface.
+
+pub mod hub;
