@@ -82,6 +82,16 @@ pub enum Command {
     Lang {
         code: String,
     },
+    /// The piece for a pending promotion on the peg board (q, r, b, n or the piece's name).
+    Promote {
+        piece: String,
+    },
+    /// Talk to this table from now on.
+    Table {
+        name: String,
+    },
+    /// The tables this token may see.
+    Tables,
     Help,
     Quit,
 }
@@ -102,6 +112,9 @@ impl Command {
             Command::Undo => "undo",
             Command::Events => "events",
             Command::Lang { .. } => "lang",
+            Command::Promote { .. } => "promote",
+            Command::Table { .. } => "table",
+            Command::Tables => "tables",
             Command::Help => "help",
             Command::Quit => "quit",
         }
@@ -118,6 +131,8 @@ impl Command {
                 | Command::Status
                 | Command::Events
                 | Command::Lang { .. }
+                | Command::Table { .. }
+                | Command::Tables
                 | Command::Help
                 | Command::Quit
         )
@@ -253,13 +268,20 @@ pub fn parse_line(bytes: &[u8]) -> Result<Command, Refusal> {
         "lang" => Ok(Command::Lang {
             code: needs("a language code, e.g. lang es")?,
         }),
+        "promote" => Ok(Command::Promote {
+            piece: needs("a piece, e.g. promote q")?,
+        }),
+        "table" => Ok(Command::Table {
+            name: needs("a table name, e.g. table table-1")?,
+        }),
+        "tables" => no_argument(Command::Tables),
         "help" => no_argument(Command::Help),
         "quit" => no_argument(Command::Quit),
         _ => Err(Refusal::new(
             ErrorCode::Syntax,
             format!(
                 "unknown request {:?}; one of auth, move, board, clock, sheet, status, offer-draw, \
-                 claim-draw, resign, undo, events, lang, help, quit",
+                 claim-draw, resign, undo, promote, events, lang, table, tables, help, quit",
                 truncate(keyword, 40)
             ),
         )),

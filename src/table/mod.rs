@@ -6,8 +6,13 @@
 //! - [`clock`]: the talking clock's pure arithmetic — time controls, presses, delays, flags,
 //!   penalties and announcement thresholds (FIDE 6, D.2.6).
 //! - [`control`]: the control interface's requests, roles and replies, without the socket.
+//! - [`record`]: the journal's records, one line each, from which a table is restored.
+//! - [`state`]: one table's state machine — game, sheet, clock, both boards; inputs in,
+//!   records, utterances and event lines out.
 
 pub mod clock;
 pub mod control;
 pub mod corrections;
 pub mod detector;
+pub mod record;
+pub mod state;

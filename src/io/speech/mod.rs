@@ -24,51 +24,11 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// Who an utterance is meant for. The transcript records it; backends may route by it later.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Listener {
-    /// The blind or visually impaired player at the peg board.
-    BlindPlayer,
-    /// The sighted opponent (or the assistant relaying for him).
-    Opponent,
-    /// The arbiter.
-    Arbiter,
-    /// Everybody at the table.
-    Everyone,
-}
-
-impl fmt::Display for Listener {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Listener::BlindPlayer => "blind",
-            Listener::Opponent => "opponent",
-            Listener::Arbiter => "arbiter",
-            Listener::Everyone => "all",
-        })
-    }
-}
-
-impl FromStr for Listener {
-    type Err = String;
-
-    /// The inverse of `Display`, so that transcripts can be read back.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "blind" => Ok(Listener::BlindPlayer),
-            "opponent" => Ok(Listener::Opponent),
-            "arbiter" => Ok(Listener::Arbiter),
-            "all" => Ok(Listener::Everyone),
-            _ => Err(format!(
-                "unknown listener `{s}`: expected blind, opponent, arbiter or all"
-            )),
-        }
-    }
-}
+pub use crate::table::state::Listener;
 
 /// Whether an utterance may wait its turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

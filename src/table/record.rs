@@ -1,0 +1,298 @@
+//! The table's journal: every state change a table accepts, as one line of text.
+//!
+//! The table is event-sourced. A record is written durably before anything it caused is
+//! acknowledged or announced, and replaying a table's records through [`Table::restore`]
+//! (`crate::table::state`) rebuilds the game, the scoresheet and the clocks exactly, because the
+//! live path and the replay apply the very same records. The time of each record is kept by the
+//! journal beside the line, so the line itself says only *what* happened.
+//!
+//! [`Table::restore`]: crate::table::state::Table::restore
+
+use std::fmt;
+use std::str::FromStr;
+
+use shakmaty::Color;
+
+use crate::chess::scoresheet::Recorder;
+use crate::table::control::Role;
+
+/// Longest line a record can need (a FEN, a time control and a few words); longer lines in a
+/// journal are corrupt.
+pub const MAX_RECORD_BYTES: usize = 512;
+
+/// Where an accepted move came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// The blind player's peg board.
+    Peg,
+    /// The sighted player's electronic board.
+    Normal,
+    /// Typed on the control interface by someone in this role.
+    Control(Role),
+}
+
+impl Source {
+    /// Who wrote the move on the scoresheet.
+    pub fn recorder(self) -> Recorder {
+        match self {
+            Source::Peg | Source::Normal => Recorder::Board,
+            Source::Control(Role::Player(_)) => Recorder::Player,
+            Source::Control(Role::Assistant) => Recorder::Assistant,
+            Source::Control(Role::Arbiter | Role::Observer) => Recorder::Arbiter,
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Peg => f.write_str("peg"),
+            Source::Normal => f.write_str("normal"),
+            Source::Control(role) => write!(f, "{role}"),
+        }
+    }
+}
+
+impl FromStr for Source {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Source, String> {
+        match s {
+            "peg" => Ok(Source::Peg),
+            "normal" => Ok(Source::Normal),
+            _ => s
+                .parse::<Role>()
+                .map(Source::Control)
+                .map_err(|_| format!("unknown move source {s:?}; peg, normal or a role")),
+        }
+    }
+}
+
+/// One accepted state change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// A new game: `begin <chess960 0|1> <time control> <start FEN>`. White's clock (or the
+    /// side to move's) starts at the record's time.
+    Begin {
+        chess960: bool,
+        time_control: String,
+        fen: String,
+    },
+    /// `move <uci> <source>`: played, written on the scoresheet, the mover's clock pressed.
+    /// UCI as the game's castling mode writes it (Chess960: king takes rook).
+    Move { uci: String, source: Source },
+    /// `undo`: the last move withdrawn (a slip of the tongue, D.2.8); the clocks go back to
+    /// the readings before it.
+    Undo,
+    /// `offer-draw <color>`.
+    DrawOffer { color: Color },
+    /// `agree-draw`: both sides agreed (5.2.3).
+    DrawAgreed,
+    /// `claim-draw [<uci>]`: a correct claim (9.2, 9.3), with the move the claimant wrote.
+    Claim { intended: Option<String> },
+    /// `wrong-claim <color>`: a refused claim; the opponent gets the penalty time (9.5.3).
+    WrongClaim { color: Color },
+    /// `resign <color>`.
+    Resign { color: Color },
+    /// `flag <color>`: the flag fell (6.9 decides the result).
+    Flag { color: Color },
+    /// `adjust <color> <±ms>`: the arbiter changed a clock.
+    Adjust { color: Color, delta_ms: i64 },
+    /// `rebase <downtime ms>`: the daemon restarted; the running clock restarts at the record's
+    /// time, charged this much for the downtime (0 unless the configuration says so).
+    Rebase { downtime_ms: u64 },
+}
+
+fn color_word(color: Color) -> &'static str {
+    match color {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+fn parse_color(s: &str) -> Result<Color, String> {
+    match s {
+        "white" => Ok(Color::White),
+        "black" => Ok(Color::Black),
+        _ => Err(format!("expected white or black, not {s:?}")),
+    }
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Record::Begin {
+                chess960,
+                time_control,
+                fen,
+            } => write!(f, "begin {} {time_control} {fen}", u8::from(*chess960)),
+            Record::Move { uci, source } => write!(f, "move {uci} {source}"),
+            Record::Undo => f.write_str("undo"),
+            Record::DrawOffer { color } => write!(f, "offer-draw {}", color_word(*color)),
+            Record::DrawAgreed => f.write_str("agree-draw"),
+            Record::Claim { intended: None } => f.write_str("claim-draw"),
+            Record::Claim { intended: Some(m) } => write!(f, "claim-draw {m}"),
+            Record::WrongClaim { color } => write!(f, "wrong-claim {}", color_word(*color)),
+            Record::Resign { color } => write!(f, "resign {}", color_word(*color)),
+            Record::Flag { color } => write!(f, "flag {}", color_word(*color)),
+            Record::Adjust { color, delta_ms } => {
+                write!(f, "adjust {} {delta_ms:+}", color_word(*color))
+            }
+            Record::Rebase { downtime_ms } => write!(f, "rebase {downtime_ms}"),
+        }
+    }
+}
+
+impl FromStr for Record {
+    type Err = String;
+
+    fn from_str(line: &str) -> Result<Record, String> {
+        if line.len() > MAX_RECORD_BYTES {
+            return Err(format!(
+                "record of {} bytes; at most {MAX_RECORD_BYTES}",
+                line.len()
+            ));
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["begin", chess960, tc, fen @ ..] if !fen.is_empty() => Ok(Record::Begin {
+                chess960: match *chess960 {
+                    "0" => false,
+                    "1" => true,
+                    other => return Err(format!("begin: chess960 is 0 or 1, not {other:?}")),
+                },
+                time_control: (*tc).to_owned(),
+                fen: fen.join(" "),
+            }),
+            ["move", uci, source] => Ok(Record::Move {
+                uci: (*uci).to_owned(),
+                source: source.parse()?,
+            }),
+            ["undo"] => Ok(Record::Undo),
+            ["offer-draw", c] => Ok(Record::DrawOffer {
+                color: parse_color(c)?,
+            }),
+            ["agree-draw"] => Ok(Record::DrawAgreed),
+            ["claim-draw"] => Ok(Record::Claim { intended: None }),
+            ["claim-draw", m] => Ok(Record::Claim {
+                intended: Some((*m).to_owned()),
+            }),
+            ["wrong-claim", c] => Ok(Record::WrongClaim {
+                color: parse_color(c)?,
+            }),
+            ["resign", c] => Ok(Record::Resign {
+                color: parse_color(c)?,
+            }),
+            ["flag", c] => Ok(Record::Flag {
+                color: parse_color(c)?,
+            }),
+            ["adjust", c, delta] => Ok(Record::Adjust {
+                color: parse_color(c)?,
+                delta_ms: delta
+                    .parse()
+                    .map_err(|_| format!("adjust: {delta:?} is no number of milliseconds"))?,
+            }),
+            ["rebase", ms] => Ok(Record::Rebase {
+                downtime_ms: ms
+                    .parse()
+                    .map_err(|_| format!("rebase: {ms:?} is no number of milliseconds"))?,
+            }),
+            ["begin", ..] => Err("begin needs chess960, a time control and a FEN".to_owned()),
+            [
+                kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
+                | "resign" | "flag" | "adjust" | "rebase"),
+                rest @ ..,
+            ] => Err(format!(
+                "{kw:?} with {} word(s) after it is malformed",
+                rest.len()
+            )),
+            [] => Err("empty record".to_owned()),
+            [other, ..] => Err(format!(
+                "unknown record {:?}",
+                other.chars().take(40).collect::<String>()
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_record_reads_back() {
+        let records = [
+            Record::Begin {
+                chess960: false,
+                time_control: "40/5400+30:1800+30".into(),
+                fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            },
+            Record::Move {
+                uci: "e2e4".into(),
+                source: Source::Peg,
+            },
+            Record::Move {
+                uci: "e7e8q".into(),
+                source: Source::Control(Role::Player(Color::Black)),
+            },
+            Record::Move {
+                uci: "g8f6".into(),
+                source: Source::Control(Role::Assistant),
+            },
+            Record::Undo,
+            Record::DrawOffer {
+                color: Color::White,
+            },
+            Record::DrawAgreed,
+            Record::Claim { intended: None },
+            Record::Claim {
+                intended: Some("g1f3".into()),
+            },
+            Record::WrongClaim {
+                color: Color::Black,
+            },
+            Record::Resign {
+                color: Color::Black,
+            },
+            Record::Flag {
+                color: Color::White,
+            },
+            Record::Adjust {
+                color: Color::White,
+                delta_ms: -120_000,
+            },
+            Record::Adjust {
+                color: Color::Black,
+                delta_ms: 120_000,
+            },
+            Record::Rebase { downtime_ms: 5 },
+        ];
+        for r in records {
+            let line = r.to_string();
+            assert!(!line.contains('\n'));
+            assert_eq!(line.parse::<Record>(), Ok(r), "{line}");
+        }
+    }
+
+    #[test]
+    fn corrupt_lines_are_errors_that_say_why() {
+        for (line, want) in [
+            ("", "empty record"),
+            ("jump e2e4", "unknown record \"jump\""),
+            ("move e2e4", "\"move\" with 1 word(s) after it is malformed"),
+            ("undo now", "\"undo\" with 1 word(s) after it is malformed"),
+            ("flag green", "expected white or black"),
+            ("adjust white lots", "no number of milliseconds"),
+            (
+                "begin 2 300 8/8/8/8/8/8/8/8 w - - 0 1",
+                "chess960 is 0 or 1",
+            ),
+            ("begin 0", "begin needs"),
+            ("move e2e4 ghost", "unknown move source"),
+        ] {
+            let err = line.parse::<Record>().unwrap_err();
+            assert!(err.contains(want), "{line:?}: {err}");
+        }
+        assert!("x".repeat(MAX_RECORD_BYTES + 1).parse::<Record>().is_err());
+    }
+}
