@@ -1,0 +1,422 @@
+//! The table state machine without I/O: sensor events and control requests in, journal records,
+//! utterances and event lines out, with time as a parameter; and a journal replayed into the
+//! same table.
+
+use annabella::boards::{BoardKey, SensorEvent};
+use annabella::chess::language::Language;
+use annabella::chess::notation::Verbosity;
+use annabella::table::clock::AnnounceSchedule;
+use annabella::table::control::{Command, Role};
+use annabella::table::detector::TouchMove;
+use annabella::table::record::Record;
+use annabella::table::state::{
+    BoardId, Input, Listener, NormalBoard, Output, Table, TableSettings,
+};
+use shakmaty::{Bitboard, Color, Role as Piece, Square};
+
+const T0: u64 = 1_700_000_000_000;
+
+fn settings(peg_side: Color, tc: &str) -> TableSettings {
+    TableSettings {
+        name: "t1".into(),
+        peg_side,
+        normal: NormalBoard::Virtual,
+        lang: Language::german(),
+        verbosity: Verbosity::Short,
+        name_captured: false,
+        confirm_own_moves: true,
+        touch_move: TouchMove::Warn,
+        debounce_ms: 0,
+        time_control: tc.parse().unwrap(),
+        announce: AnnounceSchedule::none(),
+        start_fen: None,
+        chess960: false,
+    }
+}
+
+/// A table, its journal so far, and everything it said.
+struct Harness {
+    table: Table,
+    journal: Vec<(u64, String)>,
+    said: Vec<(Listener, String)>,
+    events: Vec<String>,
+    now: u64,
+}
+
+impl Harness {
+    fn new(s: TableSettings) -> Harness {
+        let (table, out) = Table::new(s, T0).unwrap();
+        let mut h = Harness {
+            table,
+            journal: Vec::new(),
+            said: Vec::new(),
+            events: Vec::new(),
+            now: T0,
+        };
+        h.take(out);
+        h
+    }
+
+    fn take(&mut self, out: Vec<Output>) -> Vec<Output> {
+        // A record must come before anything it caused is said.
+        let mut said_since_record = false;
+        for o in &out {
+            match o {
+                Output::Record(r) => {
+                    assert!(
+                        !said_since_record || !matches!(r, Record::Move { .. }),
+                        "a move was said before it was journaled: {out:?}"
+                    );
+                    self.journal.push((self.now, r.to_string()));
+                }
+                Output::Say { listener, text, .. } => {
+                    said_since_record = true;
+                    self.said.push((*listener, text.clone()));
+                }
+                Output::Event(e) => self.events.push(e.clone()),
+                Output::Finished { .. } => {}
+            }
+        }
+        out
+    }
+
+    fn at(&mut self, ms: u64) -> &mut Self {
+        self.now += ms;
+        self
+    }
+
+    fn peg(&mut self, event: SensorEvent) -> Vec<Output> {
+        let out = self.table.handle(
+            self.now,
+            Input::Sensor {
+                board: BoardId::Peg,
+                event,
+            },
+        );
+        self.take(out)
+    }
+
+    fn lift(&mut self, sq: Square) {
+        self.now += 100;
+        self.peg(SensorEvent::Lift(sq));
+    }
+
+    fn place(&mut self, sq: Square) {
+        self.now += 100;
+        self.peg(SensorEvent::Place(sq));
+    }
+
+    fn ask(&mut self, role: Role, line: &str) -> String {
+        let command = annabella::table::control::parse_line(line.as_bytes()).unwrap();
+        let (reply, out) = self
+            .table
+            .request(self.now, role, Language::german(), &command);
+        self.take(out);
+        reply
+    }
+
+    fn tick(&mut self) {
+        let out = self.table.handle(self.now, Input::Tick);
+        self.take(out);
+    }
+
+    fn last_said(&self, listener: Listener) -> &str {
+        self.said
+            .iter()
+            .rev()
+            .find(|(l, _)| *l == listener)
+            .map(|(_, t)| t.as_str())
+            .unwrap_or("")
+    }
+
+    fn connect_peg(&mut self) {
+        let out = self.table.handle(
+            self.now,
+            Input::Link {
+                board: BoardId::Peg,
+                up: true,
+                detail: "/dev/pts/9".into(),
+            },
+        );
+        self.take(out);
+        let start = Bitboard(0xFFFF_0000_0000_FFFF);
+        self.peg(SensorEvent::Occupancy(start));
+    }
+}
+
+#[test]
+fn the_blind_players_move_is_journaled_then_announced_and_the_clock_turns() {
+    let mut h = Harness::new(settings(Color::White, "5400+30"));
+    let white_at_start = h.table.clock().remaining(Color::White, h.now);
+    h.connect_peg();
+    assert!(
+        h.events.iter().any(|e| e == "event in-sync peg"),
+        "{:?}",
+        h.events
+    );
+    h.at(5_000);
+    h.lift(Square::E2);
+    h.place(Square::E4);
+    assert_eq!(h.table.game().ply_count(), 1);
+    assert_eq!(h.last_said(Listener::Opponent), "Eva vier");
+    assert_eq!(h.last_said(Listener::BlindPlayer), "Eva vier");
+    assert_eq!(h.journal.last().unwrap().1, "move e2e4 peg");
+    // D.2.3/D.2.4: White's clock stopped when the move was made and announced; 5.2 s used,
+    // 30 s increment.
+    let white = h.table.clock().remaining(Color::White, h.now);
+    assert_eq!(white, white_at_start - 5_200 + 30_000);
+    assert_eq!(h.table.clock().running(), Some(Color::Black));
+    assert!(
+        h.events
+            .iter()
+            .any(|e| e == "event move 1 white e2e4 e4 peg"),
+        "{:?}",
+        h.events
+    );
+}
+
+#[test]
+fn the_opponents_move_is_announced_replicated_and_confirmed() {
+    let mut h = Harness::new(settings(Color::White, "5400+30"));
+    h.connect_peg();
+    h.lift(Square::E2);
+    h.place(Square::E4);
+    // The correspondence side sends ICCF numeric notation.
+    let reply = h.ask(Role::Player(Color::Black), "move 5755");
+    assert_eq!(reply, "ok e7e5 e5");
+    assert_eq!(h.last_said(Listener::BlindPlayer), "Eva fünf");
+    // KA repeats the move the blind player owes.
+    h.peg(SensorEvent::Key(BoardKey::Repeat));
+    assert_eq!(h.last_said(Listener::BlindPlayer), "Eva fünf");
+    h.lift(Square::E7);
+    h.place(Square::E5);
+    assert_eq!(h.last_said(Listener::BlindPlayer), "in Ordnung");
+    assert!(
+        h.ask(Role::Observer, "status")
+            .contains("peg connected in-sync")
+    );
+}
+
+#[test]
+fn a_wrong_replication_is_corrected_square_by_square() {
+    let mut h = Harness::new(settings(Color::White, "5400+30"));
+    h.connect_peg();
+    h.lift(Square::E2);
+    h.place(Square::E4);
+    assert_eq!(h.ask(Role::Assistant, "move Sf6"), "ok g8f6 Sf6");
+    assert_eq!(h.last_said(Listener::BlindPlayer), "Springer Felix sechs");
+    // He puts the knight on h6 instead.
+    h.lift(Square::G8);
+    h.place(Square::H6);
+    let said = h.last_said(Listener::BlindPlayer).to_owned();
+    assert!(
+        said.contains("Springer von Hector sechs nach Felix sechs"),
+        "{said}"
+    );
+    assert!(h.ask(Role::Observer, "status").contains("differs"));
+    h.lift(Square::H6);
+    h.place(Square::F6);
+    let said = h.last_said(Listener::BlindPlayer);
+    assert!(
+        said == "Brett stimmt wieder" || said == "in Ordnung",
+        "{said}"
+    );
+    assert!(
+        h.ask(Role::Observer, "status")
+            .contains("peg connected in-sync")
+    );
+}
+
+#[test]
+fn promotion_waits_for_the_key_and_names_the_piece() {
+    let mut s = settings(Color::White, "300");
+    s.start_fen = Some("8/4P3/8/8/8/8/k7/4K3 w - - 0 1".into());
+    let mut h = Harness::new(s);
+    let out = h.table.handle(
+        h.now,
+        Input::Link {
+            board: BoardId::Peg,
+            up: true,
+            detail: "sim".into(),
+        },
+    );
+    h.take(out);
+    let occ = Bitboard::from(Square::E7) | Bitboard::from(Square::A2) | Bitboard::from(Square::E1);
+    h.peg(SensorEvent::Occupancy(occ));
+    h.lift(Square::E7);
+    h.place(Square::E8);
+    assert_eq!(h.table.game().ply_count(), 0);
+    assert!(
+        h.last_said(Listener::BlindPlayer).starts_with("Umwandlung"),
+        "{:?}",
+        h.said
+    );
+    h.peg(SensorEvent::Key(BoardKey::Promote(Piece::Knight)));
+    assert_eq!(h.table.game().ply_count(), 1);
+    assert_eq!(h.last_said(Listener::Opponent), "Eva acht wird Springer");
+    assert_eq!(h.journal.last().unwrap().1, "move e7e8n peg");
+}
+
+#[test]
+fn requests_respect_roles_and_turns() {
+    let mut h = Harness::new(settings(Color::White, "5400+30"));
+    assert!(
+        h.ask(Role::Observer, "move e4")
+            .starts_with("error forbidden an observer may only read")
+    );
+    assert_eq!(
+        h.ask(Role::Player(Color::Black), "move e5"),
+        "error forbidden you play black; it is white's move"
+    );
+    assert!(
+        h.ask(Role::Player(Color::White), "move e5")
+            .starts_with("error move")
+    );
+    assert!(h.ask(Role::Assistant, "move Sf4").starts_with("error move"));
+    assert_eq!(h.table.game().ply_count(), 0);
+    assert!(h.journal.iter().all(|(_, l)| !l.starts_with("move")));
+    assert!(h.ask(Role::Observer, "board").starts_with("ok rnbqkbnr/"));
+    assert!(h.ask(Role::Observer, "events").starts_with("error syntax"));
+}
+
+#[test]
+fn undo_gives_the_time_back_and_the_board_is_told() {
+    let mut h = Harness::new(settings(Color::Black, "600"));
+    h.connect_peg();
+    h.at(10_000);
+    assert_eq!(h.ask(Role::Assistant, "move d4"), "ok d2d4 d4");
+    h.at(3_000);
+    // A slip of the tongue: he meant e4 (D.2.8).
+    assert_eq!(h.ask(Role::Assistant, "undo"), "ok withdrawn d2d4");
+    assert_eq!(h.table.game().ply_count(), 0);
+    // Black's clock did not lose the three seconds; White's ran on.
+    assert_eq!(h.table.clock().remaining(Color::Black, h.now), 600_000);
+    assert_eq!(h.table.clock().remaining(Color::White, h.now), 587_000);
+    assert!(
+        h.last_said(Listener::Everyone)
+            .starts_with("Zug zurückgenommen")
+    );
+    assert_eq!(h.ask(Role::Assistant, "move e4"), "ok e2e4 e4");
+    assert!(
+        h.ask(Role::Player(Color::Black), "undo")
+            .starts_with("error forbidden")
+    );
+}
+
+#[test]
+fn the_flag_falls_on_a_tick_and_the_result_is_announced() {
+    let mut h = Harness::new(settings(Color::White, "60"));
+    assert!(
+        h.table
+            .next_deadline(h.now)
+            .is_some_and(|d| d <= T0 + 60_000)
+    );
+    h.at(60_000);
+    h.tick();
+    assert_eq!(h.journal.last().unwrap().1, "flag white");
+    let end = h.last_said(Listener::Everyone);
+    // Black has a full army: White loses.
+    assert!(end.contains("Weiß hat die Zeit überschritten"), "{end}");
+    assert!(
+        h.ask(Role::Assistant, "move e4")
+            .starts_with("error state the game is over")
+    );
+}
+
+#[test]
+fn the_talking_clock_speaks_on_the_key_and_at_thresholds() {
+    let mut s = settings(Color::White, "600");
+    s.announce = "1m@5m".parse().unwrap();
+    let mut h = Harness::new(s);
+    h.peg(SensorEvent::Key(BoardKey::Time));
+    assert_eq!(
+        h.last_said(Listener::BlindPlayer),
+        "Weiß zehn Minuten, Schwarz zehn Minuten, null Züge gespielt"
+    );
+    h.at(300_000);
+    h.tick();
+    assert_eq!(h.last_said(Listener::BlindPlayer), "Weiß fünf Minuten");
+}
+
+#[test]
+fn a_journal_replays_into_the_same_table() {
+    let mut h = Harness::new(settings(Color::White, "40/5400+30:1800+30"));
+    h.connect_peg();
+    h.lift(Square::E2);
+    h.place(Square::E4);
+    h.at(2_000);
+    h.ask(Role::Player(Color::Black), "move 5755");
+    h.lift(Square::E7);
+    h.place(Square::E5);
+    h.at(4_000);
+    h.lift(Square::G1);
+    h.place(Square::F3);
+    h.at(1_000);
+    h.ask(Role::Player(Color::Black), "offer-draw");
+    let restored = Table::restore(settings(Color::White, "300"), &h.journal).unwrap();
+    assert_eq!(restored.game().fen(), h.table.game().fen());
+    assert_eq!(restored.sheet().entries(), h.table.sheet().entries());
+    assert_eq!(restored.clock().state(), h.table.clock().state());
+    assert_eq!(
+        restored.settings().time_control.to_string(),
+        "40/5400+30:1800+30"
+    );
+
+    let mut broken = h.journal.clone();
+    broken[2].1 = "move e2e5 peg".into();
+    let err = Table::restore(settings(Color::White, "300"), &broken)
+        .err()
+        .unwrap();
+    assert_eq!(err.index, 3);
+    assert!(err.to_string().contains("e2e5"), "{err}");
+    assert!(Table::restore(settings(Color::White, "300"), &[]).is_err());
+}
+
+#[test]
+fn draws_by_agreement_and_claims() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    for (role, mv) in [
+        (Role::Assistant, "Sf3"),
+        (Role::Player(Color::Black), "Sf6"),
+        (Role::Assistant, "Sg1"),
+        (Role::Player(Color::Black), "Sg8"),
+        (Role::Assistant, "Sf3"),
+        (Role::Player(Color::Black), "Sf6"),
+        (Role::Assistant, "Sg1"),
+    ] {
+        assert!(h.ask(role, &format!("move {mv}")).starts_with("ok"));
+    }
+    // Black writes Sg8, which would repeat the position a third time (9.2.1).
+    assert_eq!(
+        h.ask(Role::Player(Color::Black), "claim-draw Sg8"),
+        "ok draw by threefold repetition"
+    );
+    assert!(h.events.iter().any(|e| e.starts_with("event end 1/2-1/2")));
+
+    let mut h = Harness::new(settings(Color::White, "600"));
+    assert!(
+        h.ask(Role::Player(Color::White), "claim-draw")
+            .starts_with("error state claim refused")
+    );
+    // A wrong claim gives the opponent two minutes (9.5.3; 600 s is rapid: one minute).
+    assert!(h.table.clock().remaining(Color::Black, h.now) > 600_000);
+    h.ask(Role::Assistant, "move e4");
+    h.ask(Role::Player(Color::Black), "move e5");
+    assert_eq!(
+        h.ask(Role::Player(Color::White), "offer-draw"),
+        "ok white offers a draw"
+    );
+    assert_eq!(
+        h.ask(Role::Player(Color::Black), "offer-draw"),
+        "ok draw agreed"
+    );
+    assert_eq!(h.journal.last().unwrap().1, "agree-draw");
+}
+
+#[test]
+fn command_parsing_with_a_promote_request() {
+    assert_eq!(
+        annabella::table::control::parse_line(b"promote q").unwrap(),
+        Command::Promote { piece: "q".into() }
+    );
+}
