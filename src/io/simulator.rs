@@ -231,6 +231,49 @@ pub fn serve<D>(board: SimulatedBoard, device: D, exit_at_eof: bool) -> anyhow::
 where
     D: Read + Write + Send + 'static + TryCloneDevice,
 {
+    let stdin = std::io::stdin();
+    let lines = stdin
+        .lock()
+        .lines()
+        .map(|l| l.context("reading standard input"));
+    serve_lines(board, device, lines, exit_at_eof)
+}
+
+/// A simulated peg or DGT board on a fresh pseudo-terminal, driven by operator lines sent on
+/// the returned channel, in a thread of its own: the daemon's `--peg sim` and its demo. The
+/// path is the device to open; the board stays plugged in while the process runs.
+pub fn spawn_on_pty(
+    board: SimulatedBoard,
+) -> anyhow::Result<(PathBuf, std::sync::mpsc::Sender<String>)> {
+    let pty = open_pty()?;
+    let path = pty.path.clone();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let device = std::fs::File::from(pty.master);
+    let slave = pty.slave;
+    std::thread::Builder::new()
+        .name("simulated-board".into())
+        .spawn(move || {
+            // Holding the slave keeps the device from hanging up between host connections.
+            let _slave = slave;
+            if let Err(e) = serve_lines(board, device, rx.into_iter().map(Ok), false) {
+                tracing::error!(error = %e, "simulated board stopped");
+            }
+        })
+        .context("starting the simulated board")?;
+    Ok((path, tx))
+}
+
+/// [`serve`] with the operator's lines from any source.
+pub fn serve_lines<D, L>(
+    board: SimulatedBoard,
+    device: D,
+    lines: L,
+    exit_at_end: bool,
+) -> anyhow::Result<()>
+where
+    D: Read + Write + Send + 'static + TryCloneDevice,
+    L: Iterator<Item = anyhow::Result<String>>,
+{
     let board = Arc::new(Mutex::new(board));
     let mut reader = device.try_clone_device()?;
     let writer = Arc::new(Mutex::new(device));
@@ -255,9 +298,8 @@ where
             }
         });
     }
-    let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
-        let line = line.context("reading standard input")?;
+    for line in lines {
+        let line = line?;
         let result = board
             .lock()
             .map_err(|_| anyhow::anyhow!("board state poisoned"))?
@@ -279,7 +321,7 @@ where
             Err(e) => eprintln!("simulate-board: {line:?}: {e}"),
         }
     }
-    if exit_at_eof {
+    if exit_at_end {
         return Ok(());
     }
     loop {

@@ -201,7 +201,8 @@ pub fn ok_line(text: &str) -> String {
 
 /// Replies are one line each: control characters (a newline in a move text echoed back, say)
 /// become spaces.
-fn one_line(text: &str) -> String {
+/// `text` with control characters (newlines above all) turned into spaces: one reply line.
+pub fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()

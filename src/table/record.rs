@@ -98,9 +98,10 @@ pub enum Record {
     Flag { color: Color },
     /// `adjust <color> <±ms>`: the arbiter changed a clock.
     Adjust { color: Color, delta_ms: i64 },
-    /// `rebase <downtime ms>`: the daemon restarted; the running clock restarts at the record's
-    /// time, charged this much for the downtime (0 unless the configuration says so).
-    Rebase { downtime_ms: u64 },
+    /// `rebase <ms>`: the daemon restarted; the running clock is charged `charged_ms` since its
+    /// last press (the time it ran while the daemon was up, plus the downtime only when the
+    /// configuration says so) and runs on from the record's time.
+    Rebase { charged_ms: u64 },
 }
 
 fn color_word(color: Color) -> &'static str {
@@ -138,7 +139,7 @@ impl fmt::Display for Record {
             Record::Adjust { color, delta_ms } => {
                 write!(f, "adjust {} {delta_ms:+}", color_word(*color))
             }
-            Record::Rebase { downtime_ms } => write!(f, "rebase {downtime_ms}"),
+            Record::Rebase { charged_ms } => write!(f, "rebase {charged_ms}"),
         }
     }
 }
@@ -193,7 +194,7 @@ impl FromStr for Record {
                     .map_err(|_| format!("adjust: {delta:?} is no number of milliseconds"))?,
             }),
             ["rebase", ms] => Ok(Record::Rebase {
-                downtime_ms: ms
+                charged_ms: ms
                     .parse()
                     .map_err(|_| format!("rebase: {ms:?} is no number of milliseconds"))?,
             }),
@@ -265,7 +266,7 @@ mod tests {
                 color: Color::Black,
                 delta_ms: 120_000,
             },
-            Record::Rebase { downtime_ms: 5 },
+            Record::Rebase { charged_ms: 5 },
         ];
         for r in records {
             let line = r.to_string();

@@ -39,7 +39,9 @@ use crate::chess::phrases::{
 use crate::chess::scoresheet::{Headers, Scoresheet, format_clock};
 use crate::chess::vocabulary::Vocabulary;
 use crate::table::clock::{AnnounceSchedule, Clock, ClockState, TimeControl};
-use crate::table::control::{Command, ErrorCode, Refusal, Role as ControlRole, ok_line, permitted};
+use crate::table::control::{
+    Command, ErrorCode, Refusal, Role as ControlRole, ok_line, one_line, permitted,
+};
 use crate::table::corrections::{Correction, corrections};
 use crate::table::detector::{BoardKind, Conclusion, DetectorSettings, MoveDetector, TouchMove};
 use crate::table::record::{Record, Source};
@@ -477,7 +479,7 @@ impl Table {
                     .adjust(*color, *delta_ms, at)
                     .map_err(|e| e.to_string())?;
             }
-            Record::Rebase { downtime_ms } => self.clock.rebase(at, *downtime_ms),
+            Record::Rebase { charged_ms } => self.clock.rebase(at, *charged_ms),
         }
         Ok(())
     }
@@ -489,14 +491,22 @@ impl Table {
         Ok(())
     }
 
-    /// After a restart: restarts the running clock at `now`, charged `downtime_ms` (0 when
-    /// the configuration does not charge downtime), and compares both boards with the game
-    /// when they next report.
-    pub fn resume(&mut self, now: u64, downtime_ms: u64) -> Vec<Output> {
+    /// After a restart at `now`: the daemon was last known alive at `last_alive` (its last
+    /// heartbeat or journal record). The running clock is charged for the time it ran while
+    /// the daemon was up, and for the downtime after it only when `charge_downtime`; then it
+    /// runs on from `now`. Both boards are compared with the game when they next report.
+    pub fn resume(&mut self, now: u64, last_alive: u64, charge_downtime: bool) -> Vec<Output> {
         let mut out = Vec::new();
-        if self.clock.running().is_some() {
-            self.commit(now, Record::Rebase { downtime_ms }, &mut out)
-                .ok();
+        if let Some(since) = self.clock.state().running_since
+            && !self.game.is_over()
+        {
+            let alive = last_alive.max(since).min(now);
+            let downtime = now - alive;
+            let charged_ms = (alive - since) + if charge_downtime { downtime } else { 0 };
+            self.commit(now, Record::Rebase { charged_ms }, &mut out).ok();
+            out.push(Output::Event(format!(
+                "event resumed downtime-ms {downtime} charged-ms {charged_ms}"
+            )));
         }
         out.push(Output::Event(format!(
             "event restored ply {} {}",
@@ -1366,10 +1376,4 @@ pub fn correction_phrase(c: &Correction, v: &Vocabulary) -> String {
         } => square_phrase(square, v),
         Correction::Place { piece, square } => phrases::correction_place(piece, square, v),
     }
-}
-
-fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }

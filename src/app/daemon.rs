@@ -1,0 +1,291 @@
+//! `annabella serve` wired up: the journal, the tokens, speech, one actor per table with its
+//! board links, the control interface, the heartbeat; and a graceful stop.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::task::JoinSet;
+
+use crate::app::hub::{EVENT_BACKLOG, Hub, REQUEST_BACKLOG, TableHandle};
+use crate::app::table_actor::{BoardMessage, Journal, TableActor};
+use crate::boards::Protocol;
+use crate::chess::language::Language;
+use crate::config::{Config, NormalBoard as NormalConfig, PegSource, TableConfig};
+use crate::io::clock::unix_ms;
+use crate::io::link::{self, Endpoint, LinkEvent};
+use crate::io::simulator::{self, SimulatedBoard};
+use crate::io::speech::Speaker;
+use crate::io::store::{StoreError, StoreHandle};
+use crate::table::state::{BoardId, NormalBoard, Output, Table, TableSettings};
+
+/// How often the daemon stamps "still alive" in the journal, which bounds the downtime a
+/// restart can misjudge.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// Board events waiting for a busy table.
+const BOARD_BACKLOG: usize = 256;
+
+/// What a caller embedding the daemon (the demo, tests) gets once it is ready.
+#[derive(Debug)]
+pub struct Running {
+    /// The control interface's address (useful with port 0).
+    pub listen: SocketAddr,
+    pub hub: Hub,
+    /// Operator lines for each table's simulated peg board (`--peg sim`), by table name.
+    pub simulated: Vec<(String, std::sync::mpsc::Sender<String>)>,
+}
+
+/// How the daemon is embedded.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Told the address and the tables once everything listens.
+    pub on_ready: Option<oneshot::Sender<Running>>,
+    /// Simulated peg boards read operator lines from standard input (`serve --peg sim`).
+    pub sim_from_stdin: bool,
+}
+
+impl Journal for StoreHandle {
+    async fn append(&self, table: &str, at_unix_ms: u64, line: String) -> Result<(), String> {
+        StoreHandle::append(self, table, at_unix_ms, &line)
+            .await
+            .map(|_| ())
+            .map_err(|e: StoreError| e.to_string())
+    }
+
+    async fn archive(&self, table: &str, pgn: String) -> Result<PathBuf, String> {
+        let game = self.current_game(table).await.map_err(|e| e.to_string())?;
+        self.archive_pgn(table, game, &pgn)
+            .await
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Runs every table until `shutdown` turns true.
+pub async fn run(
+    config: Config,
+    mut shutdown: watch::Receiver<bool>,
+    options: Options,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let store = StoreHandle::open(&config.state_dir)
+        .with_context(|| format!("opening the journal in {}", config.state_dir.display()))?;
+    let tokens = crate::io::tokens::Tokens::load_or_create(&config.state_dir, &config.tokens)
+        .context("loading the control interface's tokens")?;
+    crate::io::control_server::check_exposure(config.listen, &tokens)?;
+    let speaker = Arc::new(Speaker::new(&config.speech));
+    // Settings borrow the language for the daemon's whole life.
+    let lang: &'static Language = Box::leak(Box::new(config.lang.clone()));
+    let last_alive = store.last_heartbeat().await.ok().flatten();
+
+    let mut tasks = JoinSet::new();
+    let mut handles = Vec::new();
+    let mut simulated = Vec::new();
+    for tc in &config.tables {
+        let settings = table_settings(&config, tc, lang);
+        let (table, startup, game_no) = open_table(&store, settings, last_alive, &config).await?;
+        let (requests_tx, requests) = mpsc::channel(REQUEST_BACKLOG);
+        let (events, _) = broadcast::channel(EVENT_BACKLOG);
+        let (boards_tx, boards) = mpsc::channel::<BoardMessage>(BOARD_BACKLOG);
+
+        match &tc.peg {
+            PegSource::Device(endpoint) => {
+                spawn_link(&mut tasks, endpoint.clone(), Protocol::Peg, BoardId::Peg, boards_tx.clone(), &shutdown);
+            }
+            PegSource::Simulated => {
+                let board = SimulatedBoard::new(Protocol::Peg, table.game().clone(), lang.clone());
+                let (path, operator) = simulator::spawn_on_pty(board)
+                    .with_context(|| format!("table {}: the simulated peg board", tc.name))?;
+                tracing::info!(table = %tc.name, device = %path.display(), "simulated peg board");
+                let endpoint = Endpoint::Serial {
+                    path: path.display().to_string(),
+                    baud: Endpoint::default_baud(Protocol::Peg),
+                };
+                spawn_link(&mut tasks, endpoint, Protocol::Peg, BoardId::Peg, boards_tx.clone(), &shutdown);
+                if options.sim_from_stdin {
+                    forward_stdin(operator.clone());
+                }
+                simulated.push((tc.name.clone(), operator));
+            }
+        }
+        if let NormalConfig::Dgt(endpoint) = &tc.normal {
+            spawn_link(&mut tasks, endpoint.clone(), Protocol::Dgt, BoardId::Normal, boards_tx.clone(), &shutdown);
+        }
+        drop(boards_tx);
+
+        let mut actor = TableActor {
+            table,
+            journal: Arc::new(store.clone()),
+            speaker: Arc::clone(&speaker),
+            voice: lang.code().to_owned(),
+            game_id: format!("{}-{game_no}", tc.name),
+            events: events.clone(),
+        };
+        actor
+            .perform(startup)
+            .await
+            .map_err(|e| anyhow::anyhow!("table {}: {e}", tc.name))?;
+        tasks.spawn(actor.run(requests, boards, shutdown.clone()));
+        handles.push(TableHandle {
+            name: Arc::from(tc.name.as_str()),
+            requests: requests_tx,
+            events,
+        });
+    }
+    let hub = Hub::new(handles);
+
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("listening on {}", config.listen))?;
+    let listen = listener.local_addr()?;
+    tasks.spawn(crate::io::control_server::run(
+        listener,
+        hub.clone(),
+        tokens,
+        config.control.clone(),
+        lang,
+        shutdown.clone(),
+    ));
+    {
+        let store = store.clone();
+        let mut shutdown = shutdown.clone();
+        tasks.spawn(async move {
+            let mut tick = tokio::time::interval(HEARTBEAT);
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => {
+                        if let Err(e) = store.heartbeat(unix_ms()).await {
+                            tracing::warn!(error = %e, "heartbeat not written");
+                        }
+                    }
+                    _ = shutdown.changed() => break,
+                }
+            }
+        });
+    }
+    tracing::info!(
+        address = %listen,
+        tables = config.tables.len(),
+        state_dir = %config.state_dir.display(),
+        speech = %speaker.backend_names().join(","),
+        startup_ms = started.elapsed().as_millis() as u64,
+        "ready"
+    );
+    if let Some(tx) = options.on_ready {
+        tx.send(Running {
+            listen,
+            hub,
+            simulated,
+        })
+        .ok();
+    }
+    while !*shutdown.borrow() {
+        if shutdown.changed().await.is_err() {
+            break;
+        }
+    }
+    while tasks.join_next().await.is_some() {}
+    // The last announcement (a result, a flag) is worth a moment before the voice is cut.
+    let speaker = Arc::clone(&speaker);
+    tokio::task::spawn_blocking(move || speaker.flush_blocking(Duration::from_secs(3)))
+        .await
+        .ok();
+    store.heartbeat(unix_ms()).await.ok();
+    tracing::info!("stopped");
+    Ok(())
+}
+
+fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language) -> TableSettings {
+    TableSettings {
+        name: tc.name.clone(),
+        peg_side: tc.peg_side,
+        normal: match tc.normal {
+            NormalConfig::Virtual => NormalBoard::Virtual,
+            NormalConfig::Dgt(_) => NormalBoard::Identity,
+        },
+        lang,
+        verbosity: config.verbosity,
+        name_captured: config.name_captured,
+        confirm_own_moves: config.confirm_own_moves,
+        touch_move: tc.touch_move,
+        debounce_ms: tc.debounce_ms,
+        time_control: config.time_control.clone(),
+        announce: config.announce.clone(),
+        start_fen: None,
+        chess960: false,
+    }
+}
+
+/// Restores the table's game from the journal, or begins a new one when there is none or the
+/// last one is over. Returns the outputs to perform before the table runs.
+async fn open_table(
+    store: &StoreHandle,
+    settings: TableSettings,
+    last_alive: Option<u64>,
+    config: &Config,
+) -> anyhow::Result<(Table, Vec<Output>, u64)> {
+    let name = settings.name.clone();
+    let entries = store
+        .load(&name)
+        .await
+        .with_context(|| format!("table {name}: reading its journal"))?;
+    let now = unix_ms();
+    if !entries.is_empty() {
+        let journal: Vec<(u64, String)> = entries
+            .iter()
+            .map(|e| (e.at_unix_ms, e.line.clone()))
+            .collect();
+        let mut table = Table::restore(settings.clone(), &journal)
+            .with_context(|| format!("table {name}: restoring from the journal"))?;
+        if !table.game().is_over() {
+            let last_record = journal.last().map_or(0, |(at, _)| *at);
+            let alive = last_alive.unwrap_or(last_record).max(last_record);
+            let out = table.resume(now, alive, config.charge_downtime);
+            let game = store.current_game(&name).await?;
+            tracing::info!(table = %name, plies = table.game().ply_count(), "game restored");
+            return Ok((table, out, game));
+        }
+        tracing::info!(table = %name, "the last game is over; a new one begins");
+    }
+    let game = store.begin_game(&name, now).await?;
+    let (table, out) = Table::new(settings, now).map_err(anyhow::Error::msg)?;
+    Ok((table, out, game))
+}
+
+/// A board link whose events reach the table tagged with the board.
+fn spawn_link(
+    tasks: &mut JoinSet<()>,
+    endpoint: Endpoint,
+    protocol: Protocol,
+    board: BoardId,
+    to_table: mpsc::Sender<BoardMessage>,
+    shutdown: &watch::Receiver<bool>,
+) {
+    let (events_tx, mut events) = mpsc::channel::<LinkEvent>(BOARD_BACKLOG);
+    // The table sends nothing to its boards yet: the link greets them itself.
+    let (_commands_tx, commands) = mpsc::channel(1);
+    tasks.spawn(link::run(endpoint, protocol, events_tx, commands, shutdown.clone()));
+    tasks.spawn(async move {
+        let _keep_commands_open = _commands_tx;
+        while let Some(e) = events.recv().await {
+            if to_table.send((board, e)).await.is_err() {
+                break;
+            }
+        }
+    });
+}
+
+/// Lines typed on the daemon's standard input drive the simulated board.
+fn forward_stdin(operator: std::sync::mpsc::Sender<String>) {
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if operator.send(line).is_err() {
+                break;
+            }
+        }
+    });
+}

@@ -1,0 +1,217 @@
+//! `annabella demo`: the README's main job. A real daemon with a simulated peg board on a
+//! pseudo-terminal plays a short scripted game through the whole path — sensor bytes on the
+//! serial line, move detection, the journal, speech — with the opponent's moves arriving as
+//! ICCF numeric notation over the control interface, one wrongly replicated move caught and
+//! corrected, and the PGN written at the end.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::{broadcast, oneshot, watch};
+
+use crate::app::daemon::{self, Options, Running};
+use crate::config::{RawConfig, RawTable};
+use crate::table::control::Role;
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Speech backends (tts is the system voice; add wav:DIR for an audio record of the game).
+    #[arg(long, default_value = "tts")]
+    pub speech: String,
+    /// Language of the announcements.
+    #[arg(long, default_value = "de")]
+    pub lang: String,
+    /// Where the journal, tokens and the finished game go (default: a new temporary folder).
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Pause after each step so that the voice can finish speaking, in milliseconds.
+    #[arg(long, default_value_t = 2500)]
+    pub pace_ms: u64,
+}
+
+/// One step of the script.
+enum Step {
+    /// Hands on the peg board: operator lines for the simulated board (moves or raw lines).
+    Peg(&'static str, &'static [&'static str]),
+    /// The correspondence opponent (Black) sends a request over the control interface.
+    Opponent(&'static str, &'static str),
+}
+
+/// The game: a Scholar's mate, with the blind player as White on the peg board. Black's third
+/// move is replicated on the wrong square first.
+const SCRIPT: &[Step] = &[
+    Step::Peg("The blind player plays e2-e4 on his peg board", &["e2e4"]),
+    Step::Opponent("The correspondence opponent sends 5755 (e7-e5)", "move 5755"),
+    Step::Peg("The blind player replicates e7-e5 on his board", &["e7e5"]),
+    Step::Peg("He asks for the clock (key T on the peg board)", &["raw KT"]),
+    Step::Peg("Bishop f1-c4", &["f1c4"]),
+    Step::Opponent("The opponent sends 2836 (knight b8-c6)", "move 2836"),
+    Step::Peg(
+        "He replicates it wrongly: the knight goes to a6",
+        &["raw Lb8", "raw Pa6"],
+    ),
+    Step::Peg(
+        "He follows the correction: knight from a6 to c6",
+        &["raw La6", "raw Pc6"],
+    ),
+    Step::Peg("Queen d1-h5", &["d1h5"]),
+    Step::Opponent("The opponent sends 7866 (knight g8-f6)", "move 7866"),
+    Step::Peg("He replicates g8-f6", &["g8f6"]),
+    Step::Peg("Queen takes f7: mate", &["h5f7"]),
+];
+
+pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
+    let state_dir = match &args.state_dir {
+        Some(dir) => dir.clone(),
+        None => std::env::temp_dir().join(format!("annabella-demo-{}", std::process::id())),
+    };
+    let mut raw = RawConfig {
+        listen: "127.0.0.1:0".to_owned(),
+        state_dir: state_dir.clone(),
+        tables: vec![RawTable {
+            name: "demo".to_owned(),
+            ..RawTable::default()
+        }],
+        ..RawConfig::default()
+    };
+    raw.speech.backends = args.speech.clone();
+    raw.speech.lang = args.lang.clone();
+    raw.clock.time_control = "900+10".to_owned();
+    let config = raw.validate().context("the demo's configuration")?;
+    crate::cli::serve::init_logging(false);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    runtime.block_on(async move {
+        let (stop, shutdown) = watch::channel(false);
+        let (ready_tx, ready) = oneshot::channel();
+        let options = Options {
+            on_ready: Some(ready_tx),
+            sim_from_stdin: false,
+        };
+        let daemon = tokio::spawn(daemon::run(config, shutdown, options));
+        let running = match ready.await {
+            Ok(r) => r,
+            Err(_) => {
+                return match daemon.await {
+                    Ok(Err(e)) => Err(e),
+                    _ => Err(anyhow::anyhow!("the daemon stopped before it was ready")),
+                };
+            }
+        };
+        let result = play(&running, &state_dir, args.pace_ms).await;
+        stop.send(true).ok();
+        daemon.await.context("the daemon")??;
+        result
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> anyhow::Result<()> {
+    let Some(table) = running.hub.tables().first() else {
+        bail!("the demo has no table");
+    };
+    let Some((_, operator)) = running.simulated.first() else {
+        bail!("the demo's table has no simulated peg board");
+    };
+    let mut events = table.events.subscribe();
+    println!("annabella demo: a table with a simulated peg board; the control interface listens on {}", running.listen);
+    println!("journal, tokens and the finished game: {}\n", state_dir.display());
+
+    // The peg board is plugged in and compared with the game first.
+    wait_for(&mut events, |e| e.starts_with("event in-sync peg"), Duration::from_secs(10))
+        .await
+        .context("the simulated peg board did not report the start position")?;
+
+    let token = crate::io::tokens::Tokens::load_or_create(state_dir, &[])
+        .context("reading the demo's tokens")?
+        .token_for(Role::Player(shakmaty::Color::Black))
+        .context("the demo's tokens have none for black")?;
+    let stream = TcpStream::connect(running.listen)
+        .await
+        .context("connecting to the control interface")?;
+    let (read, mut write) = stream.into_split();
+    let mut replies = BufReader::new(read).lines();
+    write.write_all(format!("auth {token}\n").as_bytes()).await?;
+    let auth = replies.next_line().await?.unwrap_or_default();
+    if !auth.starts_with("ok") {
+        bail!("the control interface refused the demo's token: {auth}");
+    }
+
+    for step in SCRIPT {
+        match step {
+            Step::Peg(what, lines) => {
+                println!("\n== {what}");
+                for line in *lines {
+                    println!("   peg board <- {line}");
+                    operator
+                        .send((*line).to_owned())
+                        .map_err(|_| anyhow::anyhow!("the simulated board has stopped"))?;
+                }
+            }
+            Step::Opponent(what, request) => {
+                println!("\n== {what}");
+                println!("   control   -> {request}");
+                write.write_all(format!("{request}\n").as_bytes()).await?;
+                let reply = replies.next_line().await?.unwrap_or_default();
+                println!("   control   <- {reply}");
+            }
+        }
+        // Show what the table did: every spoken line and every conclusion.
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(pace_ms.max(700));
+        loop {
+            match tokio::time::timeout_at(deadline, events.recv()).await {
+                Ok(Ok(line)) => show(&line),
+                Ok(Err(broadcast::error::RecvError::Lagged(n))) => println!("   ({n} events skipped)"),
+                Ok(Err(broadcast::error::RecvError::Closed)) | Err(_) => break,
+            }
+        }
+    }
+    let archived = wait_for(&mut events, |e| e.starts_with("event archived "), Duration::from_secs(5))
+        .await
+        .context("the finished game was not archived")?;
+    let path = archived.trim_start_matches("event archived ").to_owned();
+    println!("\n== The game as PGN ({path})\n");
+    let pgn = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+    println!("{pgn}");
+    Ok(())
+}
+
+/// Prints an event line the way a person follows the game.
+fn show(line: &str) {
+    let rest = line.trim_start_matches("event ");
+    if let Some(said) = rest.strip_prefix("say ") {
+        let (listener, text) = said.split_once(' ').unwrap_or((said, ""));
+        println!("   speaks to {listener:<8} «{text}»");
+    } else if !rest.starts_with("peg touched") {
+        println!("   table: {rest}");
+    }
+}
+
+async fn wait_for(
+    events: &mut broadcast::Receiver<Arc<str>>,
+    want: impl Fn(&str) -> bool,
+    within: Duration,
+) -> anyhow::Result<String> {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, events.recv()).await {
+            Ok(Ok(line)) => {
+                show(&line);
+                if want(&line) {
+                    return Ok(line.to_string());
+                }
+            }
+            Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
+            Ok(Err(broadcast::error::RecvError::Closed)) => bail!("the table stopped"),
+            Err(_) => bail!("nothing within {} s", within.as_secs()),
+        }
+    }
+}

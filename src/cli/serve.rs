@@ -1,0 +1,152 @@
+//! `annabella serve`: the daemon — the configuration file, overridden by flags, validated key by
+//! key; logging; the runtime; SIGINT and SIGTERM for a graceful stop.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+
+use crate::config::{RawConfig, RawTable};
+
+#[derive(Debug, Args, Default)]
+pub struct ServeArgs {
+    /// The TOML configuration (config/annabella.example.toml documents every key). Flags
+    /// override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The blind player's peg board: a serial device, tcp:HOST:PORT, or `sim` for a simulated
+    /// board on a pseudo-terminal driven from standard input.
+    #[arg(long, value_name = "DEVICE|tcp:HOST:PORT|sim")]
+    pub peg: Option<String>,
+    /// The side the blind player plays: white or black.
+    #[arg(long, value_name = "white|black")]
+    pub peg_side: Option<String>,
+    /// The sighted player's board: `virtual` (moves come from the control interface) or
+    /// dgt:DEVICE / dgt:tcp:HOST:PORT.
+    #[arg(long, value_name = "dgt:DEVICE|virtual")]
+    pub normal: Option<String>,
+    /// Address of the control interface.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// Speech backends, comma-separated: tts, espeak-ng, wav:DIR, transcript:FILE, none.
+    #[arg(long, value_name = "BACKEND[,BACKEND…]")]
+    pub speech: Option<String>,
+    /// Language of the announcements: de, en, es, fr, it, nl, pt or a language file.
+    #[arg(long)]
+    pub lang: Option<String>,
+    /// Spoken moves: short or long.
+    #[arg(long)]
+    pub verbosity: Option<String>,
+    /// PGN TimeControl with delays, e.g. 40/5400+30:1800+30, 300d5.
+    #[arg(long, value_name = "TC")]
+    pub time_control: Option<String>,
+    /// Where tokens, the journal and finished games are kept.
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Log format: human or json.
+    #[arg(long, value_name = "human|json")]
+    pub log_format: Option<String>,
+}
+
+impl ServeArgs {
+    /// The configuration file (or the defaults) with the flags applied, not yet validated.
+    pub fn raw_config(&self) -> anyhow::Result<RawConfig> {
+        let mut raw = match &self.config {
+            Some(path) => RawConfig::read(path)?,
+            None => RawConfig::default(),
+        };
+        let set = |field: &mut String, value: &Option<String>| {
+            if let Some(v) = value {
+                field.clone_from(v);
+            }
+        };
+        set(&mut raw.listen, &self.listen);
+        set(&mut raw.log_format, &self.log_format);
+        set(&mut raw.speech.backends, &self.speech);
+        set(&mut raw.speech.lang, &self.lang);
+        set(&mut raw.speech.verbosity, &self.verbosity);
+        set(&mut raw.clock.time_control, &self.time_control);
+        if let Some(dir) = &self.state_dir {
+            raw.state_dir.clone_from(dir);
+        }
+        let table_flags = self.peg.is_some() || self.peg_side.is_some() || self.normal.is_some();
+        if table_flags {
+            if raw.tables.len() > 1 {
+                anyhow::bail!(
+                    "--peg, --peg-side and --normal describe the one table of a simple setup; \
+                     the configuration has {} tables: set them in its [[table]] sections",
+                    raw.tables.len()
+                );
+            }
+            if raw.tables.is_empty() {
+                raw.tables.push(RawTable::default());
+            }
+            let table = &mut raw.tables[0];
+            set(&mut table.peg, &self.peg);
+            set(&mut table.peg_side, &self.peg_side);
+            set(&mut table.normal, &self.normal);
+        }
+        Ok(raw)
+    }
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let raw = args.raw_config()?;
+    let config = raw
+        .validate()
+        .with_context(|| match &args.config {
+            Some(path) => format!("configuration {}", path.display()),
+            None => "configuration".to_owned(),
+        })?;
+    init_logging(config.json_logs);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("annabella")
+        .build()
+        .context("starting the runtime")?;
+    runtime.block_on(async move {
+        let (stop, shutdown) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            wait_for_signal().await;
+            tracing::info!("stopping: finishing what is under way");
+            stop.send(true).ok();
+        });
+        crate::app::daemon::run(config, shutdown, crate::app::daemon::Options::default()).await
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Logs to standard error: readable lines by default, JSON objects for log collectors.
+/// `RUST_LOG` overrides the level (default: info).
+pub fn init_logging(json: bool) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    // A second initialisation (tests, the demo) keeps the first.
+    if json {
+        builder.json().try_init().ok();
+    } else {
+        builder.try_init().ok();
+    }
+}
+
+async fn wait_for_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) {
+        (Ok(mut int), Ok(mut term)) => {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+        }
+        _ => {
+            tokio::signal::ctrl_c().await.ok();
+        }
+    }
+}
