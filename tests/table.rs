@@ -420,3 +420,30 @@ fn command_parsing_with_a_promote_request() {
         Command::Promote { piece: "q".into() }
     );
 }
+
+#[test]
+fn parse_previews_a_move_and_export_gives_the_sheet() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    assert_eq!(
+        h.ask(Role::Observer, "parse Sf3"),
+        "ok g1f3 Sf3 Springer Felix drei"
+    );
+    assert_eq!(h.table.game().ply_count(), 0, "parse plays nothing");
+    assert!(h.ask(Role::Observer, "parse Sf4").starts_with("error move"));
+    h.ask(Role::Assistant, "move e4");
+    h.ask(Role::Player(Color::Black), "move 5755");
+    let pgn = h.ask(Role::Observer, "export pgn");
+    assert!(
+        pgn.starts_with("ok \"[Event \\\"annabella t1\\\"]\\n"),
+        "{pgn}"
+    );
+    assert!(pgn.contains("1. e4 {[%clk"), "{pgn}");
+    let iccf = h.ask(Role::Observer, "export iccf");
+    assert!(iccf.contains("1. 5254 5755"), "{iccf}");
+    let braille = h.ask(Role::Observer, "export braille");
+    assert!(braille.contains('⠑'), "{braille}");
+    assert!(
+        h.ask(Role::Observer, "export docx")
+            .starts_with("error syntax no export format")
+    );
+}

@@ -82,6 +82,15 @@ pub enum Command {
     Lang {
         code: String,
     },
+    /// Reads a move without playing it: what the table would understand (a preview).
+    Parse {
+        text: String,
+    },
+    /// The game so far in a format: pgn, iccf, braille (Unicode) or brf; the reply carries the
+    /// text as one JSON string.
+    Export {
+        format: String,
+    },
     /// The piece for a pending promotion on the peg board (q, r, b, n or the piece's name).
     Promote {
         piece: String,
@@ -112,6 +121,8 @@ impl Command {
             Command::Undo => "undo",
             Command::Events => "events",
             Command::Lang { .. } => "lang",
+            Command::Parse { .. } => "parse",
+            Command::Export { .. } => "export",
             Command::Promote { .. } => "promote",
             Command::Table { .. } => "table",
             Command::Tables => "tables",
@@ -131,6 +142,8 @@ impl Command {
                 | Command::Status
                 | Command::Events
                 | Command::Lang { .. }
+                | Command::Parse { .. }
+                | Command::Export { .. }
                 | Command::Table { .. }
                 | Command::Tables
                 | Command::Help
@@ -269,6 +282,12 @@ pub fn parse_line(bytes: &[u8]) -> Result<Command, Refusal> {
         "lang" => Ok(Command::Lang {
             code: needs("a language code, e.g. lang es")?,
         }),
+        "parse" => Ok(Command::Parse {
+            text: needs("a move in any notation, e.g. parse Sf3")?,
+        }),
+        "export" => Ok(Command::Export {
+            format: needs("a format: pgn, iccf, braille or brf")?,
+        }),
         "promote" => Ok(Command::Promote {
             piece: needs("a piece, e.g. promote q")?,
         }),
@@ -282,7 +301,8 @@ pub fn parse_line(bytes: &[u8]) -> Result<Command, Refusal> {
             ErrorCode::Syntax,
             format!(
                 "unknown request {:?}; one of auth, move, board, clock, sheet, status, offer-draw, \
-                 claim-draw, resign, undo, promote, events, lang, table, tables, help, quit",
+                 claim-draw, resign, undo, promote, parse, export, events, lang, table, tables, \
+                 help, quit",
                 truncate(keyword, 40)
             ),
         )),

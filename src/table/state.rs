@@ -503,7 +503,8 @@ impl Table {
             let alive = last_alive.max(since).min(now);
             let downtime = now - alive;
             let charged_ms = (alive - since) + if charge_downtime { downtime } else { 0 };
-            self.commit(now, Record::Rebase { charged_ms }, &mut out).ok();
+            self.commit(now, Record::Rebase { charged_ms }, &mut out)
+                .ok();
             out.push(Output::Event(format!(
                 "event resumed downtime-ms {downtime} charged-ms {charged_ms}"
             )));
@@ -1016,13 +1017,16 @@ impl Table {
 
     /// The game so far as PGN, with the clock readings.
     pub fn pgn(&self) -> String {
-        let mut headers = Headers::default();
-        headers.event = format!("annabella {}", self.s.name);
-        headers.white = "?".to_owned();
-        headers.black = "?".to_owned();
-        headers.result = self.game.outcome().map(|e: GameEnd| e.result);
-        headers.time_control = Some(self.s.time_control.to_string());
-        self.sheet.to_pgn(&headers)
+        self.sheet.to_pgn(&self.headers())
+    }
+
+    fn headers(&self) -> Headers {
+        Headers {
+            event: format!("annabella {}", self.s.name),
+            result: self.game.outcome().map(|e: GameEnd| e.result),
+            time_control: Some(self.s.time_control.to_string()),
+            ..Headers::default()
+        }
     }
 
     // ------------------------------------------------------------------ requests
@@ -1206,6 +1210,28 @@ impl Table {
                 self.say(Listener::Everyone, text, true, out);
                 Ok(format!("withdrawn {uci}"))
             }
+            Command::Parse { text } => {
+                let pos = self.game.position();
+                let m = parse_move(pos, self.mode(), text, None, lang)
+                    .map_err(|e| Refusal::new(ErrorCode::Move, e.to_string()))?;
+                let mut style = Style::new(lang);
+                style.verbosity = self.s.verbosity;
+                Ok(format!(
+                    "{} {} {}",
+                    UciMove::from_move(m, self.mode()),
+                    format_move(pos, self.mode(), m, Notation::San, &Style::new(lang)),
+                    move_phrase(pos, m, &style)
+                ))
+            }
+            Command::Export { format } => {
+                let text = self.export(format, lang).ok_or_else(|| {
+                    Refusal::new(
+                        ErrorCode::Syntax,
+                        format!("no export format {format:?}; pgn, iccf, braille or brf"),
+                    )
+                })?;
+                Ok(json_string(&text))
+            }
             Command::Promote { piece } => {
                 let role = parse_piece(piece, lang).ok_or_else(|| {
                     Refusal::new(
@@ -1240,6 +1266,31 @@ impl Table {
                     command.keyword()
                 ),
             )),
+        }
+    }
+
+    /// The game in an export format: PGN (English SAN, clock comments), the ICCF numeric
+    /// score, or the Braille scoresheet in the reader's notation (Unicode or BRF).
+    pub fn export(&self, format: &str, lang: &Language) -> Option<String> {
+        let mode = self.mode();
+        let style = Style::new(lang);
+        let headers = self.headers();
+        match format.to_ascii_lowercase().as_str() {
+            "pgn" => Some(self.sheet.to_pgn(&headers)),
+            "iccf" => Some(self.sheet.to_iccf(Some(&headers), |pos, m| {
+                format_move(pos, mode, m, Notation::Iccf, &style)
+            })),
+            f @ ("braille" | "brf") => {
+                let doc = self.sheet.to_braille(&headers, |pos, m| {
+                    format_move(pos, mode, m, Notation::San, &style)
+                });
+                Some(if f == "brf" {
+                    doc.to_brf()
+                } else {
+                    doc.to_unicode()
+                })
+            }
+            _ => None,
         }
     }
 
@@ -1351,6 +1402,25 @@ fn parse_piece(text: &str, lang: &Language) -> Option<Role> {
         return Some(r);
     }
     None
+}
+
+/// `text` as one JSON string literal: an export fits on one reply line.
+fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A correction spoken square by square ("Springer von Felix vier nach Felix drei").
