@@ -12,7 +12,7 @@ use annabella::table::record::Record;
 use annabella::table::state::{
     BoardId, Input, Listener, NormalBoard, Output, Table, TableSettings,
 };
-use shakmaty::{Bitboard, Color, Role as Piece, Square};
+use shakmaty::{Bitboard, Color, Position, Role as Piece, Square};
 
 const T0: u64 = 1_700_000_000_000;
 
@@ -446,4 +446,83 @@ fn parse_previews_a_move_and_export_gives_the_sheet() {
         h.ask(Role::Observer, "export docx")
             .starts_with("error syntax no export format")
     );
+}
+
+/// Plays `uci` on a board through the events a hand produces there.
+fn hand(h: &mut Harness, board: BoardId, uci: &str) {
+    use annabella::boards::gestures::{identity_events, peg_events};
+    use shakmaty::uci::UciMove;
+    // The board's own position: the game's, or the one before the owed move.
+    let pos = h.table.game().position().clone();
+    let m = UciMove::from_ascii(uci.as_bytes())
+        .unwrap()
+        .to_move(&pos)
+        .unwrap();
+    let events = match board {
+        BoardId::Peg => peg_events(&pos, m, 0),
+        BoardId::Normal => identity_events(&pos, m, 0),
+    };
+    for e in events {
+        h.now += 50;
+        let out = h.table.handle(h.now, Input::Sensor { board, event: e });
+        h.take(out);
+    }
+    // An e-board's conclusions wait for the board to be quiet.
+    h.now += 1_000;
+    h.tick();
+}
+
+#[test]
+fn a_sighted_opponent_on_an_e_board_plays_against_the_peg_board() {
+    let mut s = settings(Color::White, "600");
+    s.normal = NormalBoard::Identity;
+    let mut h = Harness::new(s);
+    h.connect_peg();
+    let out = h.table.handle(
+        h.now,
+        Input::Link {
+            board: BoardId::Normal,
+            up: true,
+            detail: "dgt".into(),
+        },
+    );
+    h.take(out);
+    let start = shakmaty::Chess::default().board().clone();
+    let out = h.table.handle(
+        h.now,
+        Input::Sensor {
+            board: BoardId::Normal,
+            event: SensorEvent::Pieces(start),
+        },
+    );
+    h.take(out);
+    assert!(h.events.iter().any(|e| e == "event in-sync normal"), "{:?}", h.events);
+
+    hand(&mut h, BoardId::Peg, "d2d4");
+    assert_eq!(h.table.game().ply_count(), 1);
+    assert!(h.ask(Role::Observer, "status").contains("normal connected owes-move"));
+    // The sighted player carries out the blind player's move on his board, then replies.
+    let pos_before = h.table.game().position_before(0).unwrap();
+    let d4 = shakmaty::uci::UciMove::from_ascii(b"d2d4")
+        .unwrap()
+        .to_move(&pos_before)
+        .unwrap();
+    for e in annabella::boards::gestures::identity_events(&pos_before, d4, 0) {
+        h.now += 50;
+        let out = h.table.handle(
+            h.now,
+            Input::Sensor {
+                board: BoardId::Normal,
+                event: e,
+            },
+        );
+        h.take(out);
+    }
+    h.now += 1_000;
+    h.tick();
+    assert!(h.ask(Role::Observer, "status").contains("normal connected in-sync"), "{:?}", h.events);
+    hand(&mut h, BoardId::Normal, "g8f6");
+    assert_eq!(h.table.game().ply_count(), 2);
+    assert_eq!(h.last_said(Listener::BlindPlayer), "Springer Felix sechs");
+    assert_eq!(h.journal.last().unwrap().1, "move g8f6 normal");
 }
