@@ -496,11 +496,18 @@ fn a_sighted_opponent_on_an_e_board_plays_against_the_peg_board() {
         },
     );
     h.take(out);
-    assert!(h.events.iter().any(|e| e == "event in-sync normal"), "{:?}", h.events);
+    assert!(
+        h.events.iter().any(|e| e == "event in-sync normal"),
+        "{:?}",
+        h.events
+    );
 
     hand(&mut h, BoardId::Peg, "d2d4");
     assert_eq!(h.table.game().ply_count(), 1);
-    assert!(h.ask(Role::Observer, "status").contains("normal connected owes-move"));
+    assert!(
+        h.ask(Role::Observer, "status")
+            .contains("normal connected owes-move")
+    );
     // The sighted player carries out the blind player's move on his board, then replies.
     let pos_before = h.table.game().position_before(0).unwrap();
     let d4 = shakmaty::uci::UciMove::from_ascii(b"d2d4")
@@ -520,9 +527,79 @@ fn a_sighted_opponent_on_an_e_board_plays_against_the_peg_board() {
     }
     h.now += 1_000;
     h.tick();
-    assert!(h.ask(Role::Observer, "status").contains("normal connected in-sync"), "{:?}", h.events);
+    assert!(
+        h.ask(Role::Observer, "status")
+            .contains("normal connected in-sync"),
+        "{:?}",
+        h.events
+    );
     hand(&mut h, BoardId::Normal, "g8f6");
     assert_eq!(h.table.game().ply_count(), 2);
     assert_eq!(h.last_said(Listener::BlindPlayer), "Springer Felix sechs");
     assert_eq!(h.journal.last().unwrap().1, "move g8f6 normal");
+}
+
+#[test]
+fn the_blind_player_is_guided_one_correction_at_a_time() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    h.lift(Square::E2);
+    h.place(Square::E4);
+    h.ask(Role::Player(Color::Black), "move e5");
+    // Instead of replicating e7-e5 he moves one of his own pawns.
+    h.lift(Square::D2);
+    h.place(Square::D4);
+    assert_eq!(
+        h.last_said(Listener::BlindPlayer),
+        "Brett stimmt nicht mit der Partie überein. Bauer von David vier nach David zwei"
+    );
+    h.lift(Square::D4);
+    h.place(Square::D2);
+    // Back where he was: the board is right, and he still owes Black's move.
+    assert_eq!(
+        h.last_said(Listener::BlindPlayer),
+        "Brett stimmt wieder. Eva fünf"
+    );
+    h.lift(Square::E7);
+    h.place(Square::E5);
+    assert_eq!(h.last_said(Listener::BlindPlayer), "in Ordnung");
+
+    // Two corrections, one at a time: a knight and a bishop knocked out of place.
+    h.lift(Square::G1);
+    h.place(Square::F3);
+    assert_eq!(h.last_said(Listener::Opponent), "Springer Felix drei");
+    h.ask(Role::Player(Color::Black), "move Sc6");
+    h.lift(Square::B8);
+    h.place(Square::C6);
+    let said_before = h.said.len();
+    // Neither is a legal move: the bishop cannot pass g2, a knight does not move like that.
+    h.lift(Square::F1);
+    h.place(Square::H3);
+    h.lift(Square::F3);
+    h.place(Square::F5);
+    let guidance: Vec<String> = h.said[said_before..]
+        .iter()
+        .filter(|(l, _)| *l == Listener::BlindPlayer)
+        .map(|(_, t)| t.clone())
+        .collect();
+    let last = guidance.last().cloned().unwrap_or_default();
+    assert!(last.contains(" von "), "{guidance:?}");
+    assert_eq!(h.table.game().ply_count(), 4, "nothing was played");
+    let (from, to) = if last.contains("Hector drei") {
+        (Square::H3, Square::F1)
+    } else {
+        (Square::F5, Square::F3)
+    };
+    h.lift(from);
+    h.place(to);
+    let next = h.last_said(Listener::BlindPlayer).to_owned();
+    assert!(next.contains(" von ") && next != last, "{next}");
+    let (from, to) = if next.contains("Hector drei") {
+        (Square::H3, Square::F1)
+    } else {
+        (Square::F5, Square::F3)
+    };
+    h.lift(from);
+    h.place(to);
+    assert_eq!(h.last_said(Listener::BlindPlayer), "Brett stimmt wieder");
 }

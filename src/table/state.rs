@@ -193,6 +193,9 @@ struct BoardFeed {
     awaiting_snapshot: bool,
     /// The last conclusion left the board differing from the game.
     differs: bool,
+    /// While it differs: the correction the player was last told to make (he is guided one
+    /// at a time).
+    guided: Option<Correction>,
     released: Vec<Timed<SensorEvent>>,
 }
 
@@ -211,6 +214,7 @@ impl BoardFeed {
             ever_connected: false,
             awaiting_snapshot: true,
             differs: false,
+            guided: None,
             released: Vec::new(),
         }
     }
@@ -605,7 +609,11 @@ impl Table {
             if let Some((feed, game)) = self.split(board) {
                 feed.detector.handle(game, &event, &mut found);
             }
+            let quiet = found.is_empty();
             self.conclude(board, event.at, found, out);
+            if quiet {
+                self.follow_guidance(board, &event.event, out);
+            }
             let agrees = self.feed_mut(board).is_some_and(|feed| {
                 snapshot && std::mem::take(&mut feed.awaiting_snapshot) && !feed.differs
             });
@@ -664,10 +672,7 @@ impl Table {
     fn on_conclusion(&mut self, board: BoardId, now: u64, c: Conclusion, out: &mut Vec<Output>) {
         let mode = self.mode();
         out.push(Output::Event(format!("event {board} {}", c.describe(mode))));
-        let listener = match board {
-            BoardId::Peg => Listener::BlindPlayer,
-            BoardId::Normal => Listener::Opponent,
-        };
+        let listener = Self::listener_of(board);
         match c {
             Conclusion::Touched { .. } | Conclusion::Rotated => {}
             Conclusion::Moved { m, warning } => {
@@ -707,24 +712,15 @@ impl Table {
                 self.say(listener, text, false, out);
             }
             Conclusion::Illegal { corrections, .. } => {
-                self.set_differs(board, true);
-                let mut words = vec![event_phrase(Event::IllegalMove, self.vocab())];
-                words.extend(self.correction_words(&corrections));
-                self.say(listener, words.join(". "), true, out);
+                let header = event_phrase(Event::IllegalMove, self.vocab());
+                self.start_guidance(board, header, &corrections, out);
             }
             Conclusion::Mismatch {
                 corrections,
                 unverifiable,
             } => {
-                self.set_differs(board, true);
-                let mut words = vec![
-                    self.vocab()
-                        .event("board_mismatch")
-                        .unwrap_or("board_mismatch")
-                        .to_owned(),
-                ];
-                words.extend(self.correction_words(&corrections));
-                self.say(listener, words.join(". "), true, out);
+                let header = self.word("board_mismatch");
+                self.start_guidance(board, header, &corrections, out);
                 if unverifiable {
                     out.push(Output::Event(format!(
                         "event unverifiable {board} an occupancy board cannot tell which piece \
@@ -735,25 +731,113 @@ impl Table {
             Conclusion::Takeback { .. } => {
                 // A made move is taken back only by the arbiter (or an undo): the board is
                 // told how to show the game again.
-                self.set_differs(board, true);
                 let fixes = self.corrections_for(board);
-                let mut words = vec![
-                    self.vocab()
-                        .event("board_mismatch")
-                        .unwrap_or("board_mismatch")
-                        .to_owned(),
-                ];
-                words.extend(self.correction_words(&fixes));
-                self.say(listener, words.join(". "), true, out);
+                let header = self.word("board_mismatch");
+                self.start_guidance(board, header, &fixes, out);
             }
             Conclusion::InSync => {
                 self.set_differs(board, false);
-                let text = self
-                    .vocab()
-                    .event("board_correct")
-                    .unwrap_or("board_correct")
-                    .to_owned();
+                let text = self.word("board_correct");
                 self.say(listener, text, false, out);
+            }
+        }
+    }
+
+    fn word(&self, key: &str) -> String {
+        self.vocab().event(key).unwrap_or(key).to_owned()
+    }
+
+    fn listener_of(board: BoardId) -> Listener {
+        match board {
+            BoardId::Peg => Listener::BlindPlayer,
+            BoardId::Normal => Listener::Opponent,
+        }
+    }
+
+    /// The board differs from the game: say so, with the first correction only; the next
+    /// ones follow as the player makes them ([`Table::follow_guidance`]).
+    fn start_guidance(
+        &mut self,
+        board: BoardId,
+        header: String,
+        fixes: &[Correction],
+        out: &mut Vec<Output>,
+    ) {
+        let first = fixes.first().copied();
+        if let Some(feed) = self.feed_mut(board) {
+            feed.differs = true;
+            feed.guided = first;
+        }
+        let mut words = vec![header];
+        words.extend(first.map(|c| correction_phrase(&c, self.vocab())));
+        self.say(Self::listener_of(board), words.join(". "), true, out);
+        out.push(Output::Event(format!(
+            "event guide {board} {}",
+            fixes
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        )));
+    }
+
+    /// After a hand action on a board that differs: when the correction said last is done,
+    /// say the next one; when nothing is left, say the board is right (and, if the board
+    /// still owes the opponent's move, repeat it).
+    fn follow_guidance(&mut self, board: BoardId, event: &SensorEvent, out: &mut Vec<Output>) {
+        let Some(feed) = self.feed_mut(board) else {
+            return;
+        };
+        if !feed.differs {
+            return;
+        }
+        // Mid-gesture a lift is the first half of a move; only a removal ends with one.
+        let acts = match event {
+            SensorEvent::Lift(sq) => {
+                matches!(feed.guided, Some(Correction::Remove { square, .. }) if square == *sq)
+            }
+            SensorEvent::SquareChanged {
+                piece: None,
+                square,
+            } => {
+                matches!(feed.guided, Some(Correction::Remove { square: s, .. }) if s == *square)
+            }
+            SensorEvent::Key(_) | SensorEvent::Identity(_) => false,
+            _ => true,
+        };
+        if !acts {
+            return;
+        }
+        let owed_ply = feed.detector.board_ply();
+        let observed = feed.detector.observed();
+        let fixes = self.corrections_for(board);
+        let shows_owed_position = owed_ply < self.game.ply_count()
+            && self
+                .game
+                .position_before(owed_ply)
+                .is_some_and(|p| observed.matches(p.board()));
+        if fixes.is_empty() || shows_owed_position {
+            if let Some(feed) = self.feed_mut(board) {
+                feed.differs = false;
+                feed.guided = None;
+            }
+            out.push(Output::Event(format!("event in-sync {board}")));
+            let mut words = vec![self.word("board_correct")];
+            if board == BoardId::Peg {
+                words.extend(self.owed_phrase());
+            }
+            self.say(Self::listener_of(board), words.join(". "), false, out);
+            return;
+        }
+        let first = fixes.first().copied();
+        let changed = self.feed_mut(board).is_some_and(|f| f.guided != first);
+        if changed {
+            if let Some(feed) = self.feed_mut(board) {
+                feed.guided = first;
+            }
+            if let Some(c) = first {
+                let text = correction_phrase(&c, self.vocab());
+                self.say(Self::listener_of(board), text, false, out);
             }
         }
     }
@@ -761,6 +845,9 @@ impl Table {
     fn set_differs(&mut self, board: BoardId, differs: bool) {
         if let Some(feed) = self.feed_mut(board) {
             feed.differs = differs;
+            if !differs {
+                feed.guided = None;
+            }
         }
     }
 
@@ -774,13 +861,6 @@ impl Table {
             }
             None => Vec::new(),
         }
-    }
-
-    fn correction_words(&self, fixes: &[Correction]) -> Vec<String> {
-        fixes
-            .iter()
-            .map(|c| correction_phrase(c, self.vocab()))
-            .collect()
     }
 
     fn link(&mut self, board: BoardId, up: bool, detail: &str, out: &mut Vec<Output>) {
@@ -804,10 +884,7 @@ impl Table {
             if up { "connected" } else { "disconnected" },
             one_line(detail)
         )));
-        let listener = match board {
-            BoardId::Peg => Listener::BlindPlayer,
-            BoardId::Normal => Listener::Opponent,
-        };
+        let listener = Self::listener_of(board);
         if up && !was && again {
             let text = event_phrase(Event::BoardReconnected, self.vocab());
             self.say(listener, text, false, out);
