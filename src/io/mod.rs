@@ -5,8 +5,11 @@
 //! - [`simulator`]: a simulated peg or DGT board behind a pseudo-terminal or a TCP port.
 //! - [`speech`]: speech output — the system voice, espeak-ng, the WAV record, the transcript —
 //!   on threads of its own, so speaking never blocks the game.
+//! - [`store`]: the durable journal (SQLite) every accepted record is written to before it is
+//!   acknowledged or announced, the heartbeat, and the PGN archive of finished games.
 
 pub mod clock;
 pub mod link;
 pub mod simulator;
 pub mod speech;
+pub mod store;

@@ -1,0 +1,1227 @@
+//! The durable journal: every record a table accepts is on disk before it is acknowledged.
+//!
+//! A table's pure state machine is event-sourced: each accepted change is one line of text (the
+//! core owns its format; here it is opaque). Restoring a table is reading its lines back in order
+//! and replaying them, so this adapter is an ordered, durable log of lines per table and game,
+//! plus a heartbeat (for the downtime after a crash) and the PGN archive of finished games.
+//!
+//! Storage is SQLite (bundled) in `<state_dir>/journal.sqlite3`, in WAL mode with
+//! `synchronous=FULL`: a commit returns only after the write-ahead log was fsync'd, so a line
+//! that [`Store::append`] acknowledged survives `kill -9` and power loss. [`StoreHandle`] is the
+//! async face: one thread owns the [`Store`] and commits every append queued meanwhile in one
+//! transaction, so 50 tables writing at once cost one fsync, not fifty. `docs/storage.md` states
+//! the guarantees, the file layout, backups and inspection.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, params};
+use tokio::sync::oneshot;
+
+/// The journal's file name inside the state directory.
+pub const JOURNAL_FILE: &str = "journal.sqlite3";
+/// The directory of archived games inside the state directory.
+pub const GAMES_DIR: &str = "games";
+/// The lock file that keeps a second daemon off the same state directory.
+pub const LOCK_FILE: &str = "lock";
+/// The longest journal line recorded; the core's records are a few hundred bytes.
+pub const MAX_LINE_BYTES: usize = 4096;
+/// The longest table name (bytes of UTF-8).
+pub const MAX_TABLE_NAME_BYTES: usize = 64;
+/// The largest PGN archived for one game.
+pub const MAX_PGN_BYTES: usize = 1 << 20;
+/// The schema this code reads and writes (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i64 = 1;
+/// `PRAGMA application_id` of an annabella journal: "anna" in ASCII, so `file(1)` and we can
+/// tell it from another program's SQLite database.
+pub const APPLICATION_ID: i64 = 0x616E_6E61;
+/// A heartbeat is fsync'd when the last synced one is at least this old (or by any append);
+/// the others only reach the operating system. See [`Store::heartbeat`].
+pub const HEARTBEAT_SYNC_INTERVAL_MS: u64 = 10_000;
+/// The write-ahead log is copied into the database by the heartbeat this often, off the path
+/// of the appends (SQLite's own automatic checkpoint would stall whichever commit crossed its
+/// threshold).
+pub const CHECKPOINT_INTERVAL_MS: u64 = 60_000;
+/// The most requests [`StoreHandle`]'s thread takes into one round (one transaction).
+pub const MAX_GROUP: usize = 1024;
+
+/// SQLite's automatic checkpoint stays as a backstop when no heartbeat runs (pages of 4 KiB).
+const WAL_AUTOCHECKPOINT_PAGES: i64 = 10_000;
+/// After a checkpoint the write-ahead log is truncated to this size.
+const JOURNAL_SIZE_LIMIT_BYTES: i64 = 8 << 20;
+/// Table names are cut to this many characters in error messages.
+const NAME_IN_ERROR_CHARS: usize = 80;
+
+const SCHEMA: &str = "
+CREATE TABLE games (
+    table_name TEXT NOT NULL,
+    game INTEGER NOT NULL,
+    started_unix_ms INTEGER NOT NULL,
+    PRIMARY KEY (table_name, game)
+) STRICT, WITHOUT ROWID;
+CREATE TABLE journal (
+    seq INTEGER PRIMARY KEY,
+    table_name TEXT NOT NULL,
+    game INTEGER NOT NULL,
+    at_unix_ms INTEGER NOT NULL,
+    line TEXT NOT NULL
+) STRICT;
+CREATE INDEX journal_by_game ON journal (table_name, game, seq);
+CREATE TABLE heartbeat (
+    id INTEGER PRIMARY KEY CHECK (id = 0),
+    at_unix_ms INTEGER NOT NULL
+) STRICT;
+";
+
+/// Why the journal could not do what was asked. Every message names the file or the value and
+/// says what would be right. Cloneable, because one failed group commit answers every append
+/// in it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "cannot create the state directory {path}: {source}; create it yourself or name a writable state_dir in the configuration"
+    )]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: Arc<io::Error>,
+    },
+    #[error(
+        "the state directory {path} exists but is not a directory; state_dir must name a directory"
+    )]
+    NotADirectory { path: PathBuf },
+    #[error(
+        "cannot write in the state directory {path}: {source}; make it writable by the user annabella runs as, or name another state_dir"
+    )]
+    NotWritable {
+        path: PathBuf,
+        #[source]
+        source: Arc<io::Error>,
+    },
+    #[error(
+        "the state directory {path} is in use by another annabella ({holder}); stop that one, or give each daemon its own state_dir"
+    )]
+    Locked { path: PathBuf, holder: String },
+    #[error(
+        "{path} is not an SQLite database (or its header is damaged); move it aside and restore the state directory from a backup, or start with an empty one (docs/storage.md)"
+    )]
+    NotAJournal { path: PathBuf },
+    #[error(
+        "{path} is an SQLite database of another program (application id {found:#x}, annabella's is {APPLICATION_ID:#x}); name a state_dir of annabella's own"
+    )]
+    ForeignDatabase { path: PathBuf, found: i64 },
+    #[error(
+        "{path} has journal schema version {found}; this annabella reads version {SCHEMA_VERSION}: run the annabella that wrote it (or a newer one)"
+    )]
+    UnsupportedSchema { path: PathBuf, found: i64 },
+    #[error(
+        "the journal {path} is damaged ({detail}); stop annabella, keep a copy of the state directory and recover it as docs/storage.md describes"
+    )]
+    Corrupt { path: PathBuf, detail: String },
+    #[error("the disk holding the journal {path} is full; nothing was recorded: free some space")]
+    DiskFull { path: PathBuf },
+    #[error("the journal {path}: {doing} failed: {source}")]
+    Database {
+        path: PathBuf,
+        doing: &'static str,
+        #[source]
+        source: Arc<rusqlite::Error>,
+    },
+    #[error(
+        "table name {name:?} {problem}; a table name is 1 to {MAX_TABLE_NAME_BYTES} bytes without control characters"
+    )]
+    BadTableName { name: String, problem: &'static str },
+    #[error(
+        "a journal line of table {table:?} is {len} bytes; at most {MAX_LINE_BYTES} are recorded"
+    )]
+    LineTooLong { table: String, len: usize },
+    #[error(
+        "a journal line of table {table:?} has a line break or NUL at byte {at}; a record is one line of text"
+    )]
+    LineNotOneLine { table: String, at: usize },
+    #[error("an empty journal line for table {table:?}; a record is one non-empty line")]
+    EmptyLine { table: String },
+    #[error("time {at} ms is out of range; Unix milliseconds below 2^63 are expected")]
+    TimeOutOfRange { at: u64 },
+    #[error(
+        "the PGN of table {table:?} game {game} is {len} bytes; at most {MAX_PGN_BYTES} are archived"
+    )]
+    PgnTooLarge {
+        table: String,
+        game: u64,
+        len: usize,
+    },
+    #[error("cannot archive the game as {path}: {source}; the journal still holds the game")]
+    Archive {
+        path: PathBuf,
+        #[source]
+        source: Arc<io::Error>,
+    },
+    #[error("the journal thread has stopped, so nothing was recorded; restart annabella")]
+    Closed,
+    #[error("cannot start the journal thread: {source}")]
+    Thread {
+        #[source]
+        source: Arc<io::Error>,
+    },
+}
+
+/// One recorded line of a table's game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalEntry {
+    /// The journal's position: strictly increasing over the whole journal (all tables), so a
+    /// table's entries have increasing but not consecutive numbers.
+    pub seq: u64,
+    /// When the table accepted it (Unix milliseconds, as the caller stamped it).
+    pub at_unix_ms: u64,
+    /// The record, exactly as appended.
+    pub line: String,
+}
+
+/// The journal of one state directory, opened by one process at a time.
+pub struct Store {
+    conn: Connection,
+    dir: PathBuf,
+    path: PathBuf,
+    /// Held (flock) for the store's life: a second daemon on the same directory is refused.
+    _lock: File,
+    /// The current game of every table with a journal.
+    games: HashMap<String, u64>,
+    last_heartbeat: Option<u64>,
+    /// The stamp of the last heartbeat known to be on disk (fsync'd).
+    synced_heartbeat: Option<u64>,
+    last_checkpoint: Option<u64>,
+    /// Set after an I/O error or a failed pragma: the connection is reopened (and its settings
+    /// applied afresh) before the next operation, rather than trusting its state.
+    suspect: bool,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.path)
+            .field("tables", &self.games.len())
+            .field("last_heartbeat", &self.last_heartbeat)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Opens the journal of `state_dir`, creating the directory (mode 0700) and the database
+    /// if they are missing. Refuses a directory another process holds, a file that is not an
+    /// annabella journal, a schema it does not know and a damaged database.
+    pub fn open(state_dir: &Path) -> Result<Store, StoreError> {
+        let dir = state_dir.to_path_buf();
+        create_private_dir(&dir)?;
+        let lock = take_lock(&dir)?;
+        let path = dir.join(JOURNAL_FILE);
+        if let Ok(meta) = fs::symlink_metadata(&path)
+            && !meta.is_file()
+        {
+            return Err(StoreError::NotAJournal { path });
+        }
+        let existed = path.exists();
+        let conn = open_connection(&path)?;
+        if !existed {
+            // SQLite syncs the directory for its journals, not for the database it creates.
+            sync_dir(&dir).map_err(|e| StoreError::NotWritable {
+                path: dir.clone(),
+                source: Arc::new(e),
+            })?;
+        }
+        let mut store = Store {
+            conn,
+            dir,
+            path,
+            _lock: lock,
+            games: HashMap::new(),
+            last_heartbeat: None,
+            synced_heartbeat: None,
+            last_checkpoint: None,
+            suspect: false,
+        };
+        store.load_caches()?;
+        Ok(store)
+    }
+
+    /// The state directory.
+    pub fn state_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The journal file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one line to the current game of `table` (game 1 if the table is new); the line
+    /// is on disk when this returns. Returns its sequence number.
+    pub fn append(&mut self, table: &str, at_unix_ms: u64, line: &str) -> Result<u64, StoreError> {
+        let seqs = self.append_batch(&[(table, at_unix_ms, line)])?;
+        Ok(seqs[0])
+    }
+
+    /// Appends several lines in one transaction with one fsync: all of them are recorded or
+    /// none. Returns their sequence numbers in order.
+    pub fn append_batch(&mut self, items: &[(&str, u64, &str)]) -> Result<Vec<u64>, StoreError> {
+        for &(table, at, line) in items {
+            check_entry(table, at, line)?;
+        }
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.recover()?;
+        let games = &self.games;
+        let mut new_tables: Vec<(&str, u64)> = Vec::new();
+        let mut seqs = Vec::with_capacity(items.len());
+        let result = (|| -> rusqlite::Result<()> {
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            {
+                let mut insert = tx.prepare_cached(
+                    "INSERT INTO journal (table_name, game, at_unix_ms, line) VALUES (?1, ?2, ?3, ?4)",
+                )?;
+                let mut start = tx.prepare_cached(
+                    "INSERT OR IGNORE INTO games (table_name, game, started_unix_ms) VALUES (?1, ?2, ?3)",
+                )?;
+                for &(table, at, line) in items {
+                    let game = match games.get(table) {
+                        Some(&game) => game,
+                        None if new_tables.iter().any(|&(t, _)| t == table) => 1,
+                        None => {
+                            start.execute(params![table, 1, at as i64])?;
+                            new_tables.push((table, 1));
+                            1
+                        }
+                    };
+                    insert.execute(params![table, game as i64, at as i64, line])?;
+                    seqs.push(tx.last_insert_rowid() as u64);
+                }
+            }
+            tx.commit()
+        })();
+        if let Err(e) = result {
+            return Err(self.failed(e, "appending"));
+        }
+        for (table, game) in new_tables {
+            self.games.insert(table.to_owned(), game);
+        }
+        // The commit synced the whole log, the heartbeat frames before it included.
+        self.synced_heartbeat = self.last_heartbeat;
+        Ok(seqs)
+    }
+
+    /// The lines of the current game of `table`, in the order they were appended; empty for a
+    /// table without a journal.
+    pub fn load(&self, table: &str) -> Result<Vec<JournalEntry>, StoreError> {
+        check_table(table)?;
+        match self.games.get(table) {
+            Some(&game) => self.load_game(table, game),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The lines of any game of `table` (earlier games stay for the record and for appeals).
+    pub fn load_game(&self, table: &str, game: u64) -> Result<Vec<JournalEntry>, StoreError> {
+        check_table(table)?;
+        let corrupt = |detail: String| StoreError::Corrupt {
+            path: self.path.clone(),
+            detail,
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT seq, at_unix_ms, line FROM journal WHERE table_name = ?1 AND game = ?2 ORDER BY seq",
+            )
+            .map_err(|e| classify(&self.path, e, "reading"))?;
+        let rows = stmt
+            .query_map(
+                params![table, i64::try_from(game).unwrap_or(i64::MAX)],
+                |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, i64>(1)?,
+                        row.get::<_, String>(2)?,
+                    ))
+                },
+            )
+            .map_err(|e| classify(&self.path, e, "reading"))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, at, line) = row.map_err(|e| match e {
+                rusqlite::Error::InvalidColumnType(..)
+                | rusqlite::Error::FromSqlConversionFailure(..) => corrupt(format!(
+                    "a line of table {table:?} game {game} has the wrong type: {e}"
+                )),
+                e => classify(&self.path, e, "reading"),
+            })?;
+            let (Ok(seq), Ok(at)) = (u64::try_from(seq), u64::try_from(at)) else {
+                return Err(corrupt(format!(
+                    "line {seq} of table {table:?} has a negative number"
+                )));
+            };
+            out.push(JournalEntry {
+                seq,
+                at_unix_ms: at,
+                line,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Starts a new game at `table`: [`Store::load`] returns only lines appended from now on,
+    /// the earlier games' lines are kept. Durable when it returns. Returns the game's number
+    /// (1 for a table without a journal).
+    pub fn begin_game(&mut self, table: &str, at_unix_ms: u64) -> Result<u64, StoreError> {
+        check_table(table)?;
+        check_time(at_unix_ms)?;
+        self.recover()?;
+        let game = self.games.get(table).map_or(1, |g| g + 1);
+        let result = self.conn.execute(
+            "INSERT INTO games (table_name, game, started_unix_ms) VALUES (?1, ?2, ?3)",
+            params![table, game as i64, at_unix_ms as i64],
+        );
+        if let Err(e) = result {
+            return Err(self.failed(e, "starting a game"));
+        }
+        self.games.insert(table.to_owned(), game);
+        self.synced_heartbeat = self.last_heartbeat;
+        Ok(game)
+    }
+
+    /// The current game's number at `table`, `None` for a table without a journal.
+    pub fn current_game(&self, table: &str) -> Option<u64> {
+        self.games.get(table).copied()
+    }
+
+    /// The tables that have a journal, sorted by name.
+    pub fn tables(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.games.keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// Stamps "still alive". After `kill -9` the last stamp is there exactly (the operating
+    /// system had it); after a power loss it is at most [`HEARTBEAT_SYNC_INTERVAL_MS`] older
+    /// than the last stamp, because only a stamp that much newer than the last synced one (and
+    /// every append and new game) is fsync'd. Every [`CHECKPOINT_INTERVAL_MS`] it also copies
+    /// the write-ahead log into the database.
+    pub fn heartbeat(&mut self, at_unix_ms: u64) -> Result<(), StoreError> {
+        check_time(at_unix_ms)?;
+        self.recover()?;
+        let sync = self
+            .synced_heartbeat
+            .is_none_or(|s| at_unix_ms < s || at_unix_ms - s >= HEARTBEAT_SYNC_INTERVAL_MS);
+        if !sync && let Err(e) = self.conn.pragma_update(None, "synchronous", "NORMAL") {
+            return Err(self.failed(e, "setting synchronous=NORMAL"));
+        }
+        let written = self.conn.execute(
+            "INSERT INTO heartbeat (id, at_unix_ms) VALUES (0, ?1) \
+             ON CONFLICT (id) DO UPDATE SET at_unix_ms = excluded.at_unix_ms",
+            params![at_unix_ms as i64],
+        );
+        if !sync && let Err(e) = self.conn.pragma_update(None, "synchronous", "FULL") {
+            // Appends must never run unsynced: the next operation reopens the connection.
+            return Err(self.failed(e, "restoring synchronous=FULL"));
+        }
+        if let Err(e) = written {
+            return Err(self.failed(e, "writing the heartbeat"));
+        }
+        self.last_heartbeat = Some(at_unix_ms);
+        if sync {
+            self.synced_heartbeat = Some(at_unix_ms);
+        }
+        let due = self
+            .last_checkpoint
+            .is_none_or(|c| at_unix_ms < c || at_unix_ms - c >= CHECKPOINT_INTERVAL_MS);
+        if due {
+            self.checkpoint()?;
+            self.last_checkpoint = Some(at_unix_ms);
+        }
+        Ok(())
+    }
+
+    /// The last heartbeat stamp recorded (see [`Store::heartbeat`] for its precision).
+    pub fn last_heartbeat(&self) -> Option<u64> {
+        self.last_heartbeat
+    }
+
+    /// Copies the write-ahead log into the database file (a passive checkpoint: it never waits
+    /// for readers such as a `sqlite3` shell).
+    pub fn checkpoint(&mut self) -> Result<(), StoreError> {
+        let result = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+        result.map_err(|e| self.failed(e, "checkpointing"))
+    }
+
+    /// Writes a finished game's PGN durably to `<state_dir>/games/<table>-<game>.pgn` (a temp
+    /// file, fsync'd, renamed over any earlier export, the directory fsync'd). A table name that
+    /// is not plain `[A-Za-z0-9_-]` has the others replaced by `_` and a hash of the real name
+    /// appended, so two tables never share a file.
+    pub fn archive_pgn(
+        &mut self,
+        table: &str,
+        game: u64,
+        pgn: &str,
+    ) -> Result<PathBuf, StoreError> {
+        check_table(table)?;
+        if pgn.len() > MAX_PGN_BYTES {
+            return Err(StoreError::PgnTooLarge {
+                table: name_for_error(table),
+                game,
+                len: pgn.len(),
+            });
+        }
+        let games_dir = self.dir.join(GAMES_DIR);
+        let name = format!("{}-{game}.pgn", file_stem(table));
+        let path = games_dir.join(&name);
+        let archive_error = |path: &Path, e: io::Error| StoreError::Archive {
+            path: path.to_path_buf(),
+            source: Arc::new(e),
+        };
+        if !games_dir.is_dir() {
+            create_dir_0700(&games_dir).map_err(|e| archive_error(&games_dir, e))?;
+            sync_dir(&self.dir).map_err(|e| archive_error(&games_dir, e))?;
+        }
+        let temp = games_dir.join(format!(".{name}.tmp"));
+        let write = || -> io::Result<()> {
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&temp)?;
+            file.write_all(pgn.as_bytes())?;
+            file.sync_all()
+        };
+        write().map_err(|e| archive_error(&temp, e))?;
+        fs::rename(&temp, &path).map_err(|e| archive_error(&path, e))?;
+        sync_dir(&games_dir).map_err(|e| archive_error(&games_dir, e))?;
+        Ok(path)
+    }
+
+    /// Closes the database cleanly: the write-ahead log is checkpointed and removed. Dropping
+    /// the store does the same but cannot report an error; nothing acknowledged is lost either
+    /// way.
+    pub fn close(self) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        self.conn
+            .close()
+            .map_err(|(_, e)| classify(&path, e, "closing"))
+    }
+
+    /// Reads the caches (current game per table, last heartbeat) from the database.
+    fn load_caches(&mut self) -> Result<(), StoreError> {
+        let path = &self.path;
+        let mut games = HashMap::new();
+        {
+            let mut stmt = self
+                .conn
+                .prepare("SELECT table_name, max(game) FROM games GROUP BY table_name")
+                .map_err(|e| classify(path, e, "reading the games"))?;
+            let rows = stmt
+                .query_map([], |row| {
+                    Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
+                })
+                .map_err(|e| classify(path, e, "reading the games"))?;
+            for row in rows {
+                let (table, game) = row.map_err(|e| corrupt_or(path, e, "reading the games"))?;
+                let game = u64::try_from(game).map_err(|_| StoreError::Corrupt {
+                    path: path.clone(),
+                    detail: format!("table {table:?} has game number {game}"),
+                })?;
+                games.insert(table, game);
+            }
+        }
+        let heartbeat: Option<i64> =
+            match self
+                .conn
+                .query_row("SELECT at_unix_ms FROM heartbeat WHERE id = 0", [], |row| {
+                    row.get(0)
+                }) {
+                Ok(at) => Some(at),
+                Err(rusqlite::Error::QueryReturnedNoRows) => None,
+                Err(e) => return Err(corrupt_or(path, e, "reading the heartbeat")),
+            };
+        let heartbeat = heartbeat
+            .map(|at| {
+                u64::try_from(at).map_err(|_| StoreError::Corrupt {
+                    path: path.clone(),
+                    detail: format!("the heartbeat is {at}"),
+                })
+            })
+            .transpose()?;
+        self.games = games;
+        self.last_heartbeat = heartbeat;
+        self.synced_heartbeat = heartbeat;
+        Ok(())
+    }
+
+    /// Maps a failed write and marks the connection for reopening when the failure may have
+    /// left it in a doubtful state (an I/O error: after a failed fsync Linux may have dropped
+    /// the dirty pages, so only what a fresh connection reads back from the disk is trusted).
+    fn failed(&mut self, e: rusqlite::Error, doing: &'static str) -> StoreError {
+        let error = classify(&self.path, e, doing);
+        if !matches!(error, StoreError::DiskFull { .. }) {
+            self.suspect = true;
+        }
+        error
+    }
+
+    /// Reopens a suspect connection before the next operation.
+    fn recover(&mut self) -> Result<(), StoreError> {
+        if !self.suspect {
+            return Ok(());
+        }
+        let conn = open_connection(&self.path)?;
+        self.conn = conn;
+        self.load_caches()?;
+        self.suspect = false;
+        Ok(())
+    }
+}
+
+/// Opens (creating if needed) the database and checks it is an annabella journal this code can
+/// read, in WAL mode with full sync.
+fn open_connection(path: &Path) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn =
+        Connection::open_with_flags(path, flags).map_err(|e| classify(path, e, "opening"))?;
+    // The first statement reads the header: a file that is not SQLite fails here.
+    let app_id: i64 = conn
+        .pragma_query_value(None, "application_id", |r| r.get(0))
+        .map_err(|e| classify(path, e, "reading the header"))?;
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(|e| classify(path, e, "reading the header"))?;
+    let objects: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+        .map_err(|e| classify(path, e, "reading the schema"))?;
+    let fresh = objects == 0 && app_id == 0 && version == 0;
+    if !fresh {
+        if app_id != APPLICATION_ID {
+            return Err(StoreError::ForeignDatabase {
+                path: path.to_path_buf(),
+                found: app_id,
+            });
+        }
+        if version != SCHEMA_VERSION {
+            return Err(StoreError::UnsupportedSchema {
+                path: path.to_path_buf(),
+                found: version,
+            });
+        }
+    }
+    let mode: String = conn
+        .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+        .map_err(|e| classify(path, e, "setting journal_mode=WAL"))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!(
+                "journal_mode is {mode}, WAL is needed (is the state directory on a network file system?)"
+            ),
+        });
+    }
+    let setting = |name: &'static str, value: i64| {
+        conn.pragma_update(None, name, value)
+            .map_err(|e| classify(path, e, "applying settings"))
+    };
+    // FULL = 2: the log is fsync'd at every commit, not only at checkpoints.
+    setting("synchronous", 2)?;
+    setting("wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)?;
+    setting("journal_size_limit", JOURNAL_SIZE_LIMIT_BYTES)?;
+    let sync: i64 = conn
+        .pragma_query_value(None, "synchronous", |r| r.get(0))
+        .map_err(|e| classify(path, e, "applying settings"))?;
+    if sync != 2 {
+        return Err(StoreError::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!("synchronous is {sync} after setting FULL (2)"),
+        });
+    }
+    if fresh {
+        let create = || -> rusqlite::Result<()> {
+            conn.execute_batch(&format!(
+                "BEGIN IMMEDIATE; {SCHEMA} PRAGMA application_id = {APPLICATION_ID}; \
+                 PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))
+        };
+        if let Err(e) = create() {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(classify(path, e, "creating the schema"));
+        }
+    } else {
+        let problems = quick_check(&conn).map_err(|e| classify(path, e, "checking"))?;
+        if !problems.is_empty() {
+            return Err(StoreError::Corrupt {
+                path: path.to_path_buf(),
+                detail: problems.join("; "),
+            });
+        }
+    }
+    Ok(conn)
+}
+
+/// `PRAGMA quick_check`: the first few problems, empty when the file is sound. It reads every
+/// page once (milliseconds for a journal of megabytes).
+fn quick_check(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare("PRAGMA quick_check(5)")?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    let mut problems = Vec::new();
+    for row in rows {
+        let row = row?;
+        if row != "ok" {
+            problems.push(row);
+        }
+    }
+    Ok(problems)
+}
+
+/// Names what went wrong with the journal in the user's terms.
+fn classify(path: &Path, e: rusqlite::Error, doing: &'static str) -> StoreError {
+    let path = path.to_path_buf();
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => StoreError::NotAJournal { path },
+        Some(ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
+            path,
+            detail: e.to_string(),
+        },
+        Some(ErrorCode::DiskFull) => StoreError::DiskFull { path },
+        Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly | ErrorCode::PermissionDenied) => {
+            StoreError::NotWritable {
+                path,
+                source: Arc::new(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    e.to_string(),
+                )),
+            }
+        }
+        _ => StoreError::Database {
+            path,
+            doing,
+            source: Arc::new(e),
+        },
+    }
+}
+
+/// A value of the wrong type read back means the file was changed behind our back.
+fn corrupt_or(path: &Path, e: rusqlite::Error, doing: &'static str) -> StoreError {
+    match e {
+        rusqlite::Error::InvalidColumnType(..) | rusqlite::Error::FromSqlConversionFailure(..) => {
+            StoreError::Corrupt {
+                path: path.to_path_buf(),
+                detail: format!("{doing}: {e}"),
+            }
+        }
+        e => classify(path, e, doing),
+    }
+}
+
+fn name_for_error(name: &str) -> String {
+    name.chars().take(NAME_IN_ERROR_CHARS).collect()
+}
+
+fn check_table(table: &str) -> Result<(), StoreError> {
+    let problem = if table.is_empty() {
+        Some("is empty")
+    } else if table.len() > MAX_TABLE_NAME_BYTES {
+        Some("is too long")
+    } else if table.chars().any(char::is_control) {
+        Some("contains a control character")
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(StoreError::BadTableName {
+            name: name_for_error(table),
+            problem,
+        }),
+        None => Ok(()),
+    }
+}
+
+fn check_time(at: u64) -> Result<(), StoreError> {
+    if i64::try_from(at).is_err() {
+        return Err(StoreError::TimeOutOfRange { at });
+    }
+    Ok(())
+}
+
+fn check_entry(table: &str, at: u64, line: &str) -> Result<(), StoreError> {
+    check_table(table)?;
+    check_time(at)?;
+    if line.is_empty() {
+        return Err(StoreError::EmptyLine {
+            table: table.to_owned(),
+        });
+    }
+    if line.len() > MAX_LINE_BYTES {
+        return Err(StoreError::LineTooLong {
+            table: table.to_owned(),
+            len: line.len(),
+        });
+    }
+    if let Some(at) = line.find(['\n', '\r', '\0']) {
+        return Err(StoreError::LineNotOneLine {
+            table: table.to_owned(),
+            at,
+        });
+    }
+    Ok(())
+}
+
+/// A table name as a file name: `[A-Za-z0-9_-]` kept, anything else `_`, and then a hash of the
+/// real name so that `a b` and `a_b` stay apart. The hash is FNV-1a, fixed forever (the
+/// standard library's hasher may change between releases).
+pub fn file_stem(table: &str) -> String {
+    let clean: String = table
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean == table {
+        return clean;
+    }
+    let mut hash: u32 = 0x811c_9dc5;
+    for &b in table.as_bytes() {
+        hash ^= u32::from(b);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    format!("{clean}-{hash:08x}")
+}
+
+/// Creates the state directory (and missing parents) readable by its owner only, and makes
+/// the new entries durable.
+fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
+    match fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => return Ok(()),
+        Ok(_) => {
+            return Err(StoreError::NotADirectory {
+                path: dir.to_path_buf(),
+            });
+        }
+        Err(_) => {}
+    }
+    let missing: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    let create_error = |e: io::Error| StoreError::CreateDir {
+        path: dir.to_path_buf(),
+        source: Arc::new(e),
+    };
+    create_dir_0700(dir).map_err(create_error)?;
+    for created in &missing {
+        if let Some(parent) = created.parent().filter(|p| !p.as_os_str().is_empty()) {
+            sync_dir(parent).map_err(create_error)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn create_dir_0700(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_dir_0700(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)
+}
+
+/// Makes a directory's entries (a created or renamed file) durable.
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> io::Result<()> {
+    // Windows cannot open a directory as a file; NTFS journals its metadata.
+    Ok(())
+}
+
+/// Takes the state directory's lock file (flock, released by the kernel when the process
+/// ends, `kill -9` included) and writes our process id into it for the error of a second one.
+fn take_lock(dir: &Path) -> Result<File, StoreError> {
+    let path = dir.join(LOCK_FILE);
+    let not_writable = |e: io::Error| StoreError::NotWritable {
+        path: dir.to_path_buf(),
+        source: Arc::new(e),
+    };
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(not_writable)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = Read::by_ref(&mut file).take(32).read_to_string(&mut holder);
+            let holder = match holder.trim() {
+                "" => "process unknown".to_owned(),
+                pid => format!("process {pid}"),
+            };
+            return Err(StoreError::Locked {
+                path: dir.to_path_buf(),
+                holder,
+            });
+        }
+        Err(fs::TryLockError::Error(e)) => return Err(not_writable(e)),
+    }
+    file.set_len(0).map_err(not_writable)?;
+    write!(file, "{}", std::process::id()).map_err(not_writable)?;
+    Ok(file)
+}
+
+/// Counters of a [`StoreHandle`]'s thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StoreStats {
+    /// Appends recorded.
+    pub appends: u64,
+    /// Transactions (each one fsync) that recorded them.
+    pub commits: u64,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, StoreError>>;
+
+enum Request {
+    Append {
+        table: String,
+        at: u64,
+        line: String,
+        reply: Reply<u64>,
+    },
+    Load {
+        table: String,
+        game: Option<u64>,
+        reply: Reply<Vec<JournalEntry>>,
+    },
+    BeginGame {
+        table: String,
+        at: u64,
+        reply: Reply<u64>,
+    },
+    CurrentGame {
+        table: String,
+        reply: Reply<Option<u64>>,
+    },
+    Tables {
+        reply: Reply<Vec<String>>,
+    },
+    Heartbeat {
+        at: u64,
+        reply: Reply<()>,
+    },
+    LastHeartbeat {
+        reply: Reply<Option<u64>>,
+    },
+    Archive {
+        table: String,
+        game: u64,
+        pgn: String,
+        reply: Reply<PathBuf>,
+    },
+    Close {
+        reply: Reply<()>,
+    },
+}
+
+#[derive(Default)]
+struct Counters {
+    appends: AtomicU64,
+    commits: AtomicU64,
+}
+
+/// The journal for the actors: cheap to clone, every call answered by the one thread that owns
+/// the [`Store`]. Appends queued while that thread is busy are committed together (group
+/// commit). If a call's future is dropped before it resolves, the line may or may not have been
+/// recorded, so the caller must not announce it.
+#[derive(Clone)]
+pub struct StoreHandle {
+    requests: mpsc::Sender<Request>,
+    counters: Arc<Counters>,
+}
+
+impl fmt::Debug for StoreHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreHandle")
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+impl StoreHandle {
+    /// Moves the store onto a thread of its own (`annabella-journal`).
+    pub fn spawn(store: Store) -> Result<StoreHandle, StoreError> {
+        let (requests, receiver) = mpsc::channel();
+        let counters = Arc::new(Counters::default());
+        let thread_counters = Arc::clone(&counters);
+        std::thread::Builder::new()
+            .name("annabella-journal".to_owned())
+            .spawn(move || serve(store, receiver, &thread_counters))
+            .map_err(|e| StoreError::Thread {
+                source: Arc::new(e),
+            })?;
+        Ok(StoreHandle { requests, counters })
+    }
+
+    /// Appends a line to `table`'s current game; resolves once it is on disk, with its sequence
+    /// number. An error means the line is not recorded: refuse the move, announce nothing.
+    pub async fn append(
+        &self,
+        table: &str,
+        at_unix_ms: u64,
+        line: &str,
+    ) -> Result<u64, StoreError> {
+        check_entry(table, at_unix_ms, line)?;
+        self.ask(|reply| Request::Append {
+            table: table.to_owned(),
+            at: at_unix_ms,
+            line: line.to_owned(),
+            reply,
+        })
+        .await
+    }
+
+    /// See [`Store::load`].
+    pub async fn load(&self, table: &str) -> Result<Vec<JournalEntry>, StoreError> {
+        check_table(table)?;
+        self.ask(|reply| Request::Load {
+            table: table.to_owned(),
+            game: None,
+            reply,
+        })
+        .await
+    }
+
+    /// See [`Store::load_game`].
+    pub async fn load_game(&self, table: &str, game: u64) -> Result<Vec<JournalEntry>, StoreError> {
+        check_table(table)?;
+        self.ask(|reply| Request::Load {
+            table: table.to_owned(),
+            game: Some(game),
+            reply,
+        })
+        .await
+    }
+
+    /// See [`Store::begin_game`].
+    pub async fn begin_game(&self, table: &str, at_unix_ms: u64) -> Result<u64, StoreError> {
+        check_table(table)?;
+        self.ask(|reply| Request::BeginGame {
+            table: table.to_owned(),
+            at: at_unix_ms,
+            reply,
+        })
+        .await
+    }
+
+    /// See [`Store::current_game`].
+    pub async fn current_game(&self, table: &str) -> Result<Option<u64>, StoreError> {
+        self.ask(|reply| Request::CurrentGame {
+            table: table.to_owned(),
+            reply,
+        })
+        .await
+    }
+
+    /// See [`Store::tables`].
+    pub async fn tables(&self) -> Result<Vec<String>, StoreError> {
+        self.ask(|reply| Request::Tables { reply }).await
+    }
+
+    /// See [`Store::heartbeat`].
+    pub async fn heartbeat(&self, at_unix_ms: u64) -> Result<(), StoreError> {
+        self.ask(|reply| Request::Heartbeat {
+            at: at_unix_ms,
+            reply,
+        })
+        .await
+    }
+
+    /// See [`Store::last_heartbeat`].
+    pub async fn last_heartbeat(&self) -> Result<Option<u64>, StoreError> {
+        self.ask(|reply| Request::LastHeartbeat { reply }).await
+    }
+
+    /// See [`Store::archive_pgn`]. The journal thread does the file's fsyncs, so appends queued
+    /// meanwhile wait for them (a few milliseconds, once per finished game).
+    pub async fn archive_pgn(
+        &self,
+        table: &str,
+        game: u64,
+        pgn: &str,
+    ) -> Result<PathBuf, StoreError> {
+        check_table(table)?;
+        self.ask(|reply| Request::Archive {
+            table: table.to_owned(),
+            game,
+            pgn: pgn.to_owned(),
+            reply,
+        })
+        .await
+    }
+
+    /// Commits what is queued before this call, closes the database (checkpointing the log)
+    /// and ends the thread; later calls on any clone fail with [`StoreError::Closed`].
+    pub async fn close(&self) -> Result<(), StoreError> {
+        self.ask(|reply| Request::Close { reply }).await
+    }
+
+    /// Appends and transactions so far; `appends / commits` is the mean group size.
+    pub fn stats(&self) -> StoreStats {
+        StoreStats {
+            appends: self.counters.appends.load(Ordering::Relaxed),
+            commits: self.counters.commits.load(Ordering::Relaxed),
+        }
+    }
+
+    async fn ask<T>(&self, request: impl FnOnce(Reply<T>) -> Request) -> Result<T, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.requests
+            .send(request(reply))
+            .map_err(|_| StoreError::Closed)?;
+        answer.await.unwrap_or(Err(StoreError::Closed))
+    }
+}
+
+/// The journal thread: takes everything queued, commits the appends among it together (in
+/// arrival order, flushed before any other request so that a later `load` sees them), answers
+/// each caller. Ends on `close` or when every handle is gone.
+fn serve(mut store: Store, requests: mpsc::Receiver<Request>, counters: &Counters) {
+    let mut round = Vec::new();
+    let mut appends = Vec::new();
+    while let Ok(first) = requests.recv() {
+        round.push(first);
+        while round.len() < MAX_GROUP {
+            match requests.try_recv() {
+                Ok(request) => round.push(request),
+                Err(_) => break,
+            }
+        }
+        for request in round.drain(..) {
+            let other = match request {
+                Request::Append {
+                    table,
+                    at,
+                    line,
+                    reply,
+                } => {
+                    appends.push((table, at, line, reply));
+                    continue;
+                }
+                other => other,
+            };
+            commit_group(&mut store, &mut appends, counters);
+            match other {
+                Request::Append { .. } => {}
+                Request::Load { table, game, reply } => {
+                    let entries = match game {
+                        Some(game) => store.load_game(&table, game),
+                        None => store.load(&table),
+                    };
+                    let _ = reply.send(entries);
+                }
+                Request::BeginGame { table, at, reply } => {
+                    let _ = reply.send(store.begin_game(&table, at));
+                }
+                Request::CurrentGame { table, reply } => {
+                    let _ = reply.send(Ok(store.current_game(&table)));
+                }
+                Request::Tables { reply } => {
+                    let _ = reply.send(Ok(store.tables()));
+                }
+                Request::Heartbeat { at, reply } => {
+                    let _ = reply.send(store.heartbeat(at));
+                }
+                Request::LastHeartbeat { reply } => {
+                    let _ = reply.send(Ok(store.last_heartbeat()));
+                }
+                Request::Archive {
+                    table,
+                    game,
+                    pgn,
+                    reply,
+                } => {
+                    let _ = reply.send(store.archive_pgn(&table, game, &pgn));
+                }
+                Request::Close { reply } => {
+                    // Requests queued behind the close see their reply slot dropped: Closed.
+                    let _ = reply.send(store.close());
+                    return;
+                }
+            }
+        }
+        commit_group(&mut store, &mut appends, counters);
+    }
+}
+
+/// One transaction for every valid append of the group; an invalid one is answered alone, so
+/// it cannot fail the others.
+fn commit_group(
+    store: &mut Store,
+    appends: &mut Vec<(String, u64, String, Reply<u64>)>,
+    counters: &Counters,
+) {
+    if appends.is_empty() {
+        return;
+    }
+    let mut valid = Vec::with_capacity(appends.len());
+    for (table, at, line, reply) in appends.drain(..) {
+        match check_entry(&table, at, &line) {
+            Ok(()) => valid.push((table, at, line, reply)),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+            }
+        }
+    }
+    if valid.is_empty() {
+        return;
+    }
+    let items: Vec<(&str, u64, &str)> = valid
+        .iter()
+        .map(|(table, at, line, _)| (table.as_str(), *at, line.as_str()))
+        .collect();
+    let result = store.append_batch(&items);
+    drop(items);
+    match result {
+        Ok(seqs) => {
+            counters.commits.fetch_add(1, Ordering::Relaxed);
+            counters
+                .appends
+                .fetch_add(seqs.len() as u64, Ordering::Relaxed);
+            for ((.., reply), seq) in valid.into_iter().zip(seqs) {
+                let _ = reply.send(Ok(seq));
+            }
+        }
+        Err(e) => {
+            for (.., reply) in valid {
+                let _ = reply.send(Err(e.clone()));
+            }
+        }
+    }
+}
