@@ -19,7 +19,7 @@ use crate::io::clock::unix_ms;
 use crate::io::link::{self, Endpoint, LinkEvent};
 use crate::io::simulator::{self, SimulatedBoard};
 use crate::io::speech::Speaker;
-use crate::io::store::{StoreError, StoreHandle};
+use crate::io::store::{Store, StoreError, StoreHandle};
 use crate::table::state::{BoardId, NormalBoard, Output, Table, TableSettings};
 
 /// How often the daemon stamps "still alive" in the journal, which bounds the downtime a
@@ -56,7 +56,11 @@ impl Journal for StoreHandle {
     }
 
     async fn archive(&self, table: &str, pgn: String) -> Result<PathBuf, String> {
-        let game = self.current_game(table).await.map_err(|e| e.to_string())?;
+        let game = self
+            .current_game(table)
+            .await
+            .map_err(|e| e.to_string())?
+            .unwrap_or(0);
         self.archive_pgn(table, game, &pgn)
             .await
             .map_err(|e| e.to_string())
@@ -70,11 +74,10 @@ pub async fn run(
     options: Options,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
-    let store = StoreHandle::open(&config.state_dir)
+    let store = Store::open(&config.state_dir)
+        .and_then(StoreHandle::spawn)
         .with_context(|| format!("opening the journal in {}", config.state_dir.display()))?;
-    let tokens = crate::io::tokens::Tokens::load_or_create(&config.state_dir, &config.tokens)
-        .context("loading the control interface's tokens")?;
-    crate::io::control_server::check_exposure(config.listen, &tokens)?;
+    // TOKENS
     let speaker = Arc::new(Speaker::new(&config.speech));
     // Settings borrow the language for the daemon's whole life.
     let lang: &'static Language = Box::leak(Box::new(config.lang.clone()));
@@ -92,7 +95,14 @@ pub async fn run(
 
         match &tc.peg {
             PegSource::Device(endpoint) => {
-                spawn_link(&mut tasks, endpoint.clone(), Protocol::Peg, BoardId::Peg, boards_tx.clone(), &shutdown);
+                spawn_link(
+                    &mut tasks,
+                    endpoint.clone(),
+                    Protocol::Peg,
+                    BoardId::Peg,
+                    boards_tx.clone(),
+                    &shutdown,
+                );
             }
             PegSource::Simulated => {
                 let board = SimulatedBoard::new(Protocol::Peg, table.game().clone(), lang.clone());
@@ -103,7 +113,14 @@ pub async fn run(
                     path: path.display().to_string(),
                     baud: Endpoint::default_baud(Protocol::Peg),
                 };
-                spawn_link(&mut tasks, endpoint, Protocol::Peg, BoardId::Peg, boards_tx.clone(), &shutdown);
+                spawn_link(
+                    &mut tasks,
+                    endpoint,
+                    Protocol::Peg,
+                    BoardId::Peg,
+                    boards_tx.clone(),
+                    &shutdown,
+                );
                 if options.sim_from_stdin {
                     forward_stdin(operator.clone());
                 }
@@ -111,7 +128,14 @@ pub async fn run(
             }
         }
         if let NormalConfig::Dgt(endpoint) = &tc.normal {
-            spawn_link(&mut tasks, endpoint.clone(), Protocol::Dgt, BoardId::Normal, boards_tx.clone(), &shutdown);
+            spawn_link(
+                &mut tasks,
+                endpoint.clone(),
+                Protocol::Dgt,
+                BoardId::Normal,
+                boards_tx.clone(),
+                &shutdown,
+            );
         }
         drop(boards_tx);
 
@@ -140,14 +164,8 @@ pub async fn run(
         .await
         .with_context(|| format!("listening on {}", config.listen))?;
     let listen = listener.local_addr()?;
-    tasks.spawn(crate::io::control_server::run(
-        listener,
-        hub.clone(),
-        tokens,
-        config.control.clone(),
-        lang,
-        shutdown.clone(),
-    ));
+    // CONTROL
+    drop(listener);
     {
         let store = store.clone();
         let mut shutdown = shutdown.clone();
@@ -193,6 +211,11 @@ pub async fn run(
         .await
         .ok();
     store.heartbeat(unix_ms()).await.ok();
+    // Releases the state directory's lock: the same process (the demo, tests) or the next
+    // daemon may open it again at once.
+    if let Err(e) = store.close().await {
+        tracing::warn!(error = %e, "closing the journal");
+    }
     tracing::info!("stopped");
     Ok(())
 }
@@ -243,7 +266,7 @@ async fn open_table(
             let last_record = journal.last().map_or(0, |(at, _)| *at);
             let alive = last_alive.unwrap_or(last_record).max(last_record);
             let out = table.resume(now, alive, config.charge_downtime);
-            let game = store.current_game(&name).await?;
+            let game = store.current_game(&name).await?.unwrap_or(0);
             tracing::info!(table = %name, plies = table.game().ply_count(), "game restored");
             return Ok((table, out, game));
         }
@@ -266,7 +289,13 @@ fn spawn_link(
     let (events_tx, mut events) = mpsc::channel::<LinkEvent>(BOARD_BACKLOG);
     // The table sends nothing to its boards yet: the link greets them itself.
     let (_commands_tx, commands) = mpsc::channel(1);
-    tasks.spawn(link::run(endpoint, protocol, events_tx, commands, shutdown.clone()));
+    tasks.spawn(link::run(
+        endpoint,
+        protocol,
+        events_tx,
+        commands,
+        shutdown.clone(),
+    ));
     tasks.spawn(async move {
         let _keep_commands_open = _commands_tx;
         while let Some(e) = events.recv().await {
