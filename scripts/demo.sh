@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds annabella, and shows a correspondence game
-# (ICCF numeric, as a correspondent sends it) read into every form the project writes, and a
-# recorded peg-board stream read by the move detector. (The daemon's demo replaces this when the
-# daemon lands.)
+# The main job: installs what is missing, builds annabella, and runs its demo — a real daemon on a
+# simulated peg board playing a short game with the system voice: the blind player's moves on the
+# peg board, the correspondence opponent's moves in ICCF numeric notation over the control
+# interface, one wrongly replicated move caught and corrected, the transcript, and the PGN.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-deps.sh
 cargo build --locked --release --quiet
 bin=target/release/annabella
-game=docs/examples/correspondence-iccf.txt
-show() { printf '\n== %s\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
-show "The game as the correspondent sent it" cat "$game"
-show "Read back as SAN with German piece letters" "$bin" convert --to san --lang de "$game"
-show "As the blind player hears it (German, FIDE file names)" "$bin" convert --to spoken --lang de "$game"
-show "As PGN for the archive" "$bin" convert --to pgn "$game"
-show "As a Braille scoresheet (Unicode braille)" "$bin" convert --to braille --lang de "$game"
-show "One move announced in Spanish, long form" "$bin" announce --lang es --verbosity long e4 e5 Cf3
-show "A recorded peg-board stream (with sensor chatter and a misplaced knight) read by the move detector" \
-  "$bin" replay --protocol peg docs/examples/peg-recording.txt
+# The system voice (speech-dispatcher) may have no sound card to play on; the WAV record, made
+# with espeak-ng, keeps what was said either way.
+record="${TMPDIR:-/tmp}/annabella-demo-audio"
+"$bin" demo --speech "tts,wav:$record" "$@"
+if ls "$record"/*.wav >/dev/null 2>&1; then
+  for f in "$record"/*.wav; do
+    printf '\nThe audio record of the game (FIDE D.2.7): %s (%s s)\n' "$f" "$(soxi -D "$f" 2>/dev/null || echo '?')"
+  done
+fi

@@ -603,3 +603,58 @@ fn the_blind_player_is_guided_one_correction_at_a_time() {
     h.place(to);
     assert_eq!(h.last_said(Listener::BlindPlayer), "Brett stimmt wieder");
 }
+
+#[test]
+fn the_arbiter_adjusts_clocks_penalises_illegal_moves_and_stops_the_clocks() {
+    let mut h = Harness::new(settings(Color::White, "5400+30"));
+    assert!(
+        h.ask(Role::Assistant, "adjust white +60")
+            .starts_with("error forbidden only the arbiter may adjust")
+    );
+    let white = h.table.clock().remaining(Color::White, h.now);
+    assert!(
+        h.ask(Role::Arbiter, "adjust white -60")
+            .starts_with("ok white ")
+    );
+    assert_eq!(
+        h.table.clock().remaining(Color::White, h.now),
+        white - 60_000
+    );
+    assert_eq!(h.journal.last().unwrap().1, "adjust white -60000");
+    // 7.5.5: the first illegal move gives the opponent two minutes (standard play)…
+    let black = h.table.clock().remaining(Color::Black, h.now);
+    assert!(
+        h.ask(Role::Arbiter, "penalty white")
+            .starts_with("ok black gets the penalty time")
+    );
+    assert_eq!(
+        h.table.clock().remaining(Color::Black, h.now),
+        black + 120_000
+    );
+    assert_eq!(h.ask(Role::Arbiter, "pause"), "ok clock paused");
+    assert!(
+        h.ask(Role::Assistant, "move e4")
+            .starts_with("error state the arbiter has stopped")
+    );
+    assert_eq!(h.ask(Role::Arbiter, "resume"), "ok clock running");
+    assert_eq!(h.ask(Role::Assistant, "move e4"), "ok e2e4 e4");
+    // …the second loses.
+    assert_eq!(
+        h.ask(Role::Arbiter, "penalty white"),
+        "ok second illegal move by white: the game is over"
+    );
+    assert!(h.events.iter().any(|e| e.starts_with("event end 0-1")));
+    let restored = Table::restore(settings(Color::White, "60"), &h.journal).unwrap();
+    assert_eq!(restored.game().outcome(), h.table.game().outcome());
+    assert_eq!(restored.clock().state(), h.table.clock().state());
+    for bad in [
+        "adjust purple 5",
+        "adjust white",
+        "adjust white soon",
+        "penalty",
+        "pause now",
+    ] {
+        let refused = annabella::table::control::parse_line(bad.as_bytes()).unwrap_err();
+        assert!(refused.line().starts_with("error syntax"), "{bad}");
+    }
+}

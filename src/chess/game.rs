@@ -544,7 +544,9 @@ impl Game {
     /// The result when `loser` resigns or runs out of time: a win for the opponent unless he
     /// has no mating material at all (5.1.2, 6.9). Material-only, as described above: a
     /// locked position with mating material still counts as a win.
-    fn loss_unless_no_mating_material(&self, loser: Color) -> GameResult {
+    /// A loss for `loser`, or a draw when the opponent has no mating material (5.1.2, 6.9,
+    /// 7.5.5).
+    pub fn loss_unless_no_mating_material(&self, loser: Color) -> GameResult {
         let winner = !loser;
         if self.current.has_insufficient_material(winner) {
             GameResult::Draw

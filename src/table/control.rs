@@ -91,6 +91,20 @@ pub enum Command {
     Export {
         format: String,
     },
+    /// The arbiter changes a clock by `delta_ms` (7.1, after an irregularity).
+    Adjust {
+        color: Color,
+        delta_ms: i64,
+    },
+    /// The arbiter rules that `color` completed an illegal move (7.5.5): the first time the
+    /// opponent gets two minutes (one in rapid), the second time `color` loses.
+    Penalty {
+        color: Color,
+    },
+    /// The arbiter stops the clocks (6.11.1).
+    Pause,
+    /// The arbiter restarts them.
+    Resume,
     /// The piece for a pending promotion on the peg board (q, r, b, n or the piece's name).
     Promote {
         piece: String,
@@ -121,6 +135,10 @@ impl Command {
             Command::Undo => "undo",
             Command::Events => "events",
             Command::Lang { .. } => "lang",
+            Command::Adjust { .. } => "adjust",
+            Command::Penalty { .. } => "penalty",
+            Command::Pause => "pause",
+            Command::Resume => "resume",
             Command::Parse { .. } => "parse",
             Command::Export { .. } => "export",
             Command::Promote { .. } => "promote",
@@ -129,6 +147,14 @@ impl Command {
             Command::Help => "help",
             Command::Quit => "quit",
         }
+    }
+
+    /// Whether only the arbiter may send this (decisions about the clocks and the game).
+    pub fn arbiter_only(&self) -> bool {
+        matches!(
+            self,
+            Command::Adjust { .. } | Command::Penalty { .. } | Command::Pause | Command::Resume
+        )
     }
 
     /// Whether this command only reads (an observer may send it).
@@ -282,6 +308,37 @@ pub fn parse_line(bytes: &[u8]) -> Result<Command, Refusal> {
         "lang" => Ok(Command::Lang {
             code: needs("a language code, e.g. lang es")?,
         }),
+        "adjust" => {
+            let usage = "adjust needs a colour and seconds, e.g. adjust white +120";
+            let mut words = rest.split_whitespace();
+            let (Some(c), Some(secs), None) = (words.next(), words.next(), words.next()) else {
+                return Err(Refusal::new(ErrorCode::Syntax, usage));
+            };
+            let color = parse_color(c).ok_or_else(|| Refusal::new(ErrorCode::Syntax, usage))?;
+            let seconds: i64 = secs
+                .trim_start_matches('+')
+                .parse()
+                .ok()
+                .filter(|s: &i64| s.unsigned_abs() <= 86_400)
+                .ok_or_else(|| {
+                    Refusal::new(
+                        ErrorCode::Syntax,
+                        format!("{secs:?} is no number of seconds from -86400 to +86400"),
+                    )
+                })?;
+            Ok(Command::Adjust {
+                color,
+                delta_ms: seconds * 1000,
+            })
+        }
+        "penalty" => {
+            let c = needs("a colour, e.g. penalty black")?;
+            let color = parse_color(&c)
+                .ok_or_else(|| Refusal::new(ErrorCode::Syntax, format!("{c:?}: white or black")))?;
+            Ok(Command::Penalty { color })
+        }
+        "pause" => no_argument(Command::Pause),
+        "resume" => no_argument(Command::Resume),
         "parse" => Ok(Command::Parse {
             text: needs("a move in any notation, e.g. parse Sf3")?,
         }),
@@ -301,11 +358,19 @@ pub fn parse_line(bytes: &[u8]) -> Result<Command, Refusal> {
             ErrorCode::Syntax,
             format!(
                 "unknown request {:?}; one of auth, move, board, clock, sheet, status, offer-draw, \
-                 claim-draw, resign, undo, promote, parse, export, events, lang, table, tables, \
-                 help, quit",
+                 claim-draw, resign, undo, promote, parse, export, adjust, penalty, pause, resume, \
+                 events, lang, table, tables, help, quit",
                 truncate(keyword, 40)
             ),
         )),
+    }
+}
+
+fn parse_color(text: &str) -> Option<Color> {
+    match text.to_ascii_lowercase().as_str() {
+        "white" | "w" => Some(Color::White),
+        "black" | "b" => Some(Color::Black),
+        _ => None,
     }
 }
 
@@ -321,6 +386,12 @@ fn truncate(text: &str, max: usize) -> &str {
 pub fn permitted(role: Role, command: &Command, side_to_move: Color) -> Result<(), Refusal> {
     if command.reads_only() {
         return Ok(());
+    }
+    if command.arbiter_only() && role != Role::Arbiter {
+        return Err(Refusal::new(
+            ErrorCode::Forbidden,
+            format!("only the arbiter may {}; you are {role}", command.keyword()),
+        ));
     }
     match role {
         Role::Observer => Err(Refusal::new(

@@ -98,6 +98,13 @@ pub enum Record {
     Flag { color: Color },
     /// `adjust <color> <±ms>`: the arbiter changed a clock.
     Adjust { color: Color, delta_ms: i64 },
+    /// `penalty <color>`: the arbiter ruled that `color` completed an illegal move (7.5.5):
+    /// the first time the opponent gets the penalty time, the second time `color` loses.
+    Penalty { color: Color },
+    /// `pause`: the arbiter stopped the clocks (6.11.1).
+    Pause,
+    /// `resume`: the arbiter restarted them.
+    Resume,
     /// `rebase <ms>`: the daemon restarted; the running clock is charged `charged_ms` since its
     /// last press (the time it ran while the daemon was up, plus the downtime only when the
     /// configuration says so) and runs on from the record's time.
@@ -139,6 +146,9 @@ impl fmt::Display for Record {
             Record::Adjust { color, delta_ms } => {
                 write!(f, "adjust {} {delta_ms:+}", color_word(*color))
             }
+            Record::Penalty { color } => write!(f, "penalty {}", color_word(*color)),
+            Record::Pause => f.write_str("pause"),
+            Record::Resume => f.write_str("resume"),
             Record::Rebase { charged_ms } => write!(f, "rebase {charged_ms}"),
         }
     }
@@ -193,6 +203,11 @@ impl FromStr for Record {
                     .parse()
                     .map_err(|_| format!("adjust: {delta:?} is no number of milliseconds"))?,
             }),
+            ["penalty", c] => Ok(Record::Penalty {
+                color: parse_color(c)?,
+            }),
+            ["pause"] => Ok(Record::Pause),
+            ["resume"] => Ok(Record::Resume),
             ["rebase", ms] => Ok(Record::Rebase {
                 charged_ms: ms
                     .parse()
@@ -201,7 +216,7 @@ impl FromStr for Record {
             ["begin", ..] => Err("begin needs chess960, a time control and a FEN".to_owned()),
             [
                 kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
-                | "resign" | "flag" | "adjust" | "rebase"),
+                | "resign" | "flag" | "adjust" | "penalty" | "pause" | "resume" | "rebase"),
                 rest @ ..,
             ] => Err(format!(
                 "{kw:?} with {} word(s) after it is malformed",
@@ -266,6 +281,11 @@ mod tests {
                 color: Color::Black,
                 delta_ms: 120_000,
             },
+            Record::Penalty {
+                color: Color::Black,
+            },
+            Record::Pause,
+            Record::Resume,
             Record::Rebase { charged_ms: 5 },
         ];
         for r in records {

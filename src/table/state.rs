@@ -248,6 +248,8 @@ pub struct Table {
     peg: BoardFeed,
     normal: Option<BoardFeed>,
     draw_offer: Option<Color>,
+    /// Illegal moves each side completed, as ruled by the arbiter (7.5.5).
+    illegal_moves: [u32; 2],
     /// What the blind player heard last, for `KA`.
     last_to_blind: Option<String>,
     /// The end has been announced and archived (not again after a restore).
@@ -313,6 +315,7 @@ impl Table {
             peg,
             normal,
             draw_offer: None,
+            illegal_moves: [0, 0],
             last_to_blind: None,
             end_reported: false,
             s,
@@ -483,6 +486,24 @@ impl Table {
                     .adjust(*color, *delta_ms, at)
                     .map_err(|e| e.to_string())?;
             }
+            Record::Penalty { color } => {
+                let count = &mut self.illegal_moves[*color as usize];
+                *count += 1;
+                if *count >= 2 {
+                    let result = self.game.loss_unless_no_mating_material(*color);
+                    self.game
+                        .arbiter_decision(result)
+                        .map_err(|e| e.to_string())?;
+                    self.clock.pause(at).ok();
+                } else {
+                    let one_minute = self.s.time_control.pace().one_minute_penalties();
+                    self.clock
+                        .penalty_illegal_move(*color, one_minute, at)
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            Record::Pause => self.clock.pause(at).map_err(|e| e.to_string())?,
+            Record::Resume => self.clock.resume(at).map_err(|e| e.to_string())?,
             Record::Rebase { charged_ms } => self.clock.rebase(at, *charged_ms),
         }
         Ok(())
@@ -989,6 +1010,12 @@ impl Table {
                 format!("the game is over: {end}"),
             ));
         }
+        if self.clock.is_paused() {
+            return Err(Refusal::new(
+                ErrorCode::State,
+                "the arbiter has stopped the clocks; no move until they run again (resume)",
+            ));
+        }
         let before: Chess = self.game.position().clone();
         let mover = before.turn();
         let uci = UciMove::from_move(m, self.mode()).to_string();
@@ -1286,6 +1313,66 @@ impl Table {
                 );
                 self.say(Listener::Everyone, text, true, out);
                 Ok(format!("withdrawn {uci}"))
+            }
+            Command::Adjust { color, delta_ms } => {
+                self.commit(
+                    now,
+                    Record::Adjust {
+                        color: *color,
+                        delta_ms: *delta_ms,
+                    },
+                    out,
+                )
+                .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+                let left = self.clock.remaining(*color, now);
+                out.push(Output::Event(format!(
+                    "event clock-adjusted {} {delta_ms:+} {}",
+                    color_name(*color),
+                    format_clock(left)
+                )));
+                Ok(format!("{} {}", color_name(*color), format_clock(left)))
+            }
+            Command::Penalty { color } => {
+                self.running()?;
+                self.commit(now, Record::Penalty { color: *color }, out)
+                    .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+                out.push(Output::Event(format!(
+                    "event penalty {} illegal move {}",
+                    color_name(*color),
+                    self.illegal_moves[*color as usize]
+                )));
+                if self.game.is_over() {
+                    self.announce_end(out);
+                    Ok(format!(
+                        "second illegal move by {}: the game is over",
+                        color_name(*color)
+                    ))
+                } else {
+                    Ok(format!(
+                        "{} gets the penalty time; {} left",
+                        color_name(!*color),
+                        format_clock(self.clock.remaining(!*color, now))
+                    ))
+                }
+            }
+            Command::Pause | Command::Resume => {
+                self.running()?;
+                let record = if *command == Command::Pause {
+                    Record::Pause
+                } else {
+                    Record::Resume
+                };
+                self.commit(now, record, out)
+                    .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+                out.push(Output::Event(format!("event clock {}", command.keyword())));
+                Ok(format!(
+                    "clock {}",
+                    if *command == Command::Pause {
+                        "paused"
+                    } else {
+                        "running"
+                    }
+                ))
             }
             Command::Parse { text } => {
                 let pos = self.game.position();
