@@ -6,8 +6,11 @@
 //! - [`clock`]: the talking clock's pure arithmetic — time controls, presses, delays, flags,
 //!   penalties and announcement thresholds (FIDE 6, D.2.6).
 //! - [`control`]: the control interface's requests, roles and replies, without the socket.
+//! - [`reconcile`]: two boards and two scoresheets (FIDE D.2.9) — where the sheets agree, what
+//!   each board must show and the corrections, the takeback and the clocks, explained.
 
 pub mod clock;
 pub mod control;
 pub mod corrections;
 pub mod detector;
+pub mod reconcile;
