@@ -740,7 +740,7 @@ impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Source::Target => f.write_str("the position both boards must show"),
-            Source::Sheet(side, 0) => write!(f, "the start position (sheet {side})"),
+            Source::Sheet(_, 0) => f.write_str("the start position"),
             Source::Sheet(side, k) => write!(f, "sheet {side} after {k} half-moves, the nearest position to its pegs"),
         }
     }

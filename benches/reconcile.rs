@@ -1,0 +1,166 @@
+//! Criterion benchmark of the two-board reconciliation (FIDE D.2.9) on 300-ply scoresheets.
+//!
+//! The sheets are a 300-ply game played by a fixed pseudo-random walk over the legal moves
+//! (real games that long are too rare to sample). Scenarios, each one `reconcile` call:
+//! - **agree**: both sheets the whole game, one identity board right, the peg board with a
+//!   piece one square off.
+//! - **differ**: sheet b takes another move at ply 150, both boards show their own sheet's
+//!   end, so both get corrections back to ply 149, with a clock record.
+//! - **lag**: sheet b one ply short, the peg board showing the longer sheet.
+//!
+//! Target: under 1 ms per call. Run: `cargo bench --bench reconcile`. Under `cargo test` each
+//! scenario runs once and its verdict is checked.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use annabella::chess::game::Game;
+use annabella::chess::language::Language;
+use annabella::table::corrections::Observed;
+use annabella::table::reconcile::{
+    BoardInput, ClockRecord, ReconcileInput, Sheet, Verdict, reconcile,
+};
+use criterion::Criterion;
+use shakmaty::{Chess, Move, Position, Square};
+
+fn next(rng: &mut u64) -> u64 {
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    *rng
+}
+
+/// `plies` legal moves from the start, chosen by a seeded walk that never ends the game early.
+fn walk(plies: usize) -> Vec<Move> {
+    for seed in 1u64.. {
+        let mut rng = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut game = Game::new();
+        while game.ply_count() < plies && !game.is_over() {
+            let legal = game.position().legal_moves();
+            let m = legal[(next(&mut rng) % legal.len() as u64) as usize];
+            if game.play(m).is_err() {
+                break;
+            }
+        }
+        if game.ply_count() == plies {
+            return game.moves().to_vec();
+        }
+    }
+    unreachable!("some seed walks 300 plies")
+}
+
+fn position(moves: &[Move]) -> Chess {
+    let mut pos = Chess::default();
+    for &m in moves {
+        pos.play_unchecked(m);
+    }
+    pos
+}
+
+struct Scenario {
+    name: &'static str,
+    sheets: [Sheet; 2],
+    boards: [BoardInput; 2],
+    clocks: Option<ClockRecord>,
+}
+
+fn scenarios() -> Vec<Scenario> {
+    let game = walk(300);
+    let end = position(&game);
+    let pieces = |pos: &Chess| BoardInput {
+        observed: Observed::Pieces(pos.board().clone()),
+        believed: None,
+    };
+    let pegs = |pos: &Chess| BoardInput {
+        observed: Observed::Occupancy(pos.board().occupied()),
+        believed: None,
+    };
+    // A peg one hole off: the first occupied hole moved to the first empty one.
+    let mut off = end.board().occupied();
+    let from = off.into_iter().next().unwrap_or(Square::A1);
+    let to = (!off).into_iter().next().unwrap_or(Square::H8);
+    off.discard(from);
+    off.add(to);
+
+    // Sheet b: another legal move at ply 150, then nothing more.
+    let before = position(&game[..149]);
+    let other = before
+        .legal_moves()
+        .into_iter()
+        .find(|&m| m != game[149])
+        .unwrap_or(game[149]);
+    let mut b_moves = game[..149].to_vec();
+    b_moves.push(other);
+    let clocks = ClockRecord {
+        used_now: [3_000_000, 3_100_000],
+        plies_now: 300,
+        after_ply: (0..=300).map(|k| Some([k as u64 * 10_000, k as u64 * 10_500])).collect(),
+    };
+    vec![
+        Scenario {
+            name: "agree",
+            sheets: [Sheet::from_moves(game.clone()), Sheet::from_moves(game.clone())],
+            boards: [
+                BoardInput {
+                    observed: Observed::Occupancy(off),
+                    believed: None,
+                },
+                pieces(&end),
+            ],
+            clocks: None,
+        },
+        Scenario {
+            name: "differ",
+            sheets: [Sheet::from_moves(game.clone()), Sheet::from_moves(b_moves.clone())],
+            boards: [pegs(&end), pieces(&position(&b_moves))],
+            clocks: Some(clocks),
+        },
+        Scenario {
+            name: "lag",
+            sheets: [
+                Sheet::from_moves(game.clone()),
+                Sheet::from_moves(game[..299].to_vec()),
+            ],
+            boards: [pegs(&end), pieces(&end)],
+            clocks: None,
+        },
+    ]
+}
+
+fn run(start: &Game, s: &Scenario) -> annabella::table::reconcile::Resolution {
+    let de = Language::german();
+    let en = Language::english();
+    reconcile(&ReconcileInput {
+        start,
+        sheets: [&s.sheets[0], &s.sheets[1]],
+        boards: [&s.boards[0], &s.boards[1]],
+        languages: [de, en],
+        clocks: s.clocks.as_ref(),
+        lag_disputed: false,
+    })
+}
+
+fn main() {
+    let start = Game::new();
+    let scenarios = scenarios();
+    for s in &scenarios {
+        let r = run(&start, s);
+        let ok = match s.name {
+            "agree" => r.verdict == Verdict::Agree && !r.board(annabella::table::reconcile::Side::A).correct,
+            "differ" => r.verdict == Verdict::Differ && r.agreed_plies == 149,
+            _ => matches!(r.verdict, Verdict::Lagging { .. }) && r.agreed_plies == 300,
+        };
+        assert!(ok, "{}: {:?}", s.name, r.explanation);
+    }
+    let mut c = Criterion::default()
+        .sample_size(50)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    let mut group = c.benchmark_group("reconcile-300-plies");
+    for s in &scenarios {
+        group.bench_function(s.name, |b| b.iter(|| black_box(run(&start, s))));
+    }
+    group.finish();
+    c.final_summary();
+}
