@@ -94,12 +94,17 @@ fn scenarios() -> Vec<Scenario> {
     let clocks = ClockRecord {
         used_now: [3_000_000, 3_100_000],
         plies_now: 300,
-        after_ply: (0..=300).map(|k| Some([k as u64 * 10_000, k as u64 * 10_500])).collect(),
+        after_ply: (0..=300)
+            .map(|k| Some([k as u64 * 10_000, k as u64 * 10_500]))
+            .collect(),
     };
     vec![
         Scenario {
             name: "agree",
-            sheets: [Sheet::from_moves(game.clone()), Sheet::from_moves(game.clone())],
+            sheets: [
+                Sheet::from_moves(game.clone()),
+                Sheet::from_moves(game.clone()),
+            ],
             boards: [
                 BoardInput {
                     observed: Observed::Occupancy(off),
@@ -111,7 +116,10 @@ fn scenarios() -> Vec<Scenario> {
         },
         Scenario {
             name: "differ",
-            sheets: [Sheet::from_moves(game.clone()), Sheet::from_moves(b_moves.clone())],
+            sheets: [
+                Sheet::from_moves(game.clone()),
+                Sheet::from_moves(b_moves.clone()),
+            ],
             boards: [pegs(&end), pieces(&position(&b_moves))],
             clocks: Some(clocks),
         },
@@ -146,7 +154,10 @@ fn main() {
     for s in &scenarios {
         let r = run(&start, s);
         let ok = match s.name {
-            "agree" => r.verdict == Verdict::Agree && !r.board(annabella::table::reconcile::Side::A).correct,
+            "agree" => {
+                r.verdict == Verdict::Agree
+                    && !r.board(annabella::table::reconcile::Side::A).correct
+            }
             "differ" => r.verdict == Verdict::Differ && r.agreed_plies == 149,
             _ => matches!(r.verdict, Verdict::Lagging { .. }) && r.agreed_plies == 300,
         };
