@@ -8,6 +8,9 @@
 //!   end, so both get corrections back to ply 149, with a clock record.
 //! - **lag**: sheet b one ply short, the peg board showing the longer sheet.
 //!
+//! - **from-text**: the agree scenario with both sheets first read from text (SAN and ICCF
+//!   numeric), as the command line does.
+//!
 //! Target: under 1 ms per call. Run: `cargo bench --bench reconcile`. Under `cargo test` each
 //! scenario runs once and its verdict is checked.
 
@@ -16,9 +19,10 @@ use std::time::Duration;
 
 use annabella::chess::game::Game;
 use annabella::chess::language::Language;
+use annabella::chess::notation::{Notation, Style, format_move};
 use annabella::table::corrections::Observed;
 use annabella::table::reconcile::{
-    BoardInput, ClockRecord, ReconcileInput, Sheet, Verdict, reconcile,
+    BoardInput, ClockRecord, ReconcileInput, Sheet, Side, Verdict, read_sheet, reconcile,
 };
 use criterion::Criterion;
 use shakmaty::{Chess, Move, Position, Square};
@@ -163,6 +167,41 @@ fn main() {
         };
         assert!(ok, "{}: {:?}", s.name, r.explanation);
     }
+    // The agree scenario's sheets as a player and a correspondent would write them.
+    let agree = &scenarios[0];
+    let text = |notation: Notation| -> String {
+        let style = Style::new(Language::english());
+        let mut pos = Chess::default();
+        let mut words = Vec::new();
+        for &m in &agree.sheets[0].moves {
+            words.push(format_move(
+                &pos,
+                start.castling_mode(),
+                m,
+                notation,
+                &style,
+            ));
+            pos.play_unchecked(m);
+        }
+        words.join(" ")
+    };
+    let (san, iccf) = (text(Notation::San), text(Notation::Iccf));
+    let from_text = || {
+        let a = read_sheet(Side::A, &san, &start, Language::english());
+        let b = read_sheet(Side::B, &iccf, &start, Language::english());
+        run(
+            &start,
+            &Scenario {
+                name: "from-text",
+                sheets: [a, b],
+                boards: agree.boards.clone(),
+                clocks: None,
+            },
+        )
+    };
+    assert_eq!(from_text().verdict, Verdict::Agree);
+    assert_eq!(from_text().agreed_plies, 300);
+
     let mut c = Criterion::default()
         .sample_size(50)
         .warm_up_time(Duration::from_secs(1))
@@ -172,6 +211,7 @@ fn main() {
     for s in &scenarios {
         group.bench_function(s.name, |b| b.iter(|| black_box(run(&start, s))));
     }
+    group.bench_function("from-text", |b| b.iter(|| black_box(from_text())));
     group.finish();
     c.final_summary();
 }
