@@ -545,10 +545,9 @@ pub fn reconcile(input: &ReconcileInput) -> Resolution {
         std::slice::from_ref(input.start.position()),
         mode,
     );
-    let shared_len = first.positions.len();
     let replayed = [
         replay(Side::A, sheet_a, &first.positions, mode),
-        replay(Side::B, sheet_b, &first.positions[..shared_len], mode),
+        replay(Side::B, sheet_b, &first.positions, mode),
     ];
     let bad_entries = [replayed[0].bad.clone(), replayed[1].bad.clone()];
     for bad in bad_entries.iter().flatten() {
@@ -1225,7 +1224,9 @@ mod tests {
         );
 
         // Without a reading at ply 2: White made 1 of his 3 moves, Black 1 of his 2.
-        c.clocks.as_mut().map(|k| k.after_ply.truncate(2));
+        if let Some(k) = c.clocks.as_mut() {
+            k.after_ply.truncate(2);
+        }
         let r = c.run();
         assert_eq!(
             r.clocks,
