@@ -623,10 +623,19 @@ pub fn reconcile(input: &ReconcileInput) -> Resolution {
                 .enumerate()
                 .map(|(i, &m)| san(&positions[legal[side.index()] + i], m))
                 .collect();
+            // One missing ply is normal play (8.1.3); more break the rule that a player writes
+            // his previous move before the next, but still contradict nothing: read out too.
+            let rule = if missing.len() == 1 {
+                "a move is written down after it is made, and a player may reply before \
+                 writing his opponent's move (FIDE 8.1.3)"
+            } else {
+                "more than one missing move is more than FIDE 8.1.3 allows, but nothing on \
+                 either sheet contradicts the other"
+            };
             explanation.push(format!(
                 "Sheet {side} has the first {} of the {} half-moves on sheet {long} and nothing \
-                 that contradicts them: a player may reply before writing the last move down \
-                 (FIDE 8.1.3), so this is no disagreement yet. The boards must show {}. The \
+                 that contradicts them: {rule}, so this is no disagreement yet. The boards must \
+                 show {}. The \
                  missing {} ({}) {} read to player {side}; if he confirms, they are written on \
                  his sheet; if he disputes them, the sheets differ and the game goes back to {}.",
                 legal[side.index()],
@@ -919,10 +928,10 @@ fn resolve_board(
         format!("Board {side}{kind} shows the position; nothing to correct.")
     } else {
         format!(
-            "Board {side}{kind} does not show the position: {} bring it there ({}).",
+            "Board {side}{kind} does not show the position: {} it there ({}).",
             match list.len() {
-                1 => "one hand action".to_owned(),
-                n => format!("{n} hand actions"),
+                1 => "one hand action brings".to_owned(),
+                n => format!("{n} hand actions bring"),
             },
             named
                 .iter()
