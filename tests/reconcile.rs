@@ -283,6 +283,31 @@ fn an_illegal_or_unreadable_sheet_is_refused_naming_sheet_ply_and_token() {
 }
 
 #[test]
+fn empty_sheets_mean_the_start_position() {
+    let v = reconcile_ok(&[], "", "", START_PEGS, START);
+    assert_eq!(v["sheets_agree"], true);
+    assert_eq!(v["agreed_plies"], 0);
+    assert_eq!(v["position"], format!("{START} w KQkq - 0 1"));
+}
+
+#[test]
+fn a_bad_spoken_move_is_named_with_its_line() {
+    let o = run(
+        &["--lang", "de"],
+        "Bauer Eva vier\nBauer Eva fünf\nTurm Anna drei",
+        "e4",
+        START,
+        START,
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("sheet a, ply 3 (2.), line 3: \"Turm Anna drei\""),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_malformed_board_is_refused_naming_the_board() {
     for (board, needle) in [
         ("SFFFF00000000FFF", "15 hex digits"),
