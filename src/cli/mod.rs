@@ -1,4 +1,4 @@
-//! The command-line face: `annabella convert` and `annabella announce`.
+//! The command-line face: `annabella convert`, `announce`, `reconcile` and the board commands.
 //!
 //! This is an adapter: it reads files and standard input, writes standard output, and hands
 //! everything else to the pure core in [`crate::chess`].
@@ -6,6 +6,7 @@
 pub mod announce;
 pub mod board_session;
 pub mod convert;
+pub mod reconcile;
 pub mod replay;
 pub mod simulate;
 pub mod watch;
@@ -50,6 +51,9 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Watch a live board (serial device or tcp:HOST:PORT) and print each conclusion.
     Watch(watch::WatchArgs),
+    /// Two boards, two scoresheets (FIDE D.2.9): where the sheets agree, the position both
+    /// boards must show, each board's corrections; one JSON object.
+    Reconcile(reconcile::ReconcileArgs),
 }
 
 /// The options every command that reads moves shares.
@@ -167,5 +171,6 @@ pub fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Command::SimulateBoard(args) => simulate::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Reconcile(args) => reconcile::run(args),
     }
 }
