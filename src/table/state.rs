@@ -893,7 +893,11 @@ impl Table {
         feed.connected = up;
         feed.ever_connected |= up;
         if up {
-            feed.detector.reconnected();
+            // Only a board seen before can have had a move made on it while away; at the
+            // first connect its snapshot is compared with the game, nothing more.
+            if again {
+                feed.detector.reconnected();
+            }
             feed.awaiting_snapshot = true;
             if let Some(d) = &mut feed.debouncer {
                 d.flush(&mut feed.released);
