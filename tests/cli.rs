@@ -14,7 +14,11 @@ fn annabella(args: &[&str], stdin: &str) -> Output {
     // The binary may refuse its arguments and exit before reading standard input: a broken pipe
     // here is that refusal, which the caller checks through the exit status and stderr.
     if let Err(e) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "writing stdin: {e}");
+        assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "writing stdin: {e}"
+        );
     }
     child.wait_with_output().unwrap()
 }
