@@ -7,6 +7,7 @@ pub mod announce;
 pub mod board_session;
 pub mod convert;
 pub mod replay;
+pub mod send;
 pub mod simulate;
 pub mod watch;
 
@@ -50,6 +51,9 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Watch a live board (serial device or tcp:HOST:PORT) and print each conclusion.
     Watch(watch::WatchArgs),
+    /// Send requests to a running daemon's control interface (`move e4`, `board`, `events`)
+    /// and print the replies; exit status 0 all ok, 1 an error reply, 2 no connection.
+    Send(send::SendArgs),
 }
 
 /// The options every command that reads moves shares.
@@ -167,5 +171,6 @@ pub fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Command::SimulateBoard(args) => simulate::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Send(args) => send::run(args),
     }
 }
