@@ -102,7 +102,7 @@ pub async fn run(
     let mut stop = shutdown.clone();
     loop {
         tokio::select! {
-            _ = stop.wait_for(|&stop| stop) => break,
+            () = stopped(&mut stop) => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => match slots.clone().try_acquire_owned() {
                     Ok(slot) => {
@@ -137,6 +137,12 @@ pub async fn run(
         while connections.join_next().await.is_some() {}
     })
     .await;
+}
+
+/// Resolves once shutdown is asked for, or its sender is gone. (The guard `wait_for` returns
+/// is dropped here: held across an await it would make the task not `Send`.)
+async fn stopped(shutdown: &mut watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|&stop| stop).await;
 }
 
 struct Shared {
@@ -336,7 +342,7 @@ async fn serve(
     loop {
         let step = tokio::select! {
             biased;
-            _ = shutdown.wait_for(|&stop| stop) => Step::Shutdown,
+            () = stopped(&mut shutdown) => Step::Shutdown,
             _ = &mut auth_timer, if conn.grant.is_none() => Step::AuthTimeout,
             read = reader.next_line() => Step::Read(read),
             event = maybe_next_event(conn.events.as_mut()) => Step::Event(event),
