@@ -338,6 +338,8 @@ async fn one_connection_too_many_is_told_so_and_closed() {
     let first = Client::authenticated(server.addr, WHITE).await;
     let _second = Client::authenticated(server.addr, BLACK).await;
     let mut third = Client::connect(server.addr).await;
+    // Talking at once does not cost it the explanation.
+    third.send(b"auth guess\n").await;
     assert_eq!(
         third.line().await.unwrap(),
         "error rate too many connections (at most 2); try again later"

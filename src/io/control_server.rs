@@ -31,6 +31,10 @@ pub const MAX_SKIPPED_BYTES: usize = 64 * 1024;
 pub const FLOOD_STRIKES: u32 = 10;
 /// Wrong tokens on one connection before it is closed.
 pub const MAX_AUTH_FAILURES: u32 = 3;
+/// Refused connections being said goodbye to at once; more are closed without waiting.
+const REFUSALS_AT_ONCE: usize = 8;
+/// How long a refused connection is given to take its error line.
+const REFUSAL_GRACE: Duration = Duration::from_secs(1);
 /// How long shutdown waits for connections to say goodbye.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
@@ -98,6 +102,7 @@ pub async fn run(
         settings,
     });
     let slots = Arc::new(Semaphore::new(shared.settings.max_connections));
+    let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
     let mut connections = JoinSet::new();
     let mut stop = shutdown.clone();
     loop {
@@ -115,12 +120,22 @@ pub async fn run(
                     }
                     Err(_) => {
                         tracing::warn!(%peer, "control connection refused: too many connections");
-                        // Without waiting: a full server must not be held up by the refused.
                         let line = format!(
                             "error rate too many connections (at most {}); try again later\n",
                             shared.settings.max_connections
                         );
-                        let _ = stream.try_write(line.as_bytes());
+                        match refusals.clone().try_acquire_owned() {
+                            Ok(slot) => {
+                                connections.spawn(async move {
+                                    refuse(stream, line).await;
+                                    drop(slot);
+                                });
+                            }
+                            // Refusing many at once: without waiting, and without goodbye.
+                            Err(_) => {
+                                let _ = stream.try_write(line.as_bytes());
+                            }
+                        }
                     }
                 },
                 Err(e) => {
@@ -135,6 +150,21 @@ pub async fn run(
     drop(listener);
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, async {
         while connections.join_next().await.is_some() {}
+    })
+    .await;
+}
+
+/// Says why to a connection beyond the cap and closes it. What the client sent meanwhile is
+/// read and dropped first: closing a socket with unread data resets it, and the client could
+/// lose the error line.
+async fn refuse(mut stream: TcpStream, line: String) {
+    use tokio::io::AsyncReadExt;
+    let _ = tokio::time::timeout(REFUSAL_GRACE, async {
+        stream.write_all(line.as_bytes()).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 1024];
+        while stream.read(&mut sink).await? > 0 {}
+        Ok::<(), std::io::Error>(())
     })
     .await;
 }
