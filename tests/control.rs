@@ -374,23 +374,27 @@ async fn a_flood_is_refused_then_cut_off() {
     while let Some(line) = c.line().await {
         replies.push(line);
     }
-    assert_eq!(replies[0], format!("ok {FEN}"));
-    assert_eq!(replies[1], format!("ok {FEN}"));
+    // `auth` took one of the three; a slow test machine may have earned one more.
+    let served = replies
+        .iter()
+        .take_while(|r| **r == format!("ok {FEN}"))
+        .count();
+    assert!((2..=3).contains(&served), "{replies:?}");
     assert!(
-        replies[2].starts_with("error rate more than 1 requests a second"),
+        replies[served].starts_with("error rate more than 1 requests a second (bursts of 3)"),
         "{replies:?}"
     );
     assert_eq!(
         replies.last().unwrap(),
         "error rate flood of requests; closing"
     );
-    assert!(replies.len() <= 2 + 10 + 1, "{replies:?}");
+    assert_eq!(replies.len(), served + 10, "{replies:?}");
 }
 
 #[tokio::test]
 async fn unauthenticated_connections_time_out() {
     let server = start(ControlSettings {
-        auth_timeout: Duration::from_millis(200),
+        auth_timeout: Duration::from_millis(500),
         ..fast()
     })
     .await;
@@ -398,10 +402,10 @@ async fn unauthenticated_connections_time_out() {
     let mut busy = Client::authenticated(server.addr, OBSERVER).await;
     assert_eq!(
         idle.line().await.unwrap(),
-        "error auth no auth within 0.2 s of connecting; closing"
+        "error auth no auth within 0.5 s of connecting; closing"
     );
     idle.assert_closed().await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(busy.ask("board").await, format!("ok {FEN}"));
 }
 
@@ -734,4 +738,35 @@ async fn send_talks_to_the_real_server() {
     .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(text(&o.stderr), "error auth wrong token\n");
+}
+
+#[tokio::test]
+async fn send_events_prints_event_lines_until_the_daemon_closes() {
+    let server = start(fast()).await;
+    let addr = server.addr.to_string();
+    let watcher = tokio::task::spawn_blocking(move || {
+        annabella(
+            &["send", "--connect", &addr, "events"],
+            &[("ANNABELLA_TOKEN", OBSERVER)],
+            "",
+        )
+    });
+    for _ in 0..250 {
+        if server.events[0].receiver_count() > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.events[0]
+        .send(Arc::from("event move 1 white e2e4 e4"))
+        .unwrap();
+    // The event line reaches the client before the shutdown closes the connection.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    server.shutdown.send(true).unwrap();
+    let o = watcher.await.unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        "ok events table-1\nevent move 1 white e2e4 e4\nevent shutdown\n"
+    );
 }
