@@ -760,8 +760,7 @@ async fn send_events_prints_event_lines_until_the_daemon_closes() {
     server.events[0]
         .send(Arc::from("event move 1 white e2e4 e4"))
         .unwrap();
-    // The event line reaches the client before the shutdown closes the connection.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Published just before shutdown: it still reaches the subscriber, before the goodbye.
     server.shutdown.send(true).unwrap();
     let o = watcher.await.unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));

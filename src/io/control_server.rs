@@ -378,7 +378,23 @@ async fn serve(
             event = maybe_next_event(conn.events.as_mut()) => Step::Event(event),
         };
         let reply = match step {
-            Step::Shutdown => Reply::close("event shutdown".to_owned()),
+            Step::Shutdown => {
+                // Events already published still reach a subscriber, then the goodbye.
+                let mut lines = Vec::new();
+                while let Some(events) = conn.events.as_mut()
+                    && lines.len() < crate::app::hub::EVENT_BACKLOG
+                {
+                    match events.try_recv() {
+                        Ok(line) => lines.push(one_line(&line)),
+                        Err(broadcast::error::TryRecvError::Lagged(n)) => {
+                            lines.push(format!("event lagged {n}"))
+                        }
+                        Err(_) => break,
+                    }
+                }
+                lines.push("event shutdown".to_owned());
+                Reply::close(lines.join("\n"))
+            }
             Step::AuthTimeout => Reply::close(
                 Refusal::new(
                     ErrorCode::Auth,
