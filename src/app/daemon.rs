@@ -77,7 +77,14 @@ pub async fn run(
     let store = Store::open(&config.state_dir)
         .and_then(StoreHandle::spawn)
         .with_context(|| format!("opening the journal in {}", config.state_dir.display()))?;
-    // TOKENS
+    let names: Vec<&str> = config.tables.iter().map(|t| t.name.as_str()).collect();
+    let loaded = crate::io::tokens::load_or_create(&config.state_dir, &config.tokens, &names)
+        .context("loading the control interface's tokens")?;
+    if loaded.created {
+        tracing::info!(path = %loaded.path.display(), "created a token for each role");
+    }
+    let tokens = loaded.tokens;
+    crate::io::control_server::check_listen(config.listen, &tokens).map_err(anyhow::Error::msg)?;
     let speaker = Arc::new(Speaker::new(&config.speech));
     // Settings borrow the language for the daemon's whole life.
     let lang: &'static Language = Box::leak(Box::new(config.lang.clone()));
@@ -164,8 +171,15 @@ pub async fn run(
         .await
         .with_context(|| format!("listening on {}", config.listen))?;
     let listen = listener.local_addr()?;
-    // CONTROL
-    drop(listener);
+    let mut control = config.control.clone();
+    control.default_lang = lang;
+    tasks.spawn(crate::io::control_server::run(
+        listener,
+        hub.clone(),
+        tokens,
+        control,
+        shutdown.clone(),
+    ));
     {
         let store = store.clone();
         let mut shutdown = shutdown.clone();

@@ -6,8 +6,11 @@
 pub mod announce;
 pub mod board_session;
 pub mod convert;
+pub mod demo;
 pub mod reconcile;
 pub mod replay;
+pub mod send;
+pub mod serve;
 pub mod simulate;
 pub mod watch;
 
@@ -54,6 +57,14 @@ pub enum Command {
     /// Two boards, two scoresheets (FIDE D.2.9): where the sheets agree, the position both
     /// boards must show, each board's corrections; one JSON object.
     Reconcile(reconcile::ReconcileArgs),
+    /// Run the daemon: one or more tables, each linking the blind player's peg board to the
+    /// sighted side's board or to moves relayed over the control interface.
+    Serve(serve::ServeArgs),
+    /// A scripted game through a real daemon on a simulated peg board, with speech.
+    Demo(demo::DemoArgs),
+    /// Send requests to a running daemon's control interface (`move e4`, `board`, `events`)
+    /// and print the replies; exit status 0 all ok, 1 an error reply, 2 no connection.
+    Send(send::SendArgs),
 }
 
 /// The options every command that reads moves shares.
@@ -172,5 +183,8 @@ pub fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Command::Replay(args) => replay::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Reconcile(args) => reconcile::run(args),
+        Command::Send(args) => send::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Demo(args) => demo::run(args),
     }
 }
