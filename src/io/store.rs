@@ -126,6 +126,15 @@ pub enum StoreError {
     Corrupt { path: PathBuf, detail: String },
     #[error("the disk holding the journal {path} is full; nothing was recorded: free some space")]
     DiskFull { path: PathBuf },
+    #[error(
+        "the journal {path}: {doing} failed: {source}; nothing was recorded: check the disk (free space, file size limits, the kernel log)"
+    )]
+    Io {
+        path: PathBuf,
+        doing: &'static str,
+        #[source]
+        source: Arc<rusqlite::Error>,
+    },
     #[error("the journal {path}: {doing} failed: {source}")]
     Database {
         path: PathBuf,
@@ -697,6 +706,11 @@ fn classify(path: &Path, e: rusqlite::Error, doing: &'static str) -> StoreError 
             detail: e.to_string(),
         },
         Some(ErrorCode::DiskFull) => StoreError::DiskFull { path },
+        Some(ErrorCode::SystemIoFailure) => StoreError::Io {
+            path,
+            doing,
+            source: Arc::new(e),
+        },
         Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly | ErrorCode::PermissionDenied) => {
             StoreError::NotWritable {
                 path,
