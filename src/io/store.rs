@@ -1641,6 +1641,15 @@ mod tests {
     }
 
     #[test]
+    fn the_handle_can_go_to_any_task_and_the_store_to_its_thread() {
+        fn handle<T: Clone + Send + Sync + 'static>() {}
+        fn store<T: Send + 'static>() {}
+        handle::<StoreHandle>();
+        store::<Store>();
+        store::<StoreError>();
+    }
+
+    #[test]
     fn the_handle_answers_and_closes() {
         let (_tmp, dir) = state();
         let runtime = tokio::runtime::Builder::new_current_thread()
