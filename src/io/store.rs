@@ -1303,9 +1303,10 @@ mod tests {
                 ("a", 100, "a batch"),
                 ("d", 100, "d batch"),
                 ("a", 101, "a two"),
+                ("d", 101, "d two"),
             ])
             .unwrap();
-        assert_eq!(seqs.len(), 3);
+        assert_eq!(seqs.len(), 4);
         assert!(seqs.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(store.tables(), vec!["a", "b", "c", "d"]);
         let a = store.load("a").unwrap();
@@ -1314,7 +1315,8 @@ mod tests {
         assert_eq!(a[9].line, "a 28");
         assert_eq!(lines(&a[10..]), vec!["a batch", "a two"]);
         assert!(a.windows(2).all(|w| w[0].seq < w[1].seq));
-        assert_eq!(lines(&store.load("d").unwrap()), vec!["d batch"]);
+        assert_eq!(lines(&store.load("d").unwrap()), vec!["d batch", "d two"]);
+        assert_eq!(store.current_game("d"), Some(1));
         assert!(store.load("e").unwrap().is_empty());
         assert_eq!(store.append_batch(&[]).unwrap(), Vec::<u64>::new());
     }
@@ -1609,6 +1611,27 @@ mod tests {
     }
 
     #[test]
+    fn a_heartbeat_is_synced_when_the_last_synced_one_is_ten_seconds_old() {
+        let (_tmp, dir) = state();
+        let mut store = Store::open(&dir).unwrap();
+        store.heartbeat(100_000).unwrap();
+        assert_eq!(
+            store.synced_heartbeat,
+            Some(100_000),
+            "the first one is synced"
+        );
+        store.heartbeat(101_000).unwrap();
+        store.heartbeat(109_999).unwrap();
+        assert_eq!(store.synced_heartbeat, Some(100_000));
+        assert_eq!(store.last_heartbeat(), Some(109_999));
+        store.heartbeat(110_000).unwrap();
+        assert_eq!(store.synced_heartbeat, Some(110_000));
+        store.heartbeat(111_000).unwrap();
+        store.append("t", 111_500, "a move syncs the log").unwrap();
+        assert_eq!(store.synced_heartbeat, Some(111_000));
+    }
+
+    #[test]
     fn games_are_archived_under_safe_names() {
         let (_tmp, dir) = state();
         let mut store = Store::open(&dir).unwrap();
@@ -1687,5 +1710,39 @@ mod tests {
         assert!(!dir.join(format!("{JOURNAL_FILE}-wal")).exists());
         let store = Store::open(&dir).unwrap();
         assert_eq!(lines(&store.load_game("t", 1).unwrap()), vec!["one", "two"]);
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Any table name and any line: recorded exactly as given, or refused with an error
+        /// message of one line; never a panic.
+        #[test]
+        fn any_input_is_recorded_exactly_or_refused(
+            table in "\\PC{0,70}|[\\x00-\\x7f]{0,10}",
+            line in "\\PC{0,300}|[\\x00-\\x7f]{0,40}|x{4090,4100}",
+            at in prop_oneof![any::<u64>(), 0..=i64::MAX as u64],
+        ) {
+            let tmp = tempfile::tempdir().unwrap();
+            let mut store = Store::open(tmp.path()).unwrap();
+            match store.append(&table, at, &line) {
+                Ok(seq) => {
+                    let entries = store.load(&table).unwrap();
+                    prop_assert_eq!(entries, vec![JournalEntry { seq, at_unix_ms: at, line }]);
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    prop_assert!(!message.is_empty() && !message.contains('\n'), "{}", message);
+                    prop_assert!(store.tables().is_empty());
+                }
+            }
+        }
     }
 }
