@@ -47,9 +47,15 @@ enum Step {
 /// move is replicated on the wrong square first.
 const SCRIPT: &[Step] = &[
     Step::Peg("The blind player plays e2-e4 on his peg board", &["e2e4"]),
-    Step::Opponent("The correspondence opponent sends 5755 (e7-e5)", "move 5755"),
+    Step::Opponent(
+        "The correspondence opponent sends 5755 (e7-e5)",
+        "move 5755",
+    ),
     Step::Peg("The blind player replicates e7-e5 on his board", &["e7e5"]),
-    Step::Peg("He asks for the clock (key T on the peg board)", &["raw KT"]),
+    Step::Peg(
+        "He asks for the clock (key T on the peg board)",
+        &["raw KT"],
+    ),
     Step::Peg("Bishop f1-c4", &["f1c4"]),
     Step::Opponent("The opponent sends 2836 (knight b8-c6)", "move 2836"),
     Step::Peg(
@@ -122,13 +128,23 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
         bail!("the demo's table has no simulated peg board");
     };
     let mut events = table.events.subscribe();
-    println!("annabella demo: a table with a simulated peg board; the control interface listens on {}", running.listen);
-    println!("journal, tokens and the finished game: {}\n", state_dir.display());
+    println!(
+        "annabella demo: a table with a simulated peg board; the control interface listens on {}",
+        running.listen
+    );
+    println!(
+        "journal, tokens and the finished game: {}\n",
+        state_dir.display()
+    );
 
     // The peg board is plugged in and compared with the game first.
-    wait_for(&mut events, |e| e.starts_with("event in-sync peg"), Duration::from_secs(10))
-        .await
-        .context("the simulated peg board did not report the start position")?;
+    wait_for(
+        &mut events,
+        |e| e.starts_with("event in-sync peg"),
+        Duration::from_secs(10),
+    )
+    .await
+    .context("the simulated peg board did not report the start position")?;
 
     let raw = crate::io::tokens::read_file(&state_dir.join(crate::io::tokens::TOKENS_FILE))
         .context("reading the demo's tokens")?;
@@ -139,7 +155,9 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
         .context("connecting to the control interface")?;
     let (read, mut write) = stream.into_split();
     let mut replies = BufReader::new(read).lines();
-    write.write_all(format!("auth {token}\n").as_bytes()).await?;
+    write
+        .write_all(format!("auth {token}\n").as_bytes())
+        .await?;
     let auth = replies.next_line().await?.unwrap_or_default();
     if !auth.starts_with("ok") {
         bail!("the control interface refused the demo's token: {auth}");
@@ -169,14 +187,20 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
         loop {
             match tokio::time::timeout_at(deadline, events.recv()).await {
                 Ok(Ok(line)) => show(&line),
-                Ok(Err(broadcast::error::RecvError::Lagged(n))) => println!("   ({n} events skipped)"),
+                Ok(Err(broadcast::error::RecvError::Lagged(n))) => {
+                    println!("   ({n} events skipped)")
+                }
                 Ok(Err(broadcast::error::RecvError::Closed)) | Err(_) => break,
             }
         }
     }
-    let archived = wait_for(&mut events, |e| e.starts_with("event archived "), Duration::from_secs(5))
-        .await
-        .context("the finished game was not archived")?;
+    let archived = wait_for(
+        &mut events,
+        |e| e.starts_with("event archived "),
+        Duration::from_secs(5),
+    )
+    .await
+    .context("the finished game was not archived")?;
     let path = archived.trim_start_matches("event archived ").to_owned();
     println!("\n== The game as PGN ({path})\n");
     let pgn = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;

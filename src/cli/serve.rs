@@ -93,12 +93,10 @@ impl ServeArgs {
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let raw = args.raw_config()?;
-    let config = raw
-        .validate()
-        .with_context(|| match &args.config {
-            Some(path) => format!("configuration {}", path.display()),
-            None => "configuration".to_owned(),
-        })?;
+    let config = raw.validate().with_context(|| match &args.config {
+        Some(path) => format!("configuration {}", path.display()),
+        None => "configuration".to_owned(),
+    })?;
     init_logging(config.json_logs);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -122,8 +120,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 pub fn init_logging(json: bool) {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    use std::io::IsTerminal;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        // Colours only for a person at a terminal, not in a journal or a log file.
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     // A second initialisation (tests, the demo) keeps the first.
     if json {
