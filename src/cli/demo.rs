@@ -41,6 +41,9 @@ enum Step {
     Peg(&'static str, &'static [&'static str]),
     /// The correspondence opponent (Black) sends a request over the control interface.
     Opponent(&'static str, &'static str),
+    /// The simulated board learns the game's position after pegs were moved by hand (`raw`
+    /// lines), so that its next moves start from it.
+    SyncBoard,
 }
 
 /// The game: a Scholar's mate, with the blind player as White on the peg board. Black's third
@@ -66,6 +69,7 @@ const SCRIPT: &[Step] = &[
         "He follows the correction: knight from a6 to c6",
         &["raw La6", "raw Pc6"],
     ),
+    Step::SyncBoard,
     Step::Peg("Queen d1-h5", &["d1h5"]),
     Step::Opponent("The opponent sends 7866 (knight g8-f6)", "move 7866"),
     Step::Peg("He replicates g8-f6", &["g8f6"]),
@@ -90,7 +94,8 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     raw.speech.lang = args.lang.clone();
     raw.clock.time_control = "900+10".to_owned();
     let config = raw.validate().context("the demo's configuration")?;
-    crate::cli::serve::init_logging(false);
+    // The demo's own lines tell the story; the daemon's log says only what went wrong.
+    crate::cli::serve::init_logging(false, "warn");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -137,14 +142,25 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
         state_dir.display()
     );
 
-    // The peg board is plugged in and compared with the game first.
-    wait_for(
-        &mut events,
-        |e| e.starts_with("event in-sync peg"),
-        Duration::from_secs(10),
-    )
-    .await
-    .context("the simulated peg board did not report the start position")?;
+    // The peg board is plugged in and compared with the game first (it may already be).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = table
+            .ask(
+                Role::Observer,
+                crate::chess::language::Language::english(),
+                crate::table::control::Command::Status,
+            )
+            .await;
+        if status.contains("peg connected in-sync") {
+            println!("   table: {}", status.trim_start_matches("ok "));
+            break;
+        }
+        if tokio::time::Instant::now() > deadline {
+            bail!("the simulated peg board did not report the start position: {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 
     let raw = crate::io::tokens::read_file(&state_dir.join(crate::io::tokens::TOKENS_FILE))
         .context("reading the demo's tokens")?;
@@ -163,6 +179,7 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
         bail!("the control interface refused the demo's token: {auth}");
     }
 
+    let mut archived: Option<String> = None;
     for step in SCRIPT {
         match step {
             Step::Peg(what, lines) => {
@@ -174,6 +191,18 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
                         .map_err(|_| anyhow::anyhow!("the simulated board has stopped"))?;
                 }
             }
+            Step::SyncBoard => {
+                let fen = table
+                    .ask(
+                        Role::Observer,
+                        crate::chess::language::Language::english(),
+                        crate::table::control::Command::Board,
+                    )
+                    .await;
+                operator
+                    .send(format!("fen {}", fen.trim_start_matches("ok ")))
+                    .map_err(|_| anyhow::anyhow!("the simulated board has stopped"))?;
+            }
             Step::Opponent(what, request) => {
                 println!("\n== {what}");
                 println!("   control   -> {request}");
@@ -182,11 +211,19 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
                 println!("   control   <- {reply}");
             }
         }
+        if matches!(step, Step::SyncBoard) {
+            continue;
+        }
         // Show what the table did: every spoken line and every conclusion.
         let deadline = tokio::time::Instant::now() + Duration::from_millis(pace_ms.max(700));
         loop {
             match tokio::time::timeout_at(deadline, events.recv()).await {
-                Ok(Ok(line)) => show(&line),
+                Ok(Ok(line)) => {
+                    show(&line);
+                    if let Some(path) = line.strip_prefix("event archived ") {
+                        archived = Some(path.to_owned());
+                    }
+                }
                 Ok(Err(broadcast::error::RecvError::Lagged(n))) => {
                     println!("   ({n} events skipped)")
                 }
@@ -194,14 +231,18 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
             }
         }
     }
-    let archived = wait_for(
-        &mut events,
-        |e| e.starts_with("event archived "),
-        Duration::from_secs(5),
-    )
-    .await
-    .context("the finished game was not archived")?;
-    let path = archived.trim_start_matches("event archived ").to_owned();
+    let path = match archived {
+        Some(path) => path,
+        None => wait_for(
+            &mut events,
+            |e| e.starts_with("event archived "),
+            Duration::from_secs(5),
+        )
+        .await
+        .context("the finished game was not archived")?
+        .trim_start_matches("event archived ")
+        .to_owned(),
+    };
     println!("\n== The game as PGN ({path})\n");
     let pgn = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
     println!("{pgn}");

@@ -97,7 +97,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         Some(path) => format!("configuration {}", path.display()),
         None => "configuration".to_owned(),
     })?;
-    init_logging(config.json_logs);
+    init_logging(config.json_logs, "info");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("annabella")
@@ -116,10 +116,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Logs to standard error: readable lines by default, JSON objects for log collectors.
-/// `RUST_LOG` overrides the level (default: info).
-pub fn init_logging(json: bool) {
+/// `RUST_LOG` overrides the level.
+pub fn init_logging(json: bool, default_level: &str) {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
     use std::io::IsTerminal;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
