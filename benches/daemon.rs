@@ -255,10 +255,10 @@ fn main() {
     let mut peg_latency = Vec::new();
     let mut tcp_latency = Vec::new();
     let mut positions: Vec<Chess> = vec![Chess::default(); tables];
-    for ply in 0..plies {
+    for (ply, uci_text) in GAME.iter().enumerate().take(plies) {
         for t in 0..tables {
             let pos = positions[t].clone();
-            let uci: shakmaty::uci::UciMove = GAME[ply].parse().expect("uci");
+            let uci: shakmaty::uci::UciMove = uci_text.parse().expect("uci");
             let m = uci.to_move(&pos).expect("legal");
             let spoken = annabella::chess::phrases::move_phrase(
                 &pos,
@@ -273,7 +273,7 @@ fn main() {
                 peg_latency.push(heard - sent);
             } else {
                 let (w, r) = &mut conns[t];
-                let line = format!("move {}\n", GAME[ply]);
+                let line = format!("move {uci_text}\n");
                 w.write_all(line.as_bytes()).expect("move");
                 let sent = Instant::now();
                 let heard = transcript.wait_for(&format!("blind {spoken}"));
