@@ -398,6 +398,12 @@ impl Table {
         }
         // A finished game was announced and archived before the crash.
         table.end_reported = table.game.is_over();
+        // The boards were in play before the restart: their first snapshot may show a move
+        // made (or a promotion left pending) while the daemon was down.
+        table.peg.ever_connected = true;
+        if let Some(normal) = &mut table.normal {
+            normal.ever_connected = true;
+        }
         Ok(table)
     }
 
