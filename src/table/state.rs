@@ -1987,7 +1987,7 @@ pub fn correction_phrase(c: &Correction, v: &Vocabulary) -> String {
             piece: None,
             from,
             to,
-        } => format!("{} {}", square_phrase(from, v), square_phrase(to, v)),
+        } => phrases::correction_move_unknown(from, to, v),
         Correction::Remove {
             piece: Some(p),
             square,
