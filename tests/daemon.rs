@@ -392,3 +392,40 @@ fn clock_field<'a>(reply: &'a str, color: &str) -> &'a str {
     }
     ""
 }
+
+#[test]
+fn sigterm_stops_the_daemon_gracefully_and_a_restart_restores_the_game() {
+    let dir = scratch_dir("sigterm");
+    let mut board = Board::start(&dir.join("peg"));
+    let port = free_port();
+    let mut daemon = Daemon::start(&dir, port, &["--log-format", "json"]);
+    let mut black = daemon.connect("black");
+    black.wait_status("peg connected in-sync");
+    board.hand("e2e4");
+    black.wait_status("ply 1");
+    assert_eq!(black.ask("move 5755"), "ok e7e5 e5");
+    let status = Command::new("kill")
+        .args(["-TERM", &daemon.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + WAIT;
+    let exit = loop {
+        if let Some(exit) = daemon.child.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the daemon did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(exit.success(), "{exit:?}");
+    // The subscriber heard the shutdown; the journal holds the game.
+    drop(daemon);
+    let daemon = Daemon::start(&dir, port, &[]);
+    let mut black = daemon.connect("black");
+    assert_eq!(black.ask("sheet"), "ok 1. e4 e5");
+    drop(board);
+    let _ = std::fs::remove_dir_all(&dir);
+}
