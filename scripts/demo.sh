@@ -10,7 +10,7 @@ cargo build --locked --release --quiet
 bin=target/release/annabella
 # The system voice (speech-dispatcher) may have no sound card to play on; the WAV record, made
 # with espeak-ng, keeps what was said either way.
-record="${TMPDIR:-/tmp}/annabella-demo-audio"
+record="$(mktemp -d "${TMPDIR:-/tmp}/annabella-demo-audio.XXXXXX")"
 "$bin" demo --speech "tts,wav:$record" "$@"
 if ls "$record"/*.wav >/dev/null 2>&1; then
   for f in "$record"/*.wav; do

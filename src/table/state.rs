@@ -275,6 +275,8 @@ pub struct Table {
     proposal: Option<Proposal>,
     /// The side whose sheet lags, asked to confirm the moves read out to him.
     lagging: Option<Side>,
+    /// When the game began (Unix milliseconds): the PGN's date.
+    began_at: u64,
     /// Illegal moves each side completed, as ruled by the arbiter (7.5.5).
     illegal_moves: [u32; 2],
     /// What the blind player heard last, for `KA`.
@@ -350,6 +352,7 @@ impl Table {
             proposal: None,
             lagging: None,
             illegal_moves: [0, 0],
+            began_at: 0,
             last_to_blind: None,
             end_reported: false,
             s,
@@ -453,6 +456,7 @@ impl Table {
                     .start_with(self.game.turn(), at)
                     .map_err(|e| e.to_string())?;
                 self.used_after = vec![[0, 0]];
+                self.began_at = at;
             }
             Record::Move { uci, source } => {
                 let m = UciMove::from_ascii(uci.as_bytes())
@@ -1242,6 +1246,7 @@ impl Table {
     fn headers(&self) -> Headers {
         Headers {
             event: format!("annabella {}", self.s.name),
+            date: pgn_date(self.began_at),
             result: self.game.outcome().map(|e: GameEnd| e.result),
             time_control: Some(self.s.time_control.to_string()),
             ..Headers::default()
@@ -1937,6 +1942,21 @@ fn declared(reason: EndReason) -> bool {
     )
 }
 
+/// `YYYY.MM.DD` (UTC) of a Unix time in milliseconds, for the PGN `Date` tag; the civil date
+/// from the day count as in Howard Hinnant's `civil_from_days`.
+fn pgn_date(unix_ms: u64) -> String {
+    let days = (unix_ms / 86_400_000) as i64 + 719_468;
+    let era = days.div_euclid(146_097);
+    let doe = days.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
 fn join_or_dash(items: &[String]) -> String {
     if items.is_empty() {
         "-".to_owned()
@@ -1997,5 +2017,18 @@ pub fn correction_phrase(c: &Correction, v: &Vocabulary) -> String {
             square,
         } => square_phrase(square, v),
         Correction::Place { piece, square } => phrases::correction_place(piece, square, v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pgn_date;
+
+    #[test]
+    fn pgn_dates() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(951_782_400_000), "2000.02.29");
+        assert_eq!(pgn_date(1_795_405_477_028), "2026.11.23");
+        assert_eq!(pgn_date(4_107_542_400_000), "2100.03.01");
     }
 }
