@@ -7,9 +7,11 @@
 //!   on threads of its own, so speaking never blocks the game.
 //! - [`store`]: the durable journal (SQLite) every accepted record is written to before it is
 //!   acknowledged or announced, the heartbeat, and the PGN archive of finished games.
+//! - [`web`]: the table's web page, its WebSocket bridged to the control interface.
 
 pub mod clock;
 pub mod link;
 pub mod simulator;
 pub mod speech;
 pub mod store;
+pub mod web;
