@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::boards::{Millis, Protocol, debounce};
 use crate::chess::language::Language;
 use crate::chess::notation::Verbosity;
+use crate::io::control_server::ControlSettings;
 use crate::io::link::Endpoint;
 use crate::io::speech::{self, BackendSpec};
+use crate::io::tokens::{RawToken, Tokens};
 use crate::table::clock::{AnnounceSchedule, TimeControl};
 use crate::table::detector::TouchMove;
 
@@ -23,14 +25,34 @@ pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 pub struct RawConfig {
     /// Address of the control interface.
     pub listen: String,
+    /// Address of the table's web page, or `off`.
+    pub web_listen: String,
     /// Where tokens, the journal and finished games are kept.
     pub state_dir: PathBuf,
     /// `human` or `json`.
     pub log_format: String,
+    pub control: RawControl,
     pub speech: RawSpeech,
     pub clock: RawClock,
     #[serde(rename = "table")]
     pub tables: Vec<RawTable>,
+    /// Control tokens besides those of `<state_dir>/tokens.toml`.
+    #[serde(rename = "token", skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<RawToken>,
+}
+
+/// The control interface's limits.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawControl {
+    /// Connections at once.
+    pub max_connections: usize,
+    /// Requests a second per connection, sustained.
+    pub requests_per_second: u32,
+    /// Requests a connection may send at once before the rate applies.
+    pub burst: u32,
+    /// Seconds a new connection has to authenticate.
+    pub auth_timeout_s: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -78,11 +100,26 @@ impl Default for RawConfig {
     fn default() -> RawConfig {
         RawConfig {
             listen: "127.0.0.1:7421".to_owned(),
+            web_listen: "127.0.0.1:7480".to_owned(),
             state_dir: PathBuf::from("/var/lib/annabella"),
             log_format: "human".to_owned(),
+            control: RawControl::default(),
             speech: RawSpeech::default(),
             clock: RawClock::default(),
             tables: Vec::new(),
+            tokens: Vec::new(),
+        }
+    }
+}
+
+impl Default for RawControl {
+    fn default() -> RawControl {
+        let settings = ControlSettings::default();
+        RawControl {
+            max_connections: settings.max_connections,
+            requests_per_second: settings.requests_per_second,
+            burst: settings.burst,
+            auth_timeout_s: settings.auth_timeout.as_secs(),
         }
     }
 }
@@ -166,8 +203,14 @@ pub struct TableConfig {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub listen: std::net::SocketAddr,
+    /// The web page's address; `None` when `web_listen = "off"`.
+    pub web_listen: Option<std::net::SocketAddr>,
     pub state_dir: PathBuf,
     pub json_logs: bool,
+    /// The control server's limits (its language default is English).
+    pub control: ControlSettings,
+    /// The configuration's `[[token]]`s; `io::tokens::load_or_create` merges the file's in.
+    pub tokens: Tokens,
     pub speech: Vec<BackendSpec>,
     pub lang: Language,
     pub verbosity: Verbosity,
@@ -305,10 +348,26 @@ impl RawConfig {
         if tables.is_empty() {
             tables.push(RawTable::default().validated_alone()?);
         }
+        let control = self.control.validate()?;
+        let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+        let tokens =
+            Tokens::from_config(&self.tokens, &names).map_err(|e| bad(e.place, e.message))?;
+        let web_listen = match self.web_listen.as_str() {
+            "off" => None,
+            text => Some(text.parse().map_err(|_| {
+                bad(
+                    "web_listen",
+                    format!("{text:?} is not ADDRESS:PORT (or \"off\")"),
+                )
+            })?),
+        };
         Ok(Config {
             listen,
+            web_listen,
             state_dir: self.state_dir.clone(),
             json_logs,
+            control,
+            tokens,
             speech,
             lang,
             verbosity,
@@ -318,6 +377,37 @@ impl RawConfig {
             announce,
             charge_downtime: self.clock.charge_downtime,
             tables,
+        })
+    }
+}
+
+impl RawControl {
+    fn validate(&self) -> Result<ControlSettings, ConfigError> {
+        let range = |key: &str, value: u64, low: u64, high: u64| {
+            if (low..=high).contains(&value) {
+                Ok(())
+            } else {
+                Err(bad(
+                    format!("control.{key}"),
+                    format!("{value}: {low} to {high}"),
+                ))
+            }
+        };
+        range("max_connections", self.max_connections as u64, 1, 4096)?;
+        range(
+            "requests_per_second",
+            self.requests_per_second.into(),
+            1,
+            10_000,
+        )?;
+        range("burst", self.burst.into(), 1, 10_000)?;
+        range("auth_timeout_s", self.auth_timeout_s, 1, 3600)?;
+        Ok(ControlSettings {
+            max_connections: self.max_connections,
+            requests_per_second: self.requests_per_second,
+            burst: self.burst,
+            auth_timeout: std::time::Duration::from_secs(self.auth_timeout_s),
+            ..ControlSettings::default()
         })
     }
 }
@@ -400,6 +490,7 @@ mod tests {
             assert!(err.to_string().starts_with(key), "{err} (want {key})");
         };
         check("listen = \"nowhere\"", "listen");
+        check("web_listen = \"nowhere\"", "web_listen");
         check("log_format = \"xml\"", "log_format");
         check("[speech]\nbackends = \"radio\"", "speech.backends");
         check("[speech]\nlang = \"xx\"", "speech.lang");
@@ -410,12 +501,58 @@ mod tests {
         check("[[table]]\ntouch_move = \"maybe\"", "table[0].touch_move");
         check("[[table]]\npeg = \"tcp:nohost\"", "table[0].peg");
         check("[[table]]\n[[table]]", "table[1].name");
+        check("[control]\nmax_connections = 0", "control.max_connections");
+        check("[control]\nburst = 0", "control.burst");
+        check(
+            "[[token]]\ntoken = \"abcdefghijklmnopq\"\nrole = \"referee\"",
+            "token[0]",
+        );
+        check(
+            "[[token]]\ntoken = \"abcdefghijklmnopq\"\nrole = \"white\"\ntables = [\"t2\"]",
+            "token[0]",
+        );
+        check("[[token]]\ntoken = \"abc\"\nrole = \"white\"", "token[0]");
         check("colour = \"blue\"", "x.toml");
         check("listen = 3", "x.toml");
         let broken = RawConfig::from_toml("\n\nlisten = [", Path::new("x.toml"))
             .unwrap_err()
             .to_string();
         assert!(broken.contains("line 3"), "{broken}");
+    }
+
+    /// The example's `[[token]]` is commented out (a token copied from an example is no
+    /// secret); uncommented, it must be valid and name every key a token has.
+    #[test]
+    fn the_commented_token_example_is_valid() {
+        let block: Vec<&str> = EXAMPLE
+            .lines()
+            .skip_while(|l| *l != "# [[token]]")
+            .take_while(|l| l.starts_with("# "))
+            .map(|l| &l[2..])
+            .collect();
+        assert!(
+            !block.is_empty(),
+            "the example has no \"# [[token]]\" block"
+        );
+        let text = block.join("\n");
+        let raw = RawConfig::from_toml(&text, Path::new("example token")).unwrap();
+        let config = raw.validate().unwrap();
+        assert_eq!(config.tokens.len(), 1);
+        let mut documented = Vec::new();
+        keys(
+            &toml::from_str::<toml::Value>(&text).unwrap(),
+            "",
+            &mut documented,
+        );
+        let mut known = Vec::new();
+        keys(&toml::Value::try_from(&raw).unwrap(), "", &mut known);
+        known.retain(|k| k.starts_with("token"));
+        documented.sort();
+        known.sort();
+        assert_eq!(
+            documented, known,
+            "the example's token keys and the code's differ"
+        );
     }
 
     #[test]

@@ -174,6 +174,13 @@ fn peg_lines() {
             ],
         ),
         (
+            "@abc Le2\n",
+            &[
+                "line 1: \"@abc Le2\": bad timestamp \"abc\"; expected @ followed by milliseconds, a \
+             space and the event, like @1234 Le2",
+            ],
+        ),
+        (
             "@ Le2\n",
             &[
                 "line 1: \"@ Le2\": bad timestamp \"\"; expected @ followed by milliseconds, a space \

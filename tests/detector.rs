@@ -3,7 +3,7 @@
 //! Script tokens: `Le2` lift, `Pe4` place, `KQ KR KB KN` promotion keys, `S<16 hex>` occupancy
 //! snapshot, `e4=P` / `e2=.` field updates, `D:<board FEN>` board dump, `wait` (ten seconds pass,
 //! then a poll), `!e7e5` the table enters a move from the other board, `undo` the table takes
-//! a move back. Between events 10 ms pass (less than any settle time), so only `wait` and the
+//! a move back, `reconnect` the link reports the board back after an unplug. Between events 10 ms pass (less than any settle time), so only `wait` and the
 //! end of the script release held conclusions. Like the replay command, the runner plays every
 //! `Moved` into the game and accepts every takeback.
 
@@ -217,6 +217,7 @@ impl Run {
                 self.game.undo();
                 self.poll();
             }
+            "reconnect" => self.det.reconnected(),
             "KQ" | "KR" | "KB" | "KN" => {
                 let role = Role::from_char(tok.as_bytes()[1].to_ascii_lowercase() as char).unwrap();
                 self.event(SensorEvent::Key(BoardKey::Promote(role)));
@@ -822,6 +823,42 @@ fn power_up_snapshot_that_differs_is_a_mismatch() {
     let occ = start_occ.without(Square::G1).with(Square::H3);
     check(START, &format!("S{:016X}", occ.0), &["mismatch ?h3-g1 ?"]);
     check(START, &format!("S{:016X}", start_occ.0), &[]);
+}
+
+#[test]
+fn a_move_made_while_the_board_was_away_counts_when_only_it_explains_the_snapshot() {
+    // Unplugged, e2-e4 played, plugged in again: the first snapshot shows exactly one move.
+    let mut after = Board::new();
+    after.discard_piece_at(Square::E2);
+    after.set_piece_at(Square::E4, Piece::from_char('P').unwrap());
+    let snap = format!("S{:016X}", after.occupied().0);
+    check(START, &format!("reconnect {snap}"), &["move e2e4"]);
+    check_with(
+        &dgt(),
+        START,
+        &format!("reconnect D:{after}"),
+        &["move e2e4"],
+    );
+    // At power-up nothing says the board was right before: a set-up error is no move.
+    check(START, &snap, &["mismatch ?e4-e2 ?"]);
+    // Not the board's player's move: a mismatch, never a guess.
+    let black_moves = Opts {
+        mover: Some(Color::Black),
+        ..peg()
+    };
+    check_with(
+        &black_moves,
+        START,
+        &format!("reconnect {snap}"),
+        &["mismatch ?e4-e2 ?"],
+    );
+    // Two pawns moved while away: no single move explains it.
+    let occ = after.occupied().without(Square::D2).with(Square::D4);
+    check(
+        START,
+        &format!("reconnect S{:016X}", occ.0),
+        &["mismatch ?d4-d2,?e4-e2 ?"],
+    );
 }
 
 #[test]

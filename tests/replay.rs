@@ -221,3 +221,22 @@ fn a_closed_standard_error_is_no_panic() {
     assert_eq!(o.status.code(), Some(0), "{o:?}");
     assert_eq!(moves(&o), ["move e2e4"]);
 }
+
+#[test]
+fn a_touch_move_warning_is_a_line_of_its_own() {
+    // The knight on b1 is touched and put back, then the other knight moves.
+    let o = replay(
+        &["--protocol", "peg", "--touch-move", "warn"],
+        b"Lb1\nPb1\nLg1\nPf3\n",
+    );
+    let out = lines(&o);
+    let at = out
+        .iter()
+        .position(|l| l == "move g1f3")
+        .expect("the move line, exactly");
+    assert!(
+        out.get(at + 1)
+            .is_some_and(|l| l.starts_with("touch-move ")),
+        "{out:?}"
+    );
+}

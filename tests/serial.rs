@@ -155,6 +155,33 @@ fn peg_board_moves_arrive_through_a_pseudo_terminal_and_survive_an_unplug() {
 }
 
 #[test]
+fn a_move_made_while_the_board_was_unplugged_is_not_lost() {
+    let dir = temp_dir("away");
+    let link = dir.join("pegboard");
+    let mut sim = simulator("peg", &link, &[]);
+    let mut watch = Running::start(&[
+        "watch",
+        "--protocol",
+        "peg",
+        "--device",
+        link.to_str().unwrap(),
+    ]);
+    watch.expect("the board in sync", |l| l.starts_with("in-sync"));
+    sim.type_line("e4");
+    watch.expect_line("move e2e4");
+    sim.stop();
+    watch.expect("disconnected", |l| l.starts_with("disconnected"));
+    // While the cable is out, Black answers e7-e5 on the board; then it is plugged in again.
+    let fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+    let mut sim = simulator("peg", &link, &["--fen", fen]);
+    watch.expect("connected again", |l| l.starts_with("connected"));
+    watch.expect_line("move e7e5");
+    sim.type_line("Nf3");
+    watch.expect_line("move g1f3");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn peg_board_promotion_waits_for_the_key() {
     let dir = temp_dir("promo");
     let link = dir.join("pegboard");

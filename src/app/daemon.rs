@@ -19,6 +19,7 @@ use crate::io::clock::unix_ms;
 use crate::io::link::{self, Endpoint, LinkEvent};
 use crate::io::simulator::{self, SimulatedBoard};
 use crate::io::speech::Speaker;
+use crate::io::web::WebSettings;
 use crate::io::store::{Store, StoreError, StoreHandle};
 use crate::table::state::{BoardId, NormalBoard, Output, Table, TableSettings};
 
@@ -33,6 +34,8 @@ const BOARD_BACKLOG: usize = 256;
 pub struct Running {
     /// The control interface's address (useful with port 0).
     pub listen: SocketAddr,
+    /// The web page's address, when it is served.
+    pub web: Option<SocketAddr>,
     pub hub: Hub,
     /// Operator lines for each table's simulated peg board (`--peg sim`), by table name.
     pub simulated: Vec<(String, std::sync::mpsc::Sender<String>)>,
@@ -77,7 +80,14 @@ pub async fn run(
     let store = Store::open(&config.state_dir)
         .and_then(StoreHandle::spawn)
         .with_context(|| format!("opening the journal in {}", config.state_dir.display()))?;
-    // TOKENS
+    let names: Vec<&str> = config.tables.iter().map(|t| t.name.as_str()).collect();
+    let loaded = crate::io::tokens::load_or_create(&config.state_dir, &config.tokens, &names)
+        .context("loading the control interface's tokens")?;
+    if loaded.created {
+        tracing::info!(path = %loaded.path.display(), "created a token for each role");
+    }
+    let tokens = loaded.tokens;
+    crate::io::control_server::check_listen(config.listen, &tokens).map_err(anyhow::Error::msg)?;
     let speaker = Arc::new(Speaker::new(&config.speech));
     // Settings borrow the language for the daemon's whole life.
     let lang: &'static Language = Box::leak(Box::new(config.lang.clone()));
@@ -164,8 +174,33 @@ pub async fn run(
         .await
         .with_context(|| format!("listening on {}", config.listen))?;
     let listen = listener.local_addr()?;
-    // CONTROL
-    drop(listener);
+    let mut control = config.control.clone();
+    control.default_lang = lang;
+    tasks.spawn(crate::io::control_server::run(
+        listener,
+        hub.clone(),
+        tokens,
+        control,
+        shutdown.clone(),
+    ));
+    let web = match config.web_listen {
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("listening for the web page on {addr}"))?;
+            let web = listener.local_addr()?;
+            let settings = WebSettings::new(lang, &config.speech);
+            let control = control_address(listen);
+            let shutdown = shutdown.clone();
+            tasks.spawn(async move {
+                if let Err(e) = crate::io::web::run(listener, control, settings, shutdown).await {
+                    tracing::error!(error = %e, "the web page stopped");
+                }
+            });
+            Some(web)
+        }
+        None => None,
+    };
     {
         let store = store.clone();
         let mut shutdown = shutdown.clone();
@@ -185,6 +220,7 @@ pub async fn run(
     }
     tracing::info!(
         address = %listen,
+        web = %web.map_or_else(|| "off".to_owned(), |a| format!("http://{a}/")),
         tables = config.tables.len(),
         state_dir = %config.state_dir.display(),
         speech = %speaker.backend_names().join(","),
@@ -194,6 +230,7 @@ pub async fn run(
     if let Some(tx) = options.on_ready {
         tx.send(Running {
             listen,
+            web,
             hub,
             simulated,
         })
@@ -218,6 +255,21 @@ pub async fn run(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Where the web page reaches the control interface: a wildcard listen address is reached on
+/// the loopback address of its family.
+fn control_address(listen: SocketAddr) -> SocketAddr {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    match listen.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), listen.port())
+        }
+        IpAddr::V6(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), listen.port())
+        }
+        _ => listen,
+    }
 }
 
 fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language) -> TableSettings {

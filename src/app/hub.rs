@@ -16,7 +16,10 @@ pub const REQUEST_BACKLOG: usize = 64;
 /// One request for a table, from a connection that has authenticated.
 #[derive(Debug)]
 pub struct Request {
-    /// Who asks (the token's role).
+    /// Who asks (the token's role). The control server has refused what the role may never
+    /// do (an observer changing the game, `control::permitted_to_role`); the table checks the
+    /// rest with its side to move, `control::permitted(role, &command, side_to_move)`, when it
+    /// takes the request, so the check and the move cannot race.
     pub role: Role,
     /// The connection's language: SAN piece letters and spoken words of `move` text.
     pub lang: &'static Language,

@@ -152,7 +152,15 @@ pub fn parse_line(line: &[u8], number: u64, now: Millis) -> Option<Decoded> {
             let expected =
                 "expected @ followed by milliseconds, a space and the event, like @1234 Le2";
             let Some(at) = parse_millis(digits) else {
-                return fail(format!("bad timestamp {}; {expected}", quote(digits)));
+                // Quote the whole stamp as written (`@abc` → "abc"), not just its digits.
+                let word_end = stamped
+                    .iter()
+                    .position(|b| b.is_ascii_whitespace())
+                    .unwrap_or(stamped.len());
+                return fail(format!(
+                    "bad timestamp {}; {expected}",
+                    quote(&stamped[..word_end])
+                ));
             };
             if rest.is_empty() {
                 return fail(format!("a timestamp without an event; {expected}"));

@@ -20,6 +20,8 @@ pub struct BoardSession {
     awaiting_snapshot: bool,
     /// The snapshot being checked produced a mismatch (so it is not "in sync").
     snapshot_differs: bool,
+    /// The board was connected before: a later connect is a reconnect.
+    seen_before: bool,
 }
 
 impl BoardSession {
@@ -47,6 +49,7 @@ impl BoardSession {
             debounced: Vec::new(),
             awaiting_snapshot: false,
             snapshot_differs: false,
+            seen_before: false,
         }
     }
 
@@ -90,7 +93,11 @@ impl BoardSession {
             d.flush(&mut self.debounced);
         }
         self.debounced.clear();
-        self.detector.reconnected();
+        // The first connect is a power-up: only after a reconnect can a move made while the
+        // board was away be recognised in its snapshot.
+        if std::mem::replace(&mut self.seen_before, true) {
+            self.detector.reconnected();
+        }
         self.awaiting_snapshot = true;
     }
 
@@ -150,6 +157,12 @@ impl BoardSession {
             self.snapshot_differs |=
                 matches!(c, Conclusion::Mismatch { .. } | Conclusion::Illegal { .. });
             lines.push(conclusion_line(&c, self.game.castling_mode()));
+            if let Conclusion::Moved {
+                warning: Some(w), ..
+            } = &c
+            {
+                lines.push(format!("touch-move {w}"));
+            }
             match c {
                 Conclusion::Moved { m, .. } | Conclusion::Replicated { m } => {
                     if let Err(e) = self.game.play(m) {

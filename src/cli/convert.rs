@@ -81,7 +81,7 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
     let lang = args.language.load()?;
     let path = args.file.clone().unwrap_or_else(|| PathBuf::from("-"));
     let text = super::read_bounded(&path, super::MAX_INPUT_BYTES)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", display_path(&path)))?;
+        .map_err(|e| anyhow::anyhow!("{}: {}", display_path(&path), e.root_cause()))?;
     let style = Style {
         lang: &lang,
         verbosity: args.language.verbosity,
@@ -243,8 +243,14 @@ fn read_bare_game(
         }
         let mv = notation::parse_move(&pos, game.castling_mode(), &token.text, from, lang)
             .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
-        game.play(mv)
-            .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
+        game.play(mv).map_err(|e| {
+            format!(
+                "ply {ply} ({}), line {}: {:?}: {e}",
+                move_label(&pos),
+                token.line,
+                cut(&token.text, notation::MAX_MOVE_BYTES)
+            )
+        })?;
     }
     if let Some(open) = text.unclosed {
         let what = if open.bracket == '{' {

@@ -73,6 +73,8 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     };
     let mut raw = RawConfig {
         listen: "127.0.0.1:0".to_owned(),
+        // The demo runs to its end unattended: no page, and no port that another daemon holds.
+        web_listen: "off".to_owned(),
         state_dir: state_dir.clone(),
         tables: vec![RawTable {
             name: "demo".to_owned(),
@@ -130,9 +132,9 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
         .await
         .context("the simulated peg board did not report the start position")?;
 
-    let token = crate::io::tokens::Tokens::load_or_create(state_dir, &[])
-        .context("reading the demo's tokens")?
-        .token_for(Role::Player(shakmaty::Color::Black))
+    let raw = crate::io::tokens::read_file(&state_dir.join(crate::io::tokens::TOKENS_FILE))
+        .context("reading the demo's tokens")?;
+    let token = crate::io::tokens::token_for(&raw, Role::Player(shakmaty::Color::Black), None)
         .context("the demo's tokens have none for black")?;
     let stream = TcpStream::connect(running.listen)
         .await

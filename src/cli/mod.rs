@@ -1,4 +1,4 @@
-//! The command-line face: `annabella convert` and `annabella announce`.
+//! The command-line face: `annabella convert`, `announce`, `reconcile` and the board commands.
 //!
 //! This is an adapter: it reads files and standard input, writes standard output, and hands
 //! everything else to the pure core in [`crate::chess`].
@@ -6,7 +6,11 @@
 pub mod announce;
 pub mod board_session;
 pub mod convert;
+pub mod demo;
+pub mod reconcile;
 pub mod replay;
+pub mod send;
+pub mod serve;
 pub mod simulate;
 pub mod watch;
 
@@ -50,6 +54,17 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Watch a live board (serial device or tcp:HOST:PORT) and print each conclusion.
     Watch(watch::WatchArgs),
+    /// Two boards, two scoresheets (FIDE D.2.9): where the sheets agree, the position both
+    /// boards must show, each board's corrections; one JSON object.
+    Reconcile(reconcile::ReconcileArgs),
+    /// Run the daemon: one or more tables, each linking the blind player's peg board to the
+    /// sighted side's board or to moves relayed over the control interface.
+    Serve(serve::ServeArgs),
+    /// A scripted game through a real daemon on a simulated peg board, with speech.
+    Demo(demo::DemoArgs),
+    /// Send requests to a running daemon's control interface (`move e4`, `board`, `events`)
+    /// and print the replies; exit status 0 all ok, 1 an error reply, 2 no connection.
+    Send(send::SendArgs),
 }
 
 /// The options every command that reads moves shares.
@@ -167,5 +182,9 @@ pub fn run(cli: Cli) -> anyhow::Result<std::process::ExitCode> {
         Command::SimulateBoard(args) => simulate::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Reconcile(args) => reconcile::run(args),
+        Command::Send(args) => send::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Demo(args) => demo::run(args),
     }
 }

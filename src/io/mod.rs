@@ -1,17 +1,21 @@
 //! The adapters: the only code that touches devices, sockets, audio, disk and the clock.
 //!
 //! - [`clock`]: milliseconds for stamping events; the only clock reads.
+//! - [`control_server`]: the control interface's TCP server (tokens, limits, events).
 //! - [`link`]: a board behind a serial device or a TCP bridge, with reconnect and backoff.
 //! - [`simulator`]: a simulated peg or DGT board behind a pseudo-terminal or a TCP port.
 //! - [`speech`]: speech output — the system voice, espeak-ng, the WAV record, the transcript —
 //!   on threads of its own, so speaking never blocks the game.
 //! - [`store`]: the durable journal (SQLite) every accepted record is written to before it is
 //!   acknowledged or announced, the heartbeat, and the PGN archive of finished games.
+//! - [`tokens`]: the control interface's tokens (`<state-dir>/tokens.toml`, the configuration's).
 //! - [`web`]: the table's web page, its WebSocket bridged to the control interface.
 
 pub mod clock;
+pub mod control_server;
 pub mod link;
 pub mod simulator;
 pub mod speech;
 pub mod store;
+pub mod tokens;
 pub mod web;

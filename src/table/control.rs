@@ -9,6 +9,8 @@ use std::str::FromStr;
 
 use shakmaty::Color;
 
+use crate::chess::language::Language;
+
 /// Longest request line accepted; a move in any notation is far shorter.
 pub const MAX_LINE_BYTES: usize = 512;
 
@@ -82,6 +84,16 @@ pub enum Command {
     Lang {
         code: String,
     },
+    /// Select the table this connection talks to.
+    Table {
+        name: String,
+    },
+    /// List the tables the connection's token may use.
+    Tables,
+    /// The piece for a pending promotion (a pawn on the last rank of a board, waiting).
+    Promote {
+        piece: shakmaty::Role,
+    },
     /// Reads a move without playing it: what the table would understand (a preview).
     Parse {
         text: String,
@@ -105,16 +117,6 @@ pub enum Command {
     Pause,
     /// The arbiter restarts them.
     Resume,
-    /// The piece for a pending promotion on the peg board (q, r, b, n or the piece's name).
-    Promote {
-        piece: String,
-    },
-    /// Talk to this table from now on.
-    Table {
-        name: String,
-    },
-    /// The tables this token may see.
-    Tables,
     Help,
     Quit,
 }
@@ -135,15 +137,15 @@ impl Command {
             Command::Undo => "undo",
             Command::Events => "events",
             Command::Lang { .. } => "lang",
+            Command::Table { .. } => "table",
+            Command::Tables => "tables",
+            Command::Promote { .. } => "promote",
+            Command::Parse { .. } => "parse",
+            Command::Export { .. } => "export",
             Command::Adjust { .. } => "adjust",
             Command::Penalty { .. } => "penalty",
             Command::Pause => "pause",
             Command::Resume => "resume",
-            Command::Parse { .. } => "parse",
-            Command::Export { .. } => "export",
-            Command::Promote { .. } => "promote",
-            Command::Table { .. } => "table",
-            Command::Tables => "tables",
             Command::Help => "help",
             Command::Quit => "quit",
         }
@@ -162,14 +164,29 @@ impl Command {
         matches!(
             self,
             Command::Auth { .. }
+                | Command::Parse { .. }
+                | Command::Export { .. }
                 | Command::Board
                 | Command::Clock
                 | Command::Sheet
                 | Command::Status
                 | Command::Events
                 | Command::Lang { .. }
-                | Command::Parse { .. }
-                | Command::Export { .. }
+                | Command::Table { .. }
+                | Command::Tables
+                | Command::Help
+                | Command::Quit
+        )
+    }
+
+    /// Whether the request is about the connection itself (answered by the control server, never
+    /// sent to a table).
+    pub fn about_connection(&self) -> bool {
+        matches!(
+            self,
+            Command::Auth { .. }
+                | Command::Lang { .. }
+                | Command::Events
                 | Command::Table { .. }
                 | Command::Tables
                 | Command::Help
@@ -240,15 +257,25 @@ pub fn ok_line(text: &str) -> String {
 
 /// Replies are one line each: control characters (a newline in a move text echoed back, say)
 /// become spaces.
-/// `text` with control characters (newlines above all) turned into spaces: one reply line.
 pub fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
 }
 
-/// Parses one request line (without its line feed; a trailing CR is ignored).
+/// Every request keyword, in the order `help` lists them.
+pub const KEYWORDS: &str = "auth, table, tables, lang, move, promote, board, clock, sheet, status, \
+                            parse, export, offer-draw, claim-draw, resign, undo, adjust, penalty, \
+                            pause, resume, events, help, quit";
+
+/// Parses one request line (without its line feed; a trailing CR is ignored), reading piece
+/// names in English; see [`parse_line_in`].
 pub fn parse_line(bytes: &[u8]) -> Result<Command, Refusal> {
+    parse_line_in(bytes, Language::english())
+}
+
+/// Parses one request line; `promote` piece names are read in `lang` (and in English).
+pub fn parse_line_in(bytes: &[u8], lang: &Language) -> Result<Command, Refusal> {
     if bytes.len() > MAX_LINE_BYTES {
         return Err(Refusal::new(
             ErrorCode::Syntax,
@@ -308,6 +335,19 @@ pub fn parse_line(bytes: &[u8]) -> Result<Command, Refusal> {
         "lang" => Ok(Command::Lang {
             code: needs("a language code, e.g. lang es")?,
         }),
+        "table" => Ok(Command::Table {
+            name: needs("a table name, e.g. table table-1")?,
+        }),
+        "tables" => no_argument(Command::Tables),
+        "promote" => Ok(Command::Promote {
+            piece: promotion_piece(&needs("a piece: q, r, b or n")?, lang)?,
+        }),
+        "parse" => Ok(Command::Parse {
+            text: needs("a move in any notation, e.g. parse Sf3")?,
+        }),
+        "export" => Ok(Command::Export {
+            format: needs("a format: pgn, iccf, braille or brf")?,
+        }),
         "adjust" => {
             let usage = "adjust needs a colour and seconds, e.g. adjust white +120";
             let mut words = rest.split_whitespace();
@@ -339,28 +379,57 @@ pub fn parse_line(bytes: &[u8]) -> Result<Command, Refusal> {
         }
         "pause" => no_argument(Command::Pause),
         "resume" => no_argument(Command::Resume),
-        "parse" => Ok(Command::Parse {
-            text: needs("a move in any notation, e.g. parse Sf3")?,
-        }),
-        "export" => Ok(Command::Export {
-            format: needs("a format: pgn, iccf, braille or brf")?,
-        }),
-        "promote" => Ok(Command::Promote {
-            piece: needs("a piece, e.g. promote q")?,
-        }),
-        "table" => Ok(Command::Table {
-            name: needs("a table name, e.g. table table-1")?,
-        }),
-        "tables" => no_argument(Command::Tables),
         "help" => no_argument(Command::Help),
         "quit" => no_argument(Command::Quit),
         _ => Err(Refusal::new(
             ErrorCode::Syntax,
             format!(
-                "unknown request {:?}; one of auth, move, board, clock, sheet, status, offer-draw, \
-                 claim-draw, resign, undo, promote, parse, export, adjust, penalty, pause, resume, \
-                 events, lang, table, tables, help, quit",
+                "unknown request {:?}; one of {KEYWORDS}",
                 truncate(keyword, 40)
+            ),
+        )),
+    }
+}
+
+/// The piece a pawn promotes to: the UCI letters `q`, `r`, `b`, `n` (either case, whatever the
+/// language: they are the letters of `e7e8q`), or the piece's name in `lang` or in English.
+/// Language letters are not read: Spanish `R` (rey) would contradict UCI `r` (rook).
+pub fn promotion_piece(text: &str, lang: &Language) -> Result<shakmaty::Role, Refusal> {
+    use shakmaty::Role as Piece;
+    let word = text.trim().to_lowercase();
+    let by_letter = match word.as_str() {
+        "q" => Some(Piece::Queen),
+        "r" => Some(Piece::Rook),
+        "b" => Some(Piece::Bishop),
+        "n" => Some(Piece::Knight),
+        _ => None,
+    };
+    let by_name = || {
+        Piece::ALL.into_iter().find(|&role| {
+            [lang, Language::english()]
+                .iter()
+                .any(|l| l.vocabulary().piece(role).to_lowercase() == word)
+        })
+    };
+    match by_letter.or_else(by_name) {
+        Some(role @ (Piece::Queen | Piece::Rook | Piece::Bishop | Piece::Knight)) => Ok(role),
+        Some(role) => Err(Refusal::new(
+            ErrorCode::Syntax,
+            format!(
+                "a pawn promotes to a queen, rook, bishop or knight, not to a {}",
+                Language::english().vocabulary().piece(role)
+            ),
+        )),
+        None => Err(Refusal::new(
+            ErrorCode::Syntax,
+            format!(
+                "promote {:?}: q, r, b or n, or the piece's name in {} ({}, {}, {}, {})",
+                truncate(text, 40),
+                lang.name(),
+                lang.vocabulary().piece(Piece::Queen),
+                lang.vocabulary().piece(Piece::Rook),
+                lang.vocabulary().piece(Piece::Bishop),
+                lang.vocabulary().piece(Piece::Knight),
             ),
         )),
     }
@@ -381,27 +450,39 @@ fn truncate(text: &str, max: usize) -> &str {
     }
 }
 
-/// Whether `role` may send `command` when `side_to_move` is to move. Moves are further
-/// checked by the table (legality); this is only who may ask.
-pub fn permitted(role: Role, command: &Command, side_to_move: Color) -> Result<(), Refusal> {
-    if command.reads_only() {
-        return Ok(());
-    }
+/// The part of [`permitted`] that needs no position: an observer may only read. The control
+/// server applies it before a request reaches a table.
+pub fn permitted_to_role(role: Role, command: &Command) -> Result<(), Refusal> {
     if command.arbiter_only() && role != Role::Arbiter {
         return Err(Refusal::new(
             ErrorCode::Forbidden,
             format!("only the arbiter may {}; you are {role}", command.keyword()),
         ));
     }
-    match role {
-        Role::Observer => Err(Refusal::new(
+    if role == Role::Observer && !command.reads_only() {
+        return Err(Refusal::new(
             ErrorCode::Forbidden,
             format!(
                 "an observer may only read; {} changes the game",
                 command.keyword()
             ),
-        )),
-        Role::Arbiter | Role::Assistant => Ok(()),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `role` may send `command` when `side_to_move` is to move. Moves are further
+/// checked by the table (legality); this is only who may ask.
+///
+/// The table applies this when it takes the request (the side to move is its own state, so
+/// the check and the move cannot race); the control server applies [`permitted_to_role`] first.
+pub fn permitted(role: Role, command: &Command, side_to_move: Color) -> Result<(), Refusal> {
+    if command.reads_only() {
+        return Ok(());
+    }
+    permitted_to_role(role, command)?;
+    match role {
+        Role::Observer | Role::Arbiter | Role::Assistant => Ok(()),
         Role::Player(color) => match command {
             Command::Move { .. } | Command::Undo if color != side_to_move => Err(Refusal::new(
                 ErrorCode::Forbidden,
@@ -481,6 +562,77 @@ mod tests {
     }
 
     #[test]
+    fn connection_requests_and_promotion() {
+        check(
+            "table table-2",
+            Ok(Command::Table {
+                name: "table-2".into(),
+            }),
+        );
+        check("tables", Ok(Command::Tables));
+        check("table", Err("error syntax table needs a table name"));
+        check("tables all", Err("error syntax tables takes no argument"));
+        check(
+            "promote q",
+            Ok(Command::Promote {
+                piece: shakmaty::Role::Queen,
+            }),
+        );
+        check(
+            "promote N",
+            Ok(Command::Promote {
+                piece: shakmaty::Role::Knight,
+            }),
+        );
+        check(
+            "promote Rook",
+            Ok(Command::Promote {
+                piece: shakmaty::Role::Rook,
+            }),
+        );
+        check("promote", Err("error syntax promote needs a piece"));
+        check(
+            "promote king",
+            Err("error syntax a pawn promotes to a queen, rook, bishop or knight, not to a king"),
+        );
+        check(
+            "promote zebra",
+            Err("error syntax promote \"zebra\": q, r, b or n"),
+        );
+        let german = Language::builtin("de").unwrap();
+        let spanish = Language::builtin("es").unwrap();
+        let promote = |text: &str, lang: &Language| match parse_line_in(text.as_bytes(), lang) {
+            Ok(Command::Promote { piece }) => Ok(piece),
+            other => Err(format!("{other:?}")),
+        };
+        assert_eq!(promote("promote Dame", german), Ok(shakmaty::Role::Queen));
+        assert_eq!(
+            promote("promote springer", german),
+            Ok(shakmaty::Role::Knight)
+        );
+        // The UCI letters hold in every language: Spanish R is a king in SAN, r a rook here.
+        assert_eq!(promote("promote r", spanish), Ok(shakmaty::Role::Rook));
+        assert_eq!(promote("promote queen", spanish), Ok(shakmaty::Role::Queen));
+        // German names are not read on an English connection.
+        assert!(promote("promote Dame", Language::english()).is_err());
+        for c in [
+            Command::Tables,
+            Command::Help,
+            Command::Events,
+            Command::Auth { token: "x".into() },
+        ] {
+            assert!(c.about_connection(), "{c:?}");
+        }
+        assert!(!Command::Board.about_connection());
+        assert!(
+            !Command::Promote {
+                piece: shakmaty::Role::Queen
+            }
+            .reads_only()
+        );
+    }
+
+    #[test]
     fn who_may_do_what() {
         let mv = Command::Move { text: "e4".into() };
         assert!(permitted(Role::Player(Color::White), &mv, Color::White).is_ok());
@@ -496,6 +648,14 @@ mod tests {
             ErrorCode::Forbidden
         );
         assert!(permitted(Role::Observer, &Command::Board, Color::White).is_ok());
+        assert!(permitted_to_role(Role::Observer, &Command::Tables).is_ok());
+        assert_eq!(
+            permitted_to_role(Role::Observer, &Command::Resign)
+                .unwrap_err()
+                .line(),
+            "error forbidden an observer may only read; resign changes the game"
+        );
+        assert!(permitted_to_role(Role::Player(Color::Black), &mv).is_ok());
         assert!(permitted(Role::Assistant, &mv, Color::Black).is_ok());
         assert!(permitted(Role::Arbiter, &Command::Resign, Color::Black).is_ok());
         assert!(permitted(Role::Player(Color::Black), &Command::Resign, Color::White).is_ok());

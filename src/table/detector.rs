@@ -308,13 +308,9 @@ impl Conclusion {
             Conclusion::Touched { square, piece } => {
                 format!("touched {square} {}", PieceName(*piece))
             }
-            Conclusion::Moved { m, warning: None } => format!("move {}", m.to_uci(mode)),
-            Conclusion::Moved {
-                m,
-                warning: Some(w),
-            } => {
-                format!("move {} (touch-move: {w})", m.to_uci(mode))
-            }
+            // A touch-move warning goes on a line of its own (`touch-move …`), so that the
+            // move line is always exactly `move <uci>`.
+            Conclusion::Moved { m, .. } => format!("move {}", m.to_uci(mode)),
             Conclusion::Replicated { m } => format!("replicated {}", m.to_uci(mode)),
             Conclusion::PromotionPending { from, to } => {
                 format!("promotion-pending {from}{to}: choose the new piece")
@@ -476,6 +472,9 @@ pub struct MoveDetector {
     last_report: Option<(Bitboard, Board, usize)>,
     /// The next snapshot is compared, not explained (power-up, reconnect).
     fresh: bool,
+    /// That snapshot follows a reconnect: the board agreed with the game before it went away,
+    /// so one legal move that explains the snapshot was made meanwhile.
+    back_from_away: bool,
 }
 
 impl MoveDetector {
@@ -525,6 +524,7 @@ impl MoveDetector {
             out_of_sync: false,
             last_report: None,
             fresh: true,
+            back_from_away: false,
             base,
         };
         d.load_game(game);
@@ -580,6 +580,7 @@ impl MoveDetector {
     /// rather than explained by events.
     pub fn reconnected(&mut self) {
         self.fresh = true;
+        self.back_from_away = true;
     }
 
     /// One sensor event. Deadlines at or before the event's time are released first, so a
@@ -1291,6 +1292,7 @@ impl MoveDetector {
 
     /// The first snapshot after power-up or a reconnect: no events explain it.
     fn fresh_compare(&mut self, out: &mut Vec<Conclusion>) {
+        let away = std::mem::take(&mut self.back_from_away);
         let shows = |d: &MoveDetector, b: &Board| match d.kind {
             BoardKind::Occupancy => d.occ == b.occupied(),
             BoardKind::Identity => d.observed == *b,
@@ -1307,9 +1309,38 @@ impl MoveDetector {
             return;
         }
         self.jump_to_game();
+        if let Some(m) = self.made_while_away(away) {
+            // The board shows exactly one move its player may make: made while it was away
+            // (unplugged, switched off), so it counts as made now. Anything less certain is a
+            // mismatch: never a guess.
+            if self.kind == BoardKind::Occupancy {
+                self.belief = board_after(self.base.board(), self.base.turn(), m);
+            }
+            self.conclude(m, out);
+            return;
+        }
         self.belief = Board::empty();
         self.fill_belief();
         self.report_wrong(None, out);
+    }
+
+    /// The one legal move of this board's player that leaves the board as observed, if there
+    /// is exactly one (an occupancy board cannot tell a promotion's piece: none then).
+    fn made_while_away(&self, away: bool) -> Option<Move> {
+        if !away || self.turn != Turn::Own || self.game_over {
+            return None;
+        }
+        let mut found = self.cands.iter().filter(|c| match self.kind {
+            BoardKind::Occupancy => c.occ == self.occ,
+            BoardKind::Identity => {
+                board_after(self.base.board(), self.base.turn(), c.m) == self.observed
+            }
+        });
+        let first = found.next()?;
+        if found.next().is_some() || (self.kind == BoardKind::Occupancy && first.m.is_promotion()) {
+            return None;
+        }
+        Some(first.m)
     }
 
     /// Each moved peg's hole was emptied in this window and its destination filled after.

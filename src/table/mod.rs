@@ -9,10 +9,13 @@
 //! - [`record`]: the journal's records, one line each, from which a table is restored.
 //! - [`state`]: one table's state machine — game, sheet, clock, both boards; inputs in,
 //!   records, utterances and event lines out.
+//! - [`reconcile`]: two boards and two scoresheets (FIDE D.2.9) — where the sheets agree, what
+//!   each board must show and the corrections, the takeback and the clocks, explained.
 
 pub mod clock;
 pub mod control;
 pub mod corrections;
 pub mod detector;
+pub mod reconcile;
 pub mod record;
 pub mod state;

@@ -893,7 +893,11 @@ impl Table {
         feed.connected = up;
         feed.ever_connected |= up;
         if up {
-            feed.detector.reconnected();
+            // Only a board seen before can have had a move made on it while away; at the
+            // first connect its snapshot is compared with the game, nothing more.
+            if again {
+                feed.detector.reconnected();
+            }
             feed.awaiting_snapshot = true;
             if let Some(d) = &mut feed.debouncer {
                 d.flush(&mut feed.released);
@@ -1397,12 +1401,7 @@ impl Table {
                 Ok(json_string(&text))
             }
             Command::Promote { piece } => {
-                let role = parse_piece(piece, lang).ok_or_else(|| {
-                    Refusal::new(
-                        ErrorCode::Syntax,
-                        format!("{piece:?} is no promotion piece; q, r, b or n"),
-                    )
-                })?;
+                let role = *piece;
                 let mut found = Vec::new();
                 self.peg
                     .detector
@@ -1550,22 +1549,6 @@ fn color_name(color: Color) -> &'static str {
 
 fn role_name(role: Role) -> &'static str {
     crate::chess::role_name(role)
-}
-
-/// A promotion piece typed on the control interface: a UCI letter, the language's SAN letter
-/// or its spoken name.
-fn parse_piece(text: &str, lang: &Language) -> Option<Role> {
-    let t = text.trim();
-    let candidates = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight];
-    if let Some(r) = candidates.into_iter().find(|&r| {
-        let uci = r.char().to_string();
-        t.eq_ignore_ascii_case(&uci)
-            || t.chars().eq(std::iter::once(lang.letter(r)))
-            || t.eq_ignore_ascii_case(lang.vocabulary().piece(r))
-    }) {
-        return Some(r);
-    }
-    None
 }
 
 /// `text` as one JSON string literal: an export fits on one reply line.
