@@ -355,7 +355,7 @@ function onEvent(body) {
       break;
     case 'clock-adjusted': case 'clock': case 'penalty': case 'resumed':
       refreshClock();
-      $('arbiter-result').textContent = kind + ' ' + rest;
+      $('arbiter-result').textContent = arbiterEvent(kind, rest.split(' '));
       break;
     case 'board': case 'in-sync':
       if (kind === 'in-sync') {
@@ -385,6 +385,16 @@ function onEvent(body) {
     default:
       break;
   }
+}
+
+function arbiterEvent(kind, w) {
+  if (kind === 'clock-adjusted') {
+    const secs = Number(w[1]) / 1000;
+    return `Clock adjusted: ${w[0]} ${secs >= 0 ? '+' : ''}${secs} s, ${w[2]} left.`;
+  }
+  if (kind === 'clock') return w[0] === 'pause' ? 'Clocks paused by the arbiter.' : 'Clocks running again.';
+  if (kind === 'penalty') return `Penalty: ${w.join(' ')}.`;
+  return `After the restart: ${w.join(' ')}.`;
 }
 
 // ---------- rendering ----------
