@@ -519,7 +519,7 @@ function focusSquare(sq) {
 
 function renderStatus() {
   const st = app.status;
-  const turn = st.turn ? st.turn + ' to move' : '';
+  const turn = st.turn ? st.turn[0].toUpperCase() + st.turn.slice(1) + ' to move' : '';
   const result = st.result && st.result !== '*' ? 'Result ' + st.result : 'Game in progress';
   const offer = st['draw-offer'] && st['draw-offer'] !== 'none' ? ', ' + st['draw-offer'] + ' offers a draw' : '';
   $('status-line').textContent = `${result}. ${turn}, ply ${st.ply ?? '?'}${offer}.`;

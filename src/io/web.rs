@@ -194,7 +194,7 @@ pub fn words_json(lang: &Language) -> String {
         let mut map = serde_json::Map::new();
         for (key, role) in roles {
             let word = match color {
-                Some(color) => v.colored_piece(Piece { color, role }),
+                Some(color) => v.named_piece(Piece { color, role }),
                 None => v.piece(role),
             };
             map.insert(key.to_owned(), word.into());
@@ -659,5 +659,9 @@ mod tests {
         assert_eq!(json["ranks"][2], "drei");
         assert_eq!(json["pieces"]["knight"], "Springer");
         assert_eq!(json["code"], "de");
+        assert_eq!(json["white_pieces"]["knight"], "weißer Springer");
+        let english: serde_json::Value =
+            serde_json::from_str(&words_json(Language::english())).unwrap();
+        assert_eq!(english["black_pieces"]["queen"], "black queen");
     }
 }
