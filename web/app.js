@@ -322,6 +322,12 @@ async function refreshSheets() {
     app.sheets.a = okText(await ask('sheet'));
     app.sheets.b = null;
   }
+  // A page opened in the middle of a game names the last move from the record.
+  const moves = sheetMoves(app.sheets.a);
+  if (!app.lastMove && moves.length) {
+    app.lastMove = moves[moves.length - 1];
+    renderBoard();
+  }
   renderSheets();
 }
 
