@@ -62,7 +62,8 @@ impl Harness {
         let mut said_since_record = false;
         for o in &out {
             match o {
-                Output::Record(r) => {
+                Output::Record { at, record: r } => {
+                    assert_eq!(*at, self.now, "a record carries the time it was applied");
                     assert!(
                         !said_since_record || !matches!(r, Record::Move { .. }),
                         "a move was said before it was journaled: {out:?}"
@@ -417,7 +418,9 @@ fn draws_by_agreement_and_claims() {
 fn command_parsing_with_a_promote_request() {
     assert_eq!(
         annabella::table::control::parse_line(b"promote q").unwrap(),
-        Command::Promote { piece: "q".into() }
+        Command::Promote {
+            piece: Piece::Queen
+        }
     );
 }
 

@@ -104,10 +104,10 @@ impl<J: Journal> TableActor<J> {
     pub async fn perform(&mut self, out: Vec<Output>) -> Result<(), String> {
         for o in out {
             match o {
-                Output::Record(r) => {
+                Output::Record { at, record: r } => {
                     if let Err(e) = self
                         .journal
-                        .append(self.table.name(), unix_ms(), r.to_string())
+                        .append(self.table.name(), at, r.to_string())
                         .await
                     {
                         tracing::error!(table = self.table.name(), error = %e, record = %r, "journal write failed");

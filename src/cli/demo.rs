@@ -41,15 +41,24 @@ enum Step {
     Peg(&'static str, &'static [&'static str]),
     /// The correspondence opponent (Black) sends a request over the control interface.
     Opponent(&'static str, &'static str),
+    /// The simulated board learns the game's position after pegs were moved by hand (`raw`
+    /// lines), so that its next moves start from it.
+    SyncBoard,
 }
 
 /// The game: a Scholar's mate, with the blind player as White on the peg board. Black's third
 /// move is replicated on the wrong square first.
 const SCRIPT: &[Step] = &[
     Step::Peg("The blind player plays e2-e4 on his peg board", &["e2e4"]),
-    Step::Opponent("The correspondence opponent sends 5755 (e7-e5)", "move 5755"),
+    Step::Opponent(
+        "The correspondence opponent sends 5755 (e7-e5)",
+        "move 5755",
+    ),
     Step::Peg("The blind player replicates e7-e5 on his board", &["e7e5"]),
-    Step::Peg("He asks for the clock (key T on the peg board)", &["raw KT"]),
+    Step::Peg(
+        "He asks for the clock (key T on the peg board)",
+        &["raw KT"],
+    ),
     Step::Peg("Bishop f1-c4", &["f1c4"]),
     Step::Opponent("The opponent sends 2836 (knight b8-c6)", "move 2836"),
     Step::Peg(
@@ -60,6 +69,7 @@ const SCRIPT: &[Step] = &[
         "He follows the correction: knight from a6 to c6",
         &["raw La6", "raw Pc6"],
     ),
+    Step::SyncBoard,
     Step::Peg("Queen d1-h5", &["d1h5"]),
     Step::Opponent("The opponent sends 7866 (knight g8-f6)", "move 7866"),
     Step::Peg("He replicates g8-f6", &["g8f6"]),
@@ -86,7 +96,8 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     raw.speech.lang = args.lang.clone();
     raw.clock.time_control = "900+10".to_owned();
     let config = raw.validate().context("the demo's configuration")?;
-    crate::cli::serve::init_logging(false);
+    // The demo's own lines tell the story; the daemon's log says only what went wrong.
+    crate::cli::serve::init_logging(false, "warn");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -124,13 +135,34 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
         bail!("the demo's table has no simulated peg board");
     };
     let mut events = table.events.subscribe();
-    println!("annabella demo: a table with a simulated peg board; the control interface listens on {}", running.listen);
-    println!("journal, tokens and the finished game: {}\n", state_dir.display());
+    println!(
+        "annabella demo: a table with a simulated peg board; the control interface listens on {}",
+        running.listen
+    );
+    println!(
+        "journal, tokens and the finished game: {}\n",
+        state_dir.display()
+    );
 
-    // The peg board is plugged in and compared with the game first.
-    wait_for(&mut events, |e| e.starts_with("event in-sync peg"), Duration::from_secs(10))
-        .await
-        .context("the simulated peg board did not report the start position")?;
+    // The peg board is plugged in and compared with the game first (it may already be).
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = table
+            .ask(
+                Role::Observer,
+                crate::chess::language::Language::english(),
+                crate::table::control::Command::Status,
+            )
+            .await;
+        if status.contains("peg connected in-sync") {
+            println!("   table: {}", status.trim_start_matches("ok "));
+            break;
+        }
+        if tokio::time::Instant::now() > deadline {
+            bail!("the simulated peg board did not report the start position: {status}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 
     let raw = crate::io::tokens::read_file(&state_dir.join(crate::io::tokens::TOKENS_FILE))
         .context("reading the demo's tokens")?;
@@ -141,12 +173,15 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
         .context("connecting to the control interface")?;
     let (read, mut write) = stream.into_split();
     let mut replies = BufReader::new(read).lines();
-    write.write_all(format!("auth {token}\n").as_bytes()).await?;
+    write
+        .write_all(format!("auth {token}\n").as_bytes())
+        .await?;
     let auth = replies.next_line().await?.unwrap_or_default();
     if !auth.starts_with("ok") {
         bail!("the control interface refused the demo's token: {auth}");
     }
 
+    let mut archived: Option<String> = None;
     for step in SCRIPT {
         match step {
             Step::Peg(what, lines) => {
@@ -158,6 +193,18 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
                         .map_err(|_| anyhow::anyhow!("the simulated board has stopped"))?;
                 }
             }
+            Step::SyncBoard => {
+                let fen = table
+                    .ask(
+                        Role::Observer,
+                        crate::chess::language::Language::english(),
+                        crate::table::control::Command::Board,
+                    )
+                    .await;
+                operator
+                    .send(format!("fen {}", fen.trim_start_matches("ok ")))
+                    .map_err(|_| anyhow::anyhow!("the simulated board has stopped"))?;
+            }
             Step::Opponent(what, request) => {
                 println!("\n== {what}");
                 println!("   control   -> {request}");
@@ -166,20 +213,38 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
                 println!("   control   <- {reply}");
             }
         }
+        if matches!(step, Step::SyncBoard) {
+            continue;
+        }
         // Show what the table did: every spoken line and every conclusion.
         let deadline = tokio::time::Instant::now() + Duration::from_millis(pace_ms.max(700));
         loop {
             match tokio::time::timeout_at(deadline, events.recv()).await {
-                Ok(Ok(line)) => show(&line),
-                Ok(Err(broadcast::error::RecvError::Lagged(n))) => println!("   ({n} events skipped)"),
+                Ok(Ok(line)) => {
+                    show(&line);
+                    if let Some(path) = line.strip_prefix("event archived ") {
+                        archived = Some(path.to_owned());
+                    }
+                }
+                Ok(Err(broadcast::error::RecvError::Lagged(n))) => {
+                    println!("   ({n} events skipped)")
+                }
                 Ok(Err(broadcast::error::RecvError::Closed)) | Err(_) => break,
             }
         }
     }
-    let archived = wait_for(&mut events, |e| e.starts_with("event archived "), Duration::from_secs(5))
+    let path = match archived {
+        Some(path) => path,
+        None => wait_for(
+            &mut events,
+            |e| e.starts_with("event archived "),
+            Duration::from_secs(5),
+        )
         .await
-        .context("the finished game was not archived")?;
-    let path = archived.trim_start_matches("event archived ").to_owned();
+        .context("the finished game was not archived")?
+        .trim_start_matches("event archived ")
+        .to_owned(),
+    };
     println!("\n== The game as PGN ({path})\n");
     let pgn = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
     println!("{pgn}");

@@ -97,13 +97,11 @@ impl ServeArgs {
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let raw = args.raw_config()?;
-    let config = raw
-        .validate()
-        .with_context(|| match &args.config {
-            Some(path) => format!("configuration {}", path.display()),
-            None => "configuration".to_owned(),
-        })?;
-    init_logging(config.json_logs);
+    let config = raw.validate().with_context(|| match &args.config {
+        Some(path) => format!("configuration {}", path.display()),
+        None => "configuration".to_owned(),
+    })?;
+    init_logging(config.json_logs, "info");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("annabella")
@@ -122,12 +120,16 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Logs to standard error: readable lines by default, JSON objects for log collectors.
-/// `RUST_LOG` overrides the level (default: info).
-pub fn init_logging(json: bool) {
+/// `RUST_LOG` overrides the level.
+pub fn init_logging(json: bool, default_level: &str) {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
+    use std::io::IsTerminal;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        // Colours only for a person at a terminal, not in a journal or a log file.
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     // A second initialisation (tests, the demo) keeps the first.
     if json {

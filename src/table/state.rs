@@ -141,8 +141,9 @@ pub struct TableSettings {
 /// Something the actor must do, in the order given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {
-    /// Write this to the journal, durably, before performing the outputs after it.
-    Record(Record),
+    /// Write this to the journal, durably, before performing the outputs after it. `at` is
+    /// the time the table applied it, which a replay must use again.
+    Record { at: u64, record: Record },
     /// Say this.
     Say {
         listener: Listener,
@@ -274,7 +275,10 @@ impl Table {
         };
         let mut table = Table::empty(settings, start);
         table.apply(now, &begin)?;
-        let mut out = vec![Output::Record(begin)];
+        let mut out = vec![Output::Record {
+            at: now,
+            record: begin,
+        }];
         out.push(Output::Event(format!(
             "event begin {} {}",
             table.s.time_control,
@@ -512,7 +516,7 @@ impl Table {
     /// Applies a live record and queues it for the journal ahead of what it causes.
     fn commit(&mut self, now: u64, record: Record, out: &mut Vec<Output>) -> Result<(), String> {
         self.apply(now, &record)?;
-        out.push(Output::Record(record));
+        out.push(Output::Record { at: now, record });
         Ok(())
     }
 
