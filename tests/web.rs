@@ -106,7 +106,10 @@ fn find_program(names: &[&str]) -> Option<PathBuf> {
 
 /// `npm ci` in tests/web when playwright-core is not installed there yet.
 fn install_playwright(dir: &Path) {
-    if dir.join("node_modules/playwright-core/package.json").is_file() {
+    if dir
+        .join("node_modules/playwright-core/package.json")
+        .is_file()
+    {
         return;
     }
     let npm = find_program(&["npm"])

@@ -19,8 +19,8 @@ use crate::io::clock::unix_ms;
 use crate::io::link::{self, Endpoint, LinkEvent};
 use crate::io::simulator::{self, SimulatedBoard};
 use crate::io::speech::Speaker;
-use crate::io::web::WebSettings;
 use crate::io::store::{Store, StoreError, StoreHandle};
+use crate::io::web::WebSettings;
 use crate::table::state::{BoardId, NormalBoard, Output, Table, TableSettings};
 
 /// How often the daemon stamps "still alive" in the journal, which bounds the downtime a

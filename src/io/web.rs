@@ -123,10 +123,22 @@ pub async fn run(
 
 fn router(shared: Shared) -> Router {
     Router::new()
-        .route("/", get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }))
-        .route("/index.html", get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }))
-        .route("/app.js", get(|| async { asset(APP_JS, "text/javascript; charset=utf-8") }))
-        .route("/style.css", get(|| async { asset(STYLE_CSS, "text/css; charset=utf-8") }))
+        .route(
+            "/",
+            get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/index.html",
+            get(|| async { asset(INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { asset(APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/style.css",
+            get(|| async { asset(STYLE_CSS, "text/css; charset=utf-8") }),
+        )
         .route("/words.json", get(words))
         .route("/ws", get(upgrade))
         .route("/audio/{table}", get(audio))
@@ -602,13 +614,16 @@ mod tests {
     async fn lines_are_bounded_and_split() {
         let data: &[u8] = b"ok one\r\nevent two\nlast";
         let mut r = BufReader::new(data);
-        assert_eq!(read_bounded_line(&mut r, 64).await, Ok(Some("ok one".into())));
+        assert_eq!(
+            read_bounded_line(&mut r, 64).await,
+            Ok(Some("ok one".into()))
+        );
         assert_eq!(
             read_bounded_line(&mut r, 64).await,
             Ok(Some("event two".into()))
         );
         assert!(read_bounded_line(&mut r, 64).await.is_err());
-        let long = vec![b'x'; 100];
+        let long = [b'x'; 100];
         let mut r = BufReader::new(&long[..]);
         assert!(
             read_bounded_line(&mut r, 10)
@@ -632,7 +647,15 @@ mod tests {
     #[test]
     fn table_names_never_leave_the_directory() {
         assert!(valid_table_name("table-1"));
-        for bad in ["", "..", "../etc", "a/b", ".hidden", "a b", &"x".repeat(101)] {
+        for bad in [
+            "",
+            "..",
+            "../etc",
+            "a/b",
+            ".hidden",
+            "a b",
+            &"x".repeat(101),
+        ] {
             assert!(!valid_table_name(bad), "{bad:?}");
         }
     }
@@ -647,7 +670,10 @@ mod tests {
             HeaderValue::from_static("http://127.0.0.1:7480"),
         );
         assert!(same_origin(&h));
-        h.insert(header::ORIGIN, HeaderValue::from_static("https://evil.example"));
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("https://evil.example"),
+        );
         assert!(!same_origin(&h));
     }
 
