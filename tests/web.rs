@@ -239,3 +239,112 @@ fn wait_for_port(port: u16) {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// The bridge alone, against a stand-in control interface that answers `ok <request>`: one
+/// message is one request, binary and multi-line messages get error lines, and one page more
+/// than allowed is refused with a reason.
+#[test]
+fn the_bridge_forwards_lines_and_bounds_the_pages() {
+    use annabella::chess::language::Language;
+    use annabella::io::web::{self, WebSettings};
+    use futures_util::{SinkExt, StreamExt};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let control = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let control_addr = control.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = control.accept().await {
+                tokio::spawn(async move {
+                    let (read, mut write) = stream.into_split();
+                    let mut lines = tokio::io::BufReader::new(read).lines();
+                    write.write_all(b"event hello\n").await.ok();
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        write
+                            .write_all(format!("ok {line}\n").as_bytes())
+                            .await
+                            .ok();
+                    }
+                });
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, shutdown) = tokio::sync::watch::channel(false);
+        let mut settings = WebSettings::new(Language::german(), &[]);
+        settings.max_connections = 1;
+        let server = tokio::spawn(web::run(listener, control_addr, settings, shutdown));
+
+        let url = format!("ws://{addr}/ws");
+        let (mut ws, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
+        let mut next = async || loop {
+            match ws.next().await {
+                Some(Ok(Message::Text(t))) => return t.to_string(),
+                Some(Ok(_)) => continue,
+                other => panic!("the bridge closed: {other:?}"),
+            }
+        };
+        assert_eq!(next().await, "event hello");
+        drop(next);
+        ws.send(Message::text("board")).await.unwrap();
+        ws.send(Message::text("move e4\nresign")).await.unwrap();
+        ws.send(Message::binary(vec![1, 2, 3])).await.unwrap();
+        let mut replies = Vec::new();
+        while replies.len() < 3 {
+            if let Some(Ok(Message::Text(t))) = ws.next().await {
+                replies.push(t.to_string());
+            }
+        }
+        replies.sort();
+        assert_eq!(replies[2], "ok board", "{replies:?}");
+        assert!(replies[0].starts_with("error syntax binary"), "{replies:?}");
+        assert!(
+            replies[1].starts_with("error syntax one request"),
+            "{replies:?}"
+        );
+
+        // A second page while the first is open: refused, with the reason.
+        match tokio_tungstenite::connect_async(&url).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status(), 503);
+            }
+            other => panic!("a second page was not refused: {other:?}"),
+        }
+        let page = http_get(addr, "/").await;
+        assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+        assert!(page.contains("Skip to move entry"));
+        let words = http_get(addr, "/words.json").await;
+        assert!(words.contains("\"Felix\""), "{words}");
+        let audio = http_get(addr, "/audio/table-1").await;
+        assert!(audio.starts_with("HTTP/1.1 401"), "{audio}");
+        let traversal = http_get(addr, "/audio/..%2Fetc").await;
+        assert!(!traversal.starts_with("HTTP/1.1 200"), "{traversal}");
+
+        stop.send(true).unwrap();
+        drop(ws);
+        tokio::time::timeout(Duration::from_secs(10), server)
+            .await
+            .expect("the server stops on shutdown")
+            .unwrap()
+            .unwrap();
+    });
+}
+
+/// A plain HTTP/1.1 GET, the whole response as text.
+async fn http_get(addr: std::net::SocketAddr, path: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    String::from_utf8_lossy(&out).into_owned()
+}

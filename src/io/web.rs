@@ -660,6 +660,31 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn the_audio_record_is_the_tables_newest_game() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "table-1-2.wav",
+            "table-1-12.wav",
+            "table-10-40.wav",
+            "table-1-x.wav",
+            "table-1-99.txt",
+        ] {
+            std::fs::write(dir.path().join(name), b"RIFF").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("table-1-100.wav")).unwrap();
+        let dirs = [dir.path().to_path_buf()];
+        assert_eq!(
+            newest_record(&dirs, "table-1").await,
+            Some(dir.path().join("table-1-12.wav"))
+        );
+        assert_eq!(newest_record(&dirs, "table-2").await, None);
+        assert_eq!(
+            newest_record(&[dir.path().join("gone")], "table-1").await,
+            None
+        );
+    }
+
     #[test]
     fn foreign_pages_are_refused() {
         let mut h = HeaderMap::new();
