@@ -282,15 +282,14 @@ fn the_bridge_forwards_lines_and_bounds_the_pages() {
 
         let url = format!("ws://{addr}/ws");
         let (mut ws, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
-        let mut next = async || loop {
+        let greeting = loop {
             match ws.next().await {
-                Some(Ok(Message::Text(t))) => return t.to_string(),
+                Some(Ok(Message::Text(t))) => break t.to_string(),
                 Some(Ok(_)) => continue,
                 other => panic!("the bridge closed: {other:?}"),
             }
         };
-        assert_eq!(next().await, "event hello");
-        drop(next);
+        assert_eq!(greeting, "event hello");
         ws.send(Message::text("board")).await.unwrap();
         ws.send(Message::text("move e4\nresign")).await.unwrap();
         ws.send(Message::binary(vec![1, 2, 3])).await.unwrap();
