@@ -351,6 +351,20 @@ fn a_whole_game_through_the_daemon_survives_kill_9() {
     assert_eq!(black.ask("move 4846"), "ok d8d6 Dd6");
     board.hand("d8d6");
     watcher.heard("in Ordnung");
+    // Both scoresheets follow the game; the assistant enters the sighted player's paper sheet
+    // in numeric notation and the two are compared as moves.
+    assert_eq!(black.ask("sheet a"), black.ask("sheet b"));
+    let mut assistant = daemon.connect("assistant");
+    let reply = assistant.ask(
+        "record b 5254 4745 5455 6765 5566 7886 6677 8667 77881 6788 7163 3874 6152 5756 5171 4846",
+    );
+    assert_eq!(
+        reply,
+        "ok sheet b: 16 half-moves; the sheets agree (16 half-moves)"
+    );
+    assert!(std::fs::read_to_string(daemon.state.join("records/table-1.txt"))
+        .unwrap()
+        .contains("sheets agree"));
     assert_eq!(black.ask("resign"), "ok black resigns");
     let archived = watcher.expect_event("the archived game", |l| l.starts_with("event archived "));
     let pgn = std::fs::read_to_string(archived.trim_start_matches("event archived ")).unwrap();

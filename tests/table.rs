@@ -40,6 +40,8 @@ struct Harness {
     journal: Vec<(u64, String)>,
     said: Vec<(Listener, String)>,
     events: Vec<String>,
+    /// The table's record of two-board resolutions.
+    records: Vec<String>,
     now: u64,
 }
 
@@ -51,6 +53,7 @@ impl Harness {
             journal: Vec::new(),
             said: Vec::new(),
             events: Vec::new(),
+            records: Vec::new(),
             now: T0,
         };
         h.take(out);
@@ -76,6 +79,7 @@ impl Harness {
                 }
                 Output::Event(e) => self.events.push(e.clone()),
                 Output::Finished { .. } => {}
+                Output::Resolution { text } => self.records.push(text.clone()),
             }
         }
         out
@@ -213,6 +217,20 @@ fn a_wrong_replication_is_corrected_square_by_square() {
     assert!(
         said.contains("Springer von Hector sechs nach Felix sechs"),
         "{said}"
+    );
+    // The difference started the two-sheet procedure: the sheets agree, so the peg board is
+    // the one to correct, and the table's record says so.
+    let record = h
+        .records
+        .last()
+        .expect("a resolution in the table's record");
+    assert!(record.contains("sheets agree"), "{record}");
+    assert!(
+        h.events
+            .iter()
+            .any(|e| e == "event resolution agree plies 2"),
+        "{:?}",
+        h.events
     );
     assert!(h.ask(Role::Observer, "status").contains("differs"));
     h.lift(Square::H6);
@@ -660,4 +678,160 @@ fn the_arbiter_adjusts_clocks_penalises_illegal_moves_and_stops_the_clocks() {
         let refused = annabella::table::control::parse_line(bad.as_bytes()).unwrap_err();
         assert!(refused.line().starts_with("error syntax"), "{bad}");
     }
+}
+
+/// Plays the first moves: the blind player (White) on the peg board, Black over the control
+/// interface, each replicated.
+fn opening(h: &mut Harness, moves: &[(&str, &str)]) {
+    for (white, black) in moves {
+        hand(h, BoardId::Peg, white);
+        let reply = h.ask(Role::Player(Color::Black), &format!("move {black}"));
+        assert!(reply.starts_with("ok"), "{reply}");
+        hand_owed(h);
+    }
+}
+
+/// The blind player replicates the move his board owes.
+fn hand_owed(h: &mut Harness) {
+    let ply = h.table.game().ply_count() - 1;
+    let pos = h.table.game().position_before(ply).unwrap();
+    let m = h.table.game().moves()[ply];
+    for e in annabella::boards::gestures::peg_events(&pos, m, 0) {
+        h.now += 50;
+        let out = h.table.handle(
+            h.now,
+            Input::Sensor {
+                board: BoardId::Peg,
+                event: e,
+            },
+        );
+        h.take(out);
+    }
+}
+
+#[test]
+fn two_sheets_follow_the_game_and_a_corrected_one_is_compared_as_moves() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    opening(&mut h, &[("e2e4", "e7e5"), ("g1f3", "b8c6")]);
+    assert_eq!(h.ask(Role::Observer, "sheet a"), "ok 1. e4 e5 2. Sf3 Sc6");
+    assert_eq!(h.ask(Role::Observer, "sheet b"), "ok 1. e4 e5 2. Sf3 Sc6");
+    // The assistant enters the sighted player's paper sheet, in ICCF numeric notation: the
+    // same moves, so the sheets agree.
+    let reply = h.ask(Role::Assistant, "record b 1. 5254 5755 2. 7163 2836");
+    assert_eq!(
+        reply,
+        "ok sheet b: 4 half-moves; the sheets agree (4 half-moves)"
+    );
+    assert!(h.records.last().unwrap().contains("sheets agree"));
+    // Only his own player, the assistant or the arbiter may write a sheet.
+    assert!(
+        h.ask(Role::Player(Color::White), "record b e4")
+            .starts_with("error forbidden sheet b is black's")
+    );
+}
+
+#[test]
+fn sheets_that_differ_are_taken_back_to_where_they_agree_when_the_arbiter_confirms() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    opening(&mut h, &[("e2e4", "e7e5")]);
+    let clock_after_two = h.table.clock().state().remaining_ms;
+    h.at(5_000);
+    opening(&mut h, &[("g1f3", "b8c6"), ("f1c4", "g8f6")]);
+    // The sighted player wrote 2... d6 where the board shows Nc6.
+    let reply = h.ask(Role::Assistant, "record b e4 e5 Sf3 d6 Lc4 Sf6");
+    assert!(
+        reply.contains("the sheets differ after 3 half-moves"),
+        "{reply}"
+    );
+    assert!(
+        h.events.iter().any(|e| {
+            e.starts_with(
+        "event resolution proposed takeback-to 3 retract-a b8c6,f1c4,g8f6 retract-b d7d6,f1c4,g8f6"
+    )
+        }),
+        "{:?}",
+        h.events
+    );
+    assert!(
+        h.last_said(Listener::Everyone)
+            .starts_with("Die Partieformulare weichen")
+    );
+    assert_eq!(
+        h.table.game().ply_count(),
+        6,
+        "nothing is taken back before the arbiter decides"
+    );
+    assert!(
+        h.ask(Role::Assistant, "resolve confirm")
+            .starts_with("error forbidden only the arbiter may resolve")
+    );
+    let reply = h.ask(Role::Arbiter, "resolve confirm");
+    assert!(reply.starts_with("ok back to 3 half-moves"), "{reply}");
+    assert_eq!(h.table.game().ply_count(), 3);
+    assert_eq!(h.ask(Role::Observer, "sheet a"), "ok 1. e4 e5 2. Sf3");
+    assert_eq!(h.ask(Role::Observer, "sheet b"), "ok 1. e4 e5 2. Sf3");
+    assert_eq!(h.journal.last().unwrap().1, "retract 3");
+    // The clocks read what they read when 2. Nf3 was made; Black, to move, runs from now.
+    let white_then = h.table.clock().state().remaining_ms[Color::White];
+    assert!(white_then < clock_after_two[Color::White] + 30_000);
+    // The peg board shows the position before the takeback: it is guided back, piece by piece.
+    let said = h.last_said(Listener::BlindPlayer).to_owned();
+    assert!(
+        said.starts_with("Brett stimmt nicht") || said.contains(" von "),
+        "{said}"
+    );
+    // The journal replays into the same table.
+    let restored = Table::restore(settings(Color::White, "60"), &h.journal).unwrap();
+    assert_eq!(restored.game().fen(), h.table.game().fen());
+    assert_eq!(restored.clock().state(), h.table.clock().state());
+}
+
+#[test]
+fn a_lagging_sheet_is_read_out_and_confirmed_or_disputed() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    opening(&mut h, &[("e2e4", "e7e5"), ("g1f3", "b8c6")]);
+    // The blind player's Braille sheet, dictated: he has not written Black's last move yet.
+    let reply = h.ask(Role::Assistant, "record a e4 e5 Sf3");
+    assert!(reply.contains("sheet a lags by 1 half-moves"), "{reply}");
+    assert_eq!(
+        h.last_said(Listener::BlindPlayer),
+        "Auf Ihrem Partieformular fehlen Züge; bitte bestätigen. Springer Cesar sechs"
+    );
+    assert!(
+        h.ask(Role::Observer, "confirm a")
+            .starts_with("error forbidden")
+    );
+    assert_eq!(
+        h.ask(Role::Player(Color::White), "confirm a"),
+        "ok sheet a confirmed; the sheets agree (4 half-moves)"
+    );
+    assert_eq!(h.ask(Role::Observer, "sheet a"), "ok 1. e4 e5 2. Sf3 Sc6");
+    // Disputed instead: the sheets differ, and a takeback is proposed.
+    h.ask(Role::Assistant, "record a e4 e5 Sf3");
+    let reply = h.ask(Role::Assistant, "dispute a");
+    assert!(
+        reply.contains("the sheets differ after 3 half-moves"),
+        "{reply}"
+    );
+    assert_eq!(
+        h.ask(Role::Arbiter, "resolve reject"),
+        "ok the proposed takeback is dropped"
+    );
+    assert!(
+        h.ask(Role::Arbiter, "resolve confirm")
+            .starts_with("error state no resolution")
+    );
+    // The arbiter may decide another point himself.
+    assert!(
+        h.ask(Role::Arbiter, "resolve override 2")
+            .starts_with("ok back to 2 half-moves")
+    );
+    assert_eq!(h.table.game().ply_count(), 2);
+    assert!(
+        h.ask(Role::Arbiter, "resolve override 9")
+            .starts_with("error state")
+    );
 }

@@ -156,6 +156,7 @@ pub async fn run(
             voice: lang.code().to_owned(),
             game_id: format!("{}-{game_no}", tc.name),
             events: events.clone(),
+            record_dir: config.state_dir.join("records"),
         };
         actor
             .perform(startup)

@@ -46,6 +46,8 @@ pub struct TableActor<J: Journal> {
     /// Names the per-game audio record (`<table>-<game>`).
     pub game_id: String,
     pub events: broadcast::Sender<Arc<str>>,
+    /// Where the table's record of two-board resolutions is kept (`<state-dir>/records/`).
+    pub record_dir: PathBuf,
 }
 
 impl<J: Journal> TableActor<J> {
@@ -133,6 +135,23 @@ impl<J: Journal> TableActor<J> {
                     tracing::debug!(table = self.table.name(), "{line}");
                     self.publish(line);
                 }
+                Output::Resolution { text } => {
+                    let path = self.record_dir.join(format!(
+                        "{}.txt",
+                        crate::io::store::file_stem(self.table.name())
+                    ));
+                    let entry = format!("== {} (unix ms)\n{text}\n", unix_ms());
+                    let written = tokio::task::spawn_blocking(move || append_synced(&path, &entry))
+                        .await
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| r);
+                    match written {
+                        Ok(path) => self.publish(format!("event recorded {}", path.display())),
+                        Err(e) => {
+                            tracing::error!(table = self.table.name(), error = %e, "writing the resolution record failed")
+                        }
+                    }
+                }
                 Output::Finished { pgn } => {
                     match self.journal.archive(self.table.name(), pgn).await {
                         Ok(path) => {
@@ -178,6 +197,23 @@ pub fn board_input(board: BoardId, event: LinkEvent) -> Input {
             message: e.to_string(),
         },
     }
+}
+
+/// Appends to the table's record of resolutions and syncs it, for the arbiter and appeals.
+fn append_synced(path: &std::path::Path, text: &str) -> Result<PathBuf, String> {
+    use std::io::Write;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_data())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path.to_owned())
 }
 
 async fn sleep_for(d: Option<Duration>) {

@@ -9,6 +9,8 @@ use std::str::FromStr;
 
 use shakmaty::Color;
 
+use crate::table::reconcile::Side;
+
 use crate::chess::language::Language;
 
 /// Longest request line accepted; a move in any notation is far shorter.
@@ -113,6 +115,28 @@ pub enum Command {
     Penalty {
         color: Color,
     },
+    /// One player's own scoresheet (a: the blind player's, b: the sighted player's).
+    SheetOf {
+        side: Side,
+    },
+    /// Enter or correct a player's scoresheet: the whole sheet as a move list in any notation
+    /// (FIDE D.2.9 compares the sheets as moves).
+    Record {
+        side: Side,
+        moves: String,
+    },
+    /// The lagging player confirms the moves read out to him: they go on his sheet.
+    Confirm {
+        side: Side,
+    },
+    /// The lagging player disputes them: the sheets differ.
+    Dispute {
+        side: Side,
+    },
+    /// The arbiter decides a proposed resolution: confirm it, or take back to another ply.
+    Resolve {
+        choice: Resolve,
+    },
     /// The arbiter stops the clocks (6.11.1).
     Pause,
     /// The arbiter restarts them.
@@ -144,6 +168,11 @@ impl Command {
             Command::Export { .. } => "export",
             Command::Adjust { .. } => "adjust",
             Command::Penalty { .. } => "penalty",
+            Command::SheetOf { .. } => "sheet",
+            Command::Record { .. } => "record",
+            Command::Confirm { .. } => "confirm",
+            Command::Dispute { .. } => "dispute",
+            Command::Resolve { .. } => "resolve",
             Command::Pause => "pause",
             Command::Resume => "resume",
             Command::Help => "help",
@@ -155,7 +184,11 @@ impl Command {
     pub fn arbiter_only(&self) -> bool {
         matches!(
             self,
-            Command::Adjust { .. } | Command::Penalty { .. } | Command::Pause | Command::Resume
+            Command::Adjust { .. }
+                | Command::Penalty { .. }
+                | Command::Pause
+                | Command::Resume
+                | Command::Resolve { .. }
         )
     }
 
@@ -166,6 +199,7 @@ impl Command {
             Command::Auth { .. }
                 | Command::Parse { .. }
                 | Command::Export { .. }
+                | Command::SheetOf { .. }
                 | Command::Board
                 | Command::Clock
                 | Command::Sheet
@@ -193,6 +227,17 @@ impl Command {
                 | Command::Quit
         )
     }
+}
+
+/// The arbiter's decision on a proposed takeback (D.2.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolve {
+    /// As proposed: back to the last move both sheets agree on, clocks as recorded there.
+    Confirm,
+    /// Back to after this many half-moves instead.
+    Override { plies: usize },
+    /// No takeback: the proposal is dropped.
+    Reject,
 }
 
 /// Why a request is refused; the code is the reply's second word.
@@ -265,8 +310,8 @@ pub fn one_line(text: &str) -> String {
 
 /// Every request keyword, in the order `help` lists them.
 pub const KEYWORDS: &str = "auth, table, tables, lang, move, promote, board, clock, sheet, status, \
-                            parse, export, offer-draw, claim-draw, resign, undo, adjust, penalty, \
-                            pause, resume, events, help, quit";
+                            parse, export, offer-draw, claim-draw, resign, undo, record, confirm, \
+                            dispute, resolve, adjust, penalty, pause, resume, events, help, quit";
 
 /// Parses one request line (without its line feed; a trailing CR is ignored), reading piece
 /// names in English; see [`parse_line_in`].
@@ -323,7 +368,48 @@ pub fn parse_line_in(bytes: &[u8], lang: &Language) -> Result<Command, Refusal> 
         }),
         "board" => no_argument(Command::Board),
         "clock" => no_argument(Command::Clock),
-        "sheet" => no_argument(Command::Sheet),
+        "sheet" if rest.is_empty() => Ok(Command::Sheet),
+        "sheet" => Ok(Command::SheetOf {
+            side: parse_side(rest)?,
+        }),
+        "record" => {
+            let (side, moves) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let side = parse_side(side)?;
+            if moves.trim().is_empty() {
+                return Err(Refusal::new(
+                    ErrorCode::Syntax,
+                    "record needs a side and the moves, e.g. record b 1. e4 e5 2. Nf3",
+                ));
+            }
+            Ok(Command::Record {
+                side,
+                moves: moves.trim().to_owned(),
+            })
+        }
+        "confirm" => Ok(Command::Confirm {
+            side: parse_side(&needs("a side: a or b")?)?,
+        }),
+        "dispute" => Ok(Command::Dispute {
+            side: parse_side(&needs("a side: a or b")?)?,
+        }),
+        "resolve" => {
+            let usage = "resolve confirm, resolve reject or resolve override PLIES";
+            let mut words = rest.split_whitespace();
+            let choice = match (words.next(), words.next(), words.next()) {
+                (Some("confirm"), None, None) => Resolve::Confirm,
+                (Some("reject"), None, None) => Resolve::Reject,
+                (Some("override"), Some(n), None) => Resolve::Override {
+                    plies: n.parse().map_err(|_| {
+                        Refusal::new(
+                            ErrorCode::Syntax,
+                            format!("{n:?} is no number of half-moves; {usage}"),
+                        )
+                    })?,
+                },
+                _ => return Err(Refusal::new(ErrorCode::Syntax, usage)),
+            };
+            Ok(Command::Resolve { choice })
+        }
         "status" => no_argument(Command::Status),
         "offer-draw" => no_argument(Command::OfferDraw),
         "claim-draw" => Ok(Command::ClaimDraw {
@@ -430,6 +516,20 @@ pub fn promotion_piece(text: &str, lang: &Language) -> Result<shakmaty::Role, Re
                 lang.vocabulary().piece(Piece::Rook),
                 lang.vocabulary().piece(Piece::Bishop),
                 lang.vocabulary().piece(Piece::Knight),
+            ),
+        )),
+    }
+}
+
+fn parse_side(text: &str) -> Result<Side, Refusal> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "a" => Ok(Side::A),
+        "b" => Ok(Side::B),
+        other => Err(Refusal::new(
+            ErrorCode::Syntax,
+            format!(
+                "{:?} is no side: a (the blind player's sheet) or b (the sighted player's)",
+                truncate(other, 20)
             ),
         )),
     }

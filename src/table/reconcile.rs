@@ -66,7 +66,8 @@ impl Side {
         }
     }
 
-    fn index(self) -> usize {
+    /// 0 for a, 1 for b: the index into `[a, b]` arrays.
+    pub fn index(self) -> usize {
         match self {
             Side::A => 0,
             Side::B => 1,

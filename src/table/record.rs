@@ -15,10 +15,11 @@ use shakmaty::Color;
 
 use crate::chess::scoresheet::Recorder;
 use crate::table::control::Role;
+use crate::table::reconcile::Side;
 
-/// Longest line a record can need (a FEN, a time control and a few words); longer lines in a
-/// journal are corrupt.
-pub const MAX_RECORD_BYTES: usize = 512;
+/// Longest record line: a scoresheet of some 800 half-moves in UCI (the journal keeps lines up
+/// to this length too); longer lines in a journal are corrupt.
+pub const MAX_RECORD_BYTES: usize = 4096;
 
 /// Where an accepted move came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -105,6 +106,12 @@ pub enum Record {
     Pause,
     /// `resume`: the arbiter restarted them.
     Resume,
+    /// `sheet <a|b> [<uci>…]`: a player's scoresheet entered or corrected (D.2.9); only its
+    /// legal moves are kept.
+    Sheet { side: Side, moves: Vec<String> },
+    /// `retract <plies>`: the moves after `plies` half-moves are taken back (D.2.9, the
+    /// sheets differ); both sheets are cut there and the clocks go back to that move.
+    Retract { plies: usize },
     /// `rebase <ms>`: the daemon restarted; the running clock is charged `charged_ms` since its
     /// last press (the time it ran while the daemon was up, plus the downtime only when the
     /// configuration says so) and runs on from the record's time.
@@ -149,6 +156,14 @@ impl fmt::Display for Record {
             Record::Penalty { color } => write!(f, "penalty {}", color_word(*color)),
             Record::Pause => f.write_str("pause"),
             Record::Resume => f.write_str("resume"),
+            Record::Sheet { side, moves } => {
+                write!(f, "sheet {side}")?;
+                for m in moves {
+                    write!(f, " {m}")?;
+                }
+                Ok(())
+            }
+            Record::Retract { plies } => write!(f, "retract {plies}"),
             Record::Rebase { charged_ms } => write!(f, "rebase {charged_ms}"),
         }
     }
@@ -208,6 +223,19 @@ impl FromStr for Record {
             }),
             ["pause"] => Ok(Record::Pause),
             ["resume"] => Ok(Record::Resume),
+            ["sheet", side, moves @ ..] => Ok(Record::Sheet {
+                side: match *side {
+                    "a" => Side::A,
+                    "b" => Side::B,
+                    other => return Err(format!("sheet: side a or b, not {other:?}")),
+                },
+                moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+            }),
+            ["retract", n] => Ok(Record::Retract {
+                plies: n
+                    .parse()
+                    .map_err(|_| format!("retract: {n:?} is no number of half-moves"))?,
+            }),
             ["rebase", ms] => Ok(Record::Rebase {
                 charged_ms: ms
                     .parse()
@@ -216,7 +244,8 @@ impl FromStr for Record {
             ["begin", ..] => Err("begin needs chess960, a time control and a FEN".to_owned()),
             [
                 kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
-                | "resign" | "flag" | "adjust" | "penalty" | "pause" | "resume" | "rebase"),
+                | "resign" | "flag" | "adjust" | "penalty" | "pause" | "resume" | "sheet"
+                | "retract" | "rebase"),
                 rest @ ..,
             ] => Err(format!(
                 "{kw:?} with {} word(s) after it is malformed",
@@ -286,6 +315,15 @@ mod tests {
             },
             Record::Pause,
             Record::Resume,
+            Record::Sheet {
+                side: Side::B,
+                moves: vec!["e2e4".into(), "e7e5".into()],
+            },
+            Record::Sheet {
+                side: Side::A,
+                moves: vec![],
+            },
+            Record::Retract { plies: 3 },
             Record::Rebase { charged_ms: 5 },
         ];
         for r in records {

@@ -40,10 +40,14 @@ use crate::chess::scoresheet::{Headers, Scoresheet, format_clock};
 use crate::chess::vocabulary::Vocabulary;
 use crate::table::clock::{AnnounceSchedule, Clock, ClockState, TimeControl};
 use crate::table::control::{
-    Command, ErrorCode, Refusal, Role as ControlRole, ok_line, one_line, permitted,
+    Command, ErrorCode, Refusal, Resolve as ResolveChoice, Role as ControlRole, ok_line, one_line,
+    permitted,
 };
-use crate::table::corrections::{Correction, corrections};
+use crate::table::corrections::{Correction, Observed, corrections};
 use crate::table::detector::{BoardKind, Conclusion, DetectorSettings, MoveDetector, TouchMove};
+use crate::table::reconcile::{
+    BoardInput, ClockRecord, ReconcileInput, Sheet, Side, Verdict, read_sheet, reconcile,
+};
 use crate::table::record::{Record, Source};
 
 /// Who an utterance is meant for. Speech backends and transcripts carry it.
@@ -154,6 +158,9 @@ pub enum Output {
     Event(String),
     /// The game is over: archive it.
     Finished { pgn: String },
+    /// A two-board reconciliation for the table's record (both sheets, both boards, what was
+    /// decided and why), several lines of text for the arbiter and for appeals.
+    Resolution { text: String },
 }
 
 /// What can happen at a table besides a control request.
@@ -181,6 +188,15 @@ pub struct RestoreError {
     pub index: usize,
     pub line: String,
     pub why: String,
+}
+
+/// A takeback proposed by the two-sheet procedure (D.2.9).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proposal {
+    /// Back to after this many half-moves (the last move both sheets agree on).
+    pub plies: usize,
+    /// Why, in words for the players and the arbiter.
+    pub explanation: Vec<String>,
 }
 
 /// One board with its debouncer and detector.
@@ -249,6 +265,16 @@ pub struct Table {
     peg: BoardFeed,
     normal: Option<BoardFeed>,
     draw_offer: Option<Color>,
+    /// Each player's scoresheet as moves: a, the blind player's; b, the sighted player's. Both
+    /// follow the game unless someone enters or corrects one (D.2.9).
+    sheets: [Vec<Move>; 2],
+    /// Time used `[white, black]` after each half-move (index 0: the start): the clock record a
+    /// takeback goes back to.
+    used_after: Vec<[u64; 2]>,
+    /// A takeback the reconciliation proposed, waiting for the arbiter.
+    proposal: Option<Proposal>,
+    /// The side whose sheet lags, asked to confirm the moves read out to him.
+    lagging: Option<Side>,
     /// Illegal moves each side completed, as ruled by the arbiter (7.5.5).
     illegal_moves: [u32; 2],
     /// What the blind player heard last, for `KA`.
@@ -319,6 +345,10 @@ impl Table {
             peg,
             normal,
             draw_offer: None,
+            sheets: [Vec::new(), Vec::new()],
+            used_after: Vec::new(),
+            proposal: None,
+            lagging: None,
             illegal_moves: [0, 0],
             last_to_blind: None,
             end_reported: false,
@@ -416,6 +446,7 @@ impl Table {
                 self.clock
                     .start_with(self.game.turn(), at)
                     .map_err(|e| e.to_string())?;
+                self.used_after = vec![[0, 0]];
             }
             Record::Move { uci, source } => {
                 let m = UciMove::from_ascii(uci.as_bytes())
@@ -431,6 +462,16 @@ impl Table {
                 self.sheet
                     .record(m, source.recorder(), reading.map(|r| r.remaining_ms))
                     .map_err(|e| e.to_string())?;
+                // Both players write the move (a lagging sheet stays behind until confirmed).
+                for sheet in &mut self.sheets {
+                    if sheet.len() + 1 == self.game.ply_count() {
+                        sheet.push(m);
+                    }
+                }
+                self.used_after.push([
+                    self.clock.used(Color::White, at),
+                    self.clock.used(Color::Black, at),
+                ]);
                 if self.draw_offer == Some(!mover) {
                     // An offer lapses when the player it was made to moves instead (9.1.2.3).
                     self.draw_offer = None;
@@ -449,6 +490,10 @@ impl Table {
                     .ok_or_else(|| "no move to withdraw".to_owned())?;
                 let plies = self.game.ply_count();
                 self.sheet.truncate(plies);
+                for sheet in &mut self.sheets {
+                    sheet.truncate(plies);
+                }
+                self.used_after.truncate(plies + 1);
                 self.clock = Clock::from_state(self.s.time_control.clone(), state)
                     .map_err(|e| e.to_string())?
                     .with_schedule(self.s.announce.clone());
@@ -509,6 +554,49 @@ impl Table {
             Record::Pause => self.clock.pause(at).map_err(|e| e.to_string())?,
             Record::Resume => self.clock.resume(at).map_err(|e| e.to_string())?,
             Record::Rebase { charged_ms } => self.clock.rebase(at, *charged_ms),
+            Record::Sheet { side, moves } => {
+                let mut pos = self.game.start_position().clone();
+                let mut sheet = Vec::with_capacity(moves.len());
+                for uci in moves {
+                    let m = UciMove::from_ascii(uci.as_bytes())
+                        .map_err(|e| format!("{uci:?} is no UCI move: {e}"))?
+                        .to_move(&pos)
+                        .map_err(|e| format!("sheet {side}: {uci} is illegal there: {e}"))?;
+                    pos.play_unchecked(m);
+                    sheet.push(m);
+                }
+                self.sheets[side.index()] = sheet;
+                self.lagging = None;
+            }
+            Record::Retract { plies } => {
+                let plies = *plies;
+                if plies > self.game.ply_count() {
+                    return Err(format!(
+                        "retract to {plies} half-moves, but the game has {}",
+                        self.game.ply_count()
+                    ));
+                }
+                if plies < self.game.ply_count() {
+                    let state = self.before_press[plies].clone();
+                    self.game.truncate(plies);
+                    self.sheet.truncate(plies);
+                    self.before_press.truncate(plies);
+                    self.used_after.truncate(plies + 1);
+                    // The clocks show what they showed when that move was made; the side to
+                    // move runs from now (D.2.9: "the arbiter adjusts the clocks").
+                    let mut clock = Clock::from_state(self.s.time_control.clone(), state)
+                        .map_err(|e| e.to_string())?
+                        .with_schedule(self.s.announce.clone());
+                    clock.rebase(at, 0);
+                    self.clock = clock;
+                }
+                for sheet in &mut self.sheets {
+                    sheet.truncate(plies);
+                }
+                self.proposal = None;
+                self.lagging = None;
+                self.draw_offer = None;
+            }
         }
         Ok(())
     }
@@ -695,6 +783,19 @@ impl Table {
     }
 
     fn on_conclusion(&mut self, board: BoardId, now: u64, c: Conclusion, out: &mut Vec<Output>) {
+        // A board that differs from the game at rest starts the two-sheet procedure (D.2.9):
+        // with the sheets agreeing it only confirms whose board is wrong, for the record.
+        let board_differs = matches!(
+            c,
+            Conclusion::Illegal { .. } | Conclusion::Mismatch { .. } | Conclusion::Takeback { .. }
+        );
+        self.react(board, now, c, out);
+        if board_differs && self.proposal.is_none() && self.lagging.is_none() {
+            self.reconcile_sheets(now, false, out);
+        }
+    }
+
+    fn react(&mut self, board: BoardId, now: u64, c: Conclusion, out: &mut Vec<Output>) {
         let mode = self.mode();
         out.push(Output::Event(format!("event {board} {}", c.describe(mode))));
         let listener = Self::listener_of(board);
@@ -1382,6 +1483,132 @@ impl Table {
                     }
                 ))
             }
+            Command::SheetOf { side } => Ok(self.sheet_text(*side, lang)),
+            Command::Record { side, moves } => {
+                self.may_write_sheet(role, *side)?;
+                let start = Game::from_position(
+                    self.game.start_position().clone(),
+                    self.game.castling_mode(),
+                );
+                let sheet = read_sheet(*side, moves, &start, lang);
+                let ucis = sheet
+                    .moves
+                    .iter()
+                    .map(|&m| UciMove::from_move(m, self.mode()).to_string())
+                    .collect();
+                self.commit(
+                    now,
+                    Record::Sheet {
+                        side: *side,
+                        moves: ucis,
+                    },
+                    out,
+                )
+                .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+                let mut reply = format!("sheet {side}: {} half-moves", sheet.moves.len());
+                if let Some(bad) = &sheet.bad {
+                    reply.push_str(&format!(
+                        "; ply {} ({}) {:?} is not kept: {}",
+                        bad.ply, bad.label, bad.token, bad.reason
+                    ));
+                }
+                let verdict = self.reconcile_sheets(now, false, out);
+                Ok(format!("{reply}; {verdict}"))
+            }
+            Command::Confirm { side } => {
+                self.may_write_sheet(role, *side)?;
+                if self.lagging != Some(*side) {
+                    return Err(Refusal::new(
+                        ErrorCode::State,
+                        format!("sheet {side} does not lag: nothing to confirm"),
+                    ));
+                }
+                let other = self.sheets[1 - side.index()].clone();
+                let ucis = other
+                    .iter()
+                    .map(|&m| UciMove::from_move(m, self.mode()).to_string())
+                    .collect();
+                self.commit(
+                    now,
+                    Record::Sheet {
+                        side: *side,
+                        moves: ucis,
+                    },
+                    out,
+                )
+                .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+                let verdict = self.reconcile_sheets(now, false, out);
+                Ok(format!("sheet {side} confirmed; {verdict}"))
+            }
+            Command::Dispute { side } => {
+                self.may_write_sheet(role, *side)?;
+                if self.lagging != Some(*side) {
+                    return Err(Refusal::new(
+                        ErrorCode::State,
+                        format!("sheet {side} does not lag: nothing to dispute"),
+                    ));
+                }
+                self.lagging = None;
+                let verdict = self.reconcile_sheets(now, true, out);
+                Ok(format!("sheet {side} disputed; {verdict}"))
+            }
+            Command::Resolve { choice } => {
+                let plies = match choice {
+                    ResolveChoice::Reject => {
+                        if self.proposal.take().is_none() {
+                            return Err(Refusal::new(
+                                ErrorCode::State,
+                                "no resolution is proposed",
+                            ));
+                        }
+                        out.push(Output::Event("event resolution rejected".to_owned()));
+                        return Ok("the proposed takeback is dropped".to_owned());
+                    }
+                    ResolveChoice::Confirm => {
+                        self.proposal
+                            .as_ref()
+                            .ok_or_else(|| {
+                                Refusal::new(ErrorCode::State, "no resolution is proposed")
+                            })?
+                            .plies
+                    }
+                    ResolveChoice::Override { plies } => *plies,
+                };
+                if plies > self.game.ply_count() {
+                    return Err(Refusal::new(
+                        ErrorCode::State,
+                        format!(
+                            "the game has {} half-moves; no takeback to {plies}",
+                            self.game.ply_count()
+                        ),
+                    ));
+                }
+                let retracted: Vec<String> = self.game.moves()[plies..]
+                    .iter()
+                    .map(|&m| UciMove::from_move(m, self.mode()).to_string())
+                    .collect();
+                self.commit(now, Record::Retract { plies }, out)
+                    .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+                self.end_reported = self.game.is_over();
+                let r = self.clock.report(now);
+                out.push(Output::Event(format!(
+                    "event takeback {plies} retracted {} clocks white {} black {}",
+                    if retracted.is_empty() {
+                        "-".to_owned()
+                    } else {
+                        retracted.join(",")
+                    },
+                    format_clock(r.white_ms),
+                    format_clock(r.black_ms)
+                )));
+                let text = self.word("takeback_done");
+                self.say(Listener::Everyone, text, true, out);
+                Ok(format!(
+                    "back to {plies} half-moves; white {} black {}",
+                    format_clock(r.white_ms),
+                    format_clock(r.black_ms)
+                ))
+            }
             Command::Parse { text } => {
                 let pos = self.game.position();
                 let m = parse_move(pos, self.mode(), text, None, lang)
@@ -1458,6 +1685,166 @@ impl Table {
                 })
             }
             _ => None,
+        }
+    }
+
+    /// Who may write a player's sheet: his assistant, the arbiter, or the player himself.
+    fn may_write_sheet(&self, role: ControlRole, side: Side) -> Result<(), Refusal> {
+        let owner = match side {
+            Side::A => self.s.peg_side,
+            Side::B => !self.s.peg_side,
+        };
+        match role {
+            ControlRole::Assistant | ControlRole::Arbiter => Ok(()),
+            ControlRole::Player(c) if c == owner => Ok(()),
+            _ => Err(Refusal::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "sheet {side} is {}'s; only he, the assistant or the arbiter may write it",
+                    color_name(owner)
+                ),
+            )),
+        }
+    }
+
+    fn sheet_text(&self, side: Side, lang: &Language) -> String {
+        let style = Style::new(lang);
+        let mut pos = self.game.start_position().clone();
+        let mut words = Vec::new();
+        for (i, &m) in self.sheets[side.index()].iter().enumerate() {
+            if pos.turn() == Color::White {
+                words.push(format!("{}.", pos.fullmoves()));
+            } else if i == 0 {
+                words.push(format!("{}...", pos.fullmoves()));
+            }
+            words.push(format_move(&pos, self.mode(), m, Notation::San, &style));
+            pos.play_unchecked(m);
+        }
+        words.join(" ")
+    }
+
+    /// What each board shows, for the reconciliation: the peg board's occupancy with the pieces
+    /// its detector believes in; the e-board's pieces; a virtual board shows the game.
+    fn board_input(&self, board: BoardId) -> BoardInput {
+        let feed = match board {
+            BoardId::Peg => Some(&self.peg),
+            BoardId::Normal => self.normal.as_ref(),
+        };
+        match feed {
+            Some(f) => BoardInput {
+                observed: f.detector.observed(),
+                believed: (f.detector.kind() == BoardKind::Occupancy)
+                    .then(|| f.detector.believed().clone()),
+            },
+            None => BoardInput {
+                observed: Observed::Pieces(self.game.position().board().clone()),
+                believed: None,
+            },
+        }
+    }
+
+    /// The D.2.9 procedure on both sheets and both boards as they are now: the resolution goes
+    /// to the table's record; a lag is read out, a difference becomes a takeback proposal for
+    /// the arbiter. Returns the verdict in a few words.
+    fn reconcile_sheets(&mut self, now: u64, lag_disputed: bool, out: &mut Vec<Output>) -> String {
+        let start = Game::from_position(
+            self.game.start_position().clone(),
+            self.game.castling_mode(),
+        );
+        let sheets = [
+            Sheet::from_moves(self.sheets[0].clone()),
+            Sheet::from_moves(self.sheets[1].clone()),
+        ];
+        let boards = [
+            self.board_input(BoardId::Peg),
+            self.board_input(BoardId::Normal),
+        ];
+        let clocks = ClockRecord {
+            used_now: [
+                self.clock.used(Color::White, now),
+                self.clock.used(Color::Black, now),
+            ],
+            plies_now: self.game.ply_count(),
+            after_ply: self.used_after.iter().map(|u| Some(*u)).collect(),
+        };
+        let input = ReconcileInput {
+            start: &start,
+            sheets: [&sheets[0], &sheets[1]],
+            boards: [&boards[0], &boards[1]],
+            languages: [self.s.lang, self.s.lang],
+            clocks: Some(&clocks),
+            lag_disputed,
+        };
+        let r = reconcile(&input);
+        out.push(Output::Resolution {
+            text: r.record(&input),
+        });
+        for line in &r.explanation {
+            out.push(Output::Event(format!("event explain {}", one_line(line))));
+        }
+        match &r.verdict {
+            Verdict::Agree => {
+                self.proposal = None;
+                self.lagging = None;
+                out.push(Output::Event(format!(
+                    "event resolution agree plies {}",
+                    r.agreed_plies
+                )));
+                format!("the sheets agree ({} half-moves)", r.agreed_plies)
+            }
+            Verdict::Lagging {
+                side,
+                missing,
+                read_out,
+            } => {
+                self.lagging = Some(*side);
+                out.push(Output::Event(format!(
+                    "event resolution lagging {side} missing {}",
+                    missing
+                        .iter()
+                        .map(|&m| UciMove::from_move(m, self.mode()).to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )));
+                let listener = match side {
+                    Side::A => Listener::BlindPlayer,
+                    Side::B => Listener::Opponent,
+                };
+                let mut words = vec![self.word("sheet_lags")];
+                words.extend(read_out.iter().cloned());
+                self.say(listener, words.join(". "), false, out);
+                format!(
+                    "sheet {side} lags by {} half-moves: read out to be confirmed (confirm {side}) or \
+                     disputed (dispute {side})",
+                    missing.len()
+                )
+            }
+            Verdict::Differ => {
+                self.lagging = None;
+                let plies = r.agreed_plies;
+                self.proposal = Some(Proposal {
+                    plies,
+                    explanation: r.explanation.clone(),
+                });
+                let (white, black) = match &r.clocks {
+                    Some(c) => (c.used[0], c.used[1]),
+                    None => (0, 0),
+                };
+                out.push(Output::Event(format!(
+                    "event resolution proposed takeback-to {plies} retract-a {} retract-b {} \
+                     used-white {} used-black {}",
+                    join_or_dash(&r.retracted_uci(Side::A)),
+                    join_or_dash(&r.retracted_uci(Side::B)),
+                    format_clock(white),
+                    format_clock(black)
+                )));
+                let text = self.word("sheets_differ");
+                self.say(Listener::Everyone, text, true, out);
+                format!(
+                    "the sheets differ after {plies} half-moves: a takeback to there is proposed \
+                     to the arbiter (resolve confirm, resolve override N, resolve reject)"
+                )
+            }
         }
     }
 
@@ -1542,6 +1929,14 @@ fn declared(reason: EndReason) -> bool {
             | EndReason::Claim(_)
             | EndReason::ArbiterDecision
     )
+}
+
+fn join_or_dash(items: &[String]) -> String {
+    if items.is_empty() {
+        "-".to_owned()
+    } else {
+        items.join(",")
+    }
 }
 
 fn color_name(color: Color) -> &'static str {
