@@ -362,9 +362,11 @@ fn a_whole_game_through_the_daemon_survives_kill_9() {
         reply,
         "ok sheet b: 16 half-moves; the sheets agree (16 half-moves)"
     );
-    assert!(std::fs::read_to_string(daemon.state.join("records/table-1.txt"))
-        .unwrap()
-        .contains("sheets agree"));
+    assert!(
+        std::fs::read_to_string(daemon.state.join("records/table-1.txt"))
+            .unwrap()
+            .contains("sheets agree")
+    );
     assert_eq!(black.ask("resign"), "ok black resigns");
     let archived = watcher.expect_event("the archived game", |l| l.starts_with("event archived "));
     let pgn = std::fs::read_to_string(archived.trim_start_matches("event archived ")).unwrap();

@@ -29,6 +29,9 @@ const app = {
   status: {},
   sheets: { a: null, b: null, twoSheets: false },
   guide: { peg: '', normal: '' },
+  // The two-sheet procedure: the daemon's proposal and its reasons, until decided.
+  resolution: null,
+  explain: [],
 };
 
 // ---------- announcements ----------
@@ -52,9 +55,9 @@ class Connection {
     this.onEvent = onEvent;
     this.onClose = onClose;
     // The control server allows 10 requests a second in bursts of 20; the page keeps below.
-    this.tokens = 15;
+    this.tokens = 18;
     this.backlog = [];
-    this.timer = setInterval(() => this.refill(), 125);
+    this.timer = setInterval(() => this.refill(), 112);
   }
 
   open() {
@@ -83,7 +86,7 @@ class Connection {
   }
 
   refill() {
-    this.tokens = Math.min(15, this.tokens + 1);
+    this.tokens = Math.min(18, this.tokens + 1);
     this.flush();
   }
 
@@ -242,8 +245,9 @@ async function openTable(name) {
   await ask('events');
   // Two scoresheets once the daemon keeps both (sheet a / sheet b); one record until then.
   app.sheets.twoSheets = okText(await ask('sheet a')) !== null;
-  $('sheet-a-title').textContent = app.sheets.twoSheets ? 'Scoresheet A (white)' : 'Game record';
-  $('sheet-b-title').textContent = app.sheets.twoSheets ? 'Scoresheet B (black)' : 'Second scoresheet';
+  $('sheet-a-title').textContent = app.sheets.twoSheets ? 'Sheet A (blind player)' : 'Game record';
+  $('sheet-b-title').textContent = app.sheets.twoSheets ? 'Sheet B (sighted player)' : 'Second scoresheet';
+  $('record-form').hidden = !app.sheets.twoSheets;
   await refreshAll();
   renderGrid();
   $('table-title').setAttribute('tabindex', '-1');
@@ -259,19 +263,34 @@ function onClosed() {
 
 // ---------- what the daemon says ----------
 
+// A burst of events (a move brings four or five) asks for each view once: a refresh already
+// under way is followed by at most one more.
+function coalesce(fn) {
+  let running = null;
+  let again = false;
+  const run = async () => {
+    if (running) { again = true; return running; }
+    running = (async () => {
+      do { again = false; await fn(); } while (again);
+    })();
+    try { await running; } finally { running = null; }
+  };
+  return run;
+}
+
 async function refreshAll() {
   await Promise.all([refreshBoard(), refreshStatus(), refreshClock(), refreshSheets()]);
 }
 
-async function refreshBoard() {
+const refreshBoard = coalesce(async () => {
   const fen = okText(await ask('board'));
   if (fen) {
     app.fen = fen;
     renderBoard();
   }
-}
+});
 
-async function refreshStatus() {
+const refreshStatus = coalesce(async () => {
   const s = okText(await ask('status'));
   if (s === null) return;
   const w = s.split(' ');
@@ -286,16 +305,17 @@ async function refreshStatus() {
   }
   app.status = st;
   renderStatus();
-}
+});
 
-async function refreshClock() {
-  const c = okText(await ask('clock'));
+const refreshClock = coalesce(async () => {
+  // Quiet: only the Clock button asks the daemon to tell the blind player.
+  const c = okText(await ask('clock quiet'));
   if (c === null) return;
   const m = /white (\S+) black (\S+) moves (\d+) running (\S+)/.exec(c);
   if (!m) return;
   app.clock = { white: seconds(m[1]), black: seconds(m[2]), moves: +m[3], running: m[4], at: performance.now() };
   renderClock();
-}
+});
 
 function seconds(hms) {
   const neg = hms.startsWith('-');
@@ -313,7 +333,7 @@ function hms(total) {
   return (neg ? '−' : '') + h + ':' + String(m).padStart(2, '0') + ':' + String(s).padStart(2, '0');
 }
 
-async function refreshSheets() {
+const refreshSheets = coalesce(async () => {
   if (app.sheets.twoSheets) {
     const [a, b] = await Promise.all([ask('sheet a'), ask('sheet b')]);
     app.sheets.a = okText(a);
@@ -329,7 +349,7 @@ async function refreshSheets() {
     renderBoard();
   }
   renderSheets();
-}
+});
 
 function onEvent(body) {
   const sp = body.indexOf(' ');
@@ -351,6 +371,26 @@ function onEvent(body) {
       refreshBoard(); refreshClock(); refreshSheets(); refreshStatus();
       break;
     }
+    case 'resolution':
+      onResolution(rest.split(' '));
+      break;
+    case 'explain':
+      app.explain.push(rest);
+      renderResolution();
+      break;
+    case 'takeback': {
+      const w = rest.split(' ');
+      app.resolution = null;
+      $('mm-result').textContent = `Takeback carried out: back to ${w[0]} half-moves; moves taken back ${w[2]}; clocks White ${w[5]}, Black ${w[7]}.`;
+      $('mm-clocks').textContent = `The clocks were put back: White ${w[5]}, Black ${w[7]}.`;
+      announce($('mm-result').textContent);
+      app.lastMove = '';
+      refreshAll();
+      break;
+    }
+    case 'recorded':
+      $('sheet-result').textContent = 'The resolution was written to the table\'s record.';
+      break;
     case 'undo': case 'begin': case 'restored': case 'end': case 'lagged':
       refreshAll();
       if (kind === 'end') $('action-result').textContent = 'Game over: ' + rest;
@@ -366,7 +406,6 @@ function onEvent(body) {
     case 'board': case 'in-sync':
       if (kind === 'in-sync') {
         app.guide[rest.split(' ')[0]] = '';
-        $('mm-result').textContent = 'Resolved: the ' + rest.split(' ')[0] + ' board agrees with the game.';
       }
       refreshStatus();
       break;
@@ -378,11 +417,12 @@ function onEvent(body) {
     }
     case 'peg': case 'normal': {
       const [what, ...detail] = rest.split(' ');
+      // A move brings its own `event move`, which refreshes everything.
+      if (['touched', 'move', 'replicated'].includes(what)) break;
       if (what === 'promotion-pending') showPromotion(detail[0].replace(/:$/, ''));
-      if (what === 'mismatch' || what === 'illegal') {
-        app.guide[kind] = detail.join(' ');
-        refreshStatus();
-      }
+      if (what === 'mismatch' || what === 'illegal') app.guide[kind] = detail.join(' ');
+      if (what === 'in-sync') app.guide[kind] = '';
+      refreshStatus();
       break;
     }
     case 'shutdown':
@@ -401,6 +441,50 @@ function arbiterEvent(kind, w) {
   if (kind === 'clock') return w[0] === 'pause' ? 'Clocks paused by the arbiter.' : 'Clocks running again.';
   if (kind === 'penalty') return `Penalty: ${w.join(' ')}.`;
   return `After the restart: ${w.join(' ')}.`;
+}
+
+function onResolution(w) {
+  if (w[0] === 'proposed') {
+    const field = (k) => w[w.indexOf(k) + 1];
+    app.resolution = {
+      plies: field('takeback-to'), a: field('retract-a'), b: field('retract-b'),
+      white: field('used-white'), black: field('used-black'),
+    };
+    app.explain = [];
+    $('mm-result').textContent = '';
+    $('mm-override-plies').value = app.resolution.plies;
+    refreshSheets();
+  } else if (w[0] === 'lagging') {
+    const side = w[1];
+    $('lagging').hidden = false;
+    $('lagging').dataset.side = side;
+    $('lagging-text').textContent = `Sheet ${side.toUpperCase()} lags; missing: ${w.slice(3).join(' ')}.`;
+  } else if (w[0] === 'agree') {
+    $('sheet-result').textContent = 'The sheets agree.';
+    $('lagging').hidden = true;
+  } else if (w[0] === 'rejected') {
+    app.resolution = null;
+    $('mm-result').textContent = 'The arbiter rejected the proposed takeback; the game stands.';
+  }
+  renderResolution();
+}
+
+function renderResolution() {
+  const r = app.resolution;
+  const list = $('mm-explain');
+  list.replaceChildren();
+  for (const line of app.explain.slice(-12)) {
+    const li = document.createElement('li');
+    li.textContent = line;
+    list.append(li);
+  }
+  if (!r) { renderStatus(); return; }
+  if ($('mismatch').hidden) $('mm-result').textContent = '';
+  $('mismatch').hidden = false;
+  $('mm-state').textContent = 'Open: the arbiter decides on the proposed takeback.';
+  $('mm-what').textContent = 'the two scoresheets differ.';
+  $('mm-proposal').textContent = `take the game back to after ${r.plies} half-moves (the last move both sheets agree on); taken back from sheet A: ${r.a}, from sheet B: ${r.b}. Time used then: White ${r.white}, Black ${r.black}.`;
+  $('mm-sheets').textContent = $('sheet-diff').textContent || 'see below.';
 }
 
 // ---------- rendering ----------
@@ -550,12 +634,18 @@ function renderStatus() {
 
 function renderMismatch(board) {
   const panel = $('mismatch');
-  if (!board) {
-    if (!panel.hidden && !$('mm-result').textContent) $('mm-result').textContent = 'Resolved: the boards agree with the game.';
+  if (app.resolution) {
+    $('mm-state').textContent = 'Open: the arbiter decides on the proposed takeback.';
     return;
   }
+  if (!board) {
+    if (!panel.hidden) $('mm-state').textContent = 'Resolved: the boards agree with the game.';
+    return;
+  }
+  $('mm-state').textContent = 'Open: a board differs from the game.';
+  // A new mismatch starts a new procedure; an outcome already shown stays until then.
+  if (panel.hidden) $('mm-result').textContent = '';
   panel.hidden = false;
-  $('mm-result').textContent = '';
   const name = board === 'peg' ? 'the peg board' : 'the opponent\'s board';
   $('mm-what').textContent = `${name} differs from the game after ply ${app.status.ply}.`;
   $('mm-corrections').textContent = app.guide[board] || 'waiting for the board\'s report';
@@ -602,8 +692,8 @@ function renderSheets() {
     const n = Math.max(a.length, b.length);
     for (let i = 0; i < n; i++) if (a[i] !== b[i]) { first = i; break; }
   }
-  $('sheet-a').replaceChildren(sheetTable(a, first, 'Game record'));
-  if (b) $('sheet-b').replaceChildren(sheetTable(b, first, 'Second scoresheet'));
+  $('sheet-a').replaceChildren(sheetTable(a, first, $('sheet-a-title').textContent));
+  if (b) $('sheet-b').replaceChildren(sheetTable(b, first, $('sheet-b-title').textContent));
   else {
     const p = document.createElement('p');
     p.className = 'empty-note';
@@ -818,7 +908,7 @@ async function exportAs(format) {
     return;
   }
   const ext = { pgn: 'pgn', iccf: 'txt', braille: 'txt', brf: 'brf' }[format];
-  const name = `${app.table}-${format}.${ext}`;
+  const name = `${app.table}.${format === 'braille' ? 'braille.txt' : format === 'iccf' ? 'iccf.txt' : ext}`;
   download(name, text, format === 'brf' ? 'application/octet-stream' : 'text/plain;charset=utf-8');
   $('export-result').textContent = `Saved ${name} (${text.length} characters).`;
 }
@@ -887,11 +977,31 @@ function wire() {
     $('resign-dialog').close();
     await simple('resign', 'action-result');
   });
+  // With a takeback proposed the arbiter decides it; otherwise the game's record stands and
+  // confirming only acknowledges the board's guided correction.
   $('mm-confirm').addEventListener('click', () => {
+    if (app.resolution) { simple('resolve confirm', 'mm-result'); return; }
     $('mm-result').textContent = 'Confirmed: the game stands; the board is being corrected as guided.';
     announce($('mm-result').textContent);
   });
-  $('mm-override').addEventListener('click', () => simple('undo', 'mm-result'));
+  $('mm-reject').addEventListener('click', () => simple('resolve reject', 'mm-result'));
+  $('mm-override-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    simple('resolve override ' + $('mm-override-plies').value.trim(), 'mm-result');
+  });
+  $('mm-undo').addEventListener('click', () => simple('undo', 'mm-result'));
+  $('record-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const moves = $('record-moves').value.trim();
+    if (!moves) { $('sheet-result').textContent = 'Type the sheet\'s moves first, e.g. 1. e4 e5 2. Sf3'; return; }
+    if (await simple(`record ${$('record-side').value} ${moves}`, 'sheet-result')) refreshSheets();
+  });
+  $('lag-confirm').addEventListener('click', async () => {
+    if (await simple('confirm ' + $('lagging').dataset.side, 'sheet-result')) { $('lagging').hidden = true; refreshSheets(); }
+  });
+  $('lag-dispute').addEventListener('click', async () => {
+    if (await simple('dispute ' + $('lagging').dataset.side, 'sheet-result')) $('lagging').hidden = true;
+  });
   $('adjust-form').addEventListener('submit', (e) => {
     e.preventDefault();
     simple(`adjust ${$('adjust-color').value} ${$('adjust-seconds').value.trim().replace('−', '-')}`, 'arbiter-result');

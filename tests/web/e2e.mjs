@@ -158,6 +158,9 @@ async function run(browser) {
     await peg('Nf3');
     await waitFor('2.Nf3 on the page', async () => (await fenOf(page))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b'), 3000);
     latencies.push(Date.now() - t0);
+    // Where the time goes: the daemon's announcement (the transcript's clock) against the page.
+    const said = readFileSync(TRANSCRIPT, 'utf8').split('\n').find((l) => l.includes('Springer Felix drei'));
+    if (said) figures.peg_to_speech_ms = Number(said.split(' ')[0]) - t0;
   }
   figures.peg_to_page_ms = latencies;
   const worst = Math.max(...latencies);
@@ -203,13 +206,13 @@ async function run(browser) {
   await arbiter.goto(`${URL}#token=${env('TOKEN_ARBITER')}`);
   await arbiter.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
   await arbiter.locator('#mismatch').waitFor({ state: 'visible', timeout: 3000 });
-  await arbiter.locator('#mm-override').click();
+  await arbiter.locator('#mm-undo').click();
   await waitFor('the move withdrawn', async () => (await fenOf(arbiter))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
   await arbiter.locator('#move-text').fill('Sf6');
   await arbiter.locator('#move-text').press('Enter');
   await waitFor('2...Nf6 in the game', async () => (await fenOf(arbiter))?.startsWith('rnbqkb1r/pppp1ppp/5n2/'));
   const resolved = await waitFor('the mismatch resolved', async () => {
-    const t = await text(arbiter, '#mm-result');
+    const t = await text(arbiter, '#mm-state');
     return t.startsWith('Resolved') && t;
   });
   check('the mismatch is resolved from the page', true, resolved);
@@ -218,6 +221,7 @@ async function run(browser) {
   const adjusted = await waitFor('the clock adjusted', async () => text(arbiter, '#arbiter-result'));
   check('the arbiter adjusts the clock', adjusted.includes('white') && adjusted.includes('+30'), adjusted);
   check('the assistant page follows the arbiter', (await fenOf(page))?.startsWith('rnbqkb1r/pppp1ppp/5n2/'));
+  check('both sheets side by side', (await text(page, '#sheet-a-title')).includes('Sheet A') && (await text(page, '#sheet-b-title')).includes('Sheet B'));
   // The assistant is no arbiter: the server's refusal is shown.
   await page.locator('#pause').click();
   const forbidden = await waitFor('the refusal of pause', async () => {
@@ -243,6 +247,40 @@ async function run(browser) {
     return !t.startsWith('Fetching') && t.startsWith('No audio') && t;
   });
   check('without a WAV backend the audio export says so', audio.includes('wav:DIR'), audio);
+
+  // --- two sheets that differ (D.2.9): the sighted player's sheet says 2...Sc6 ---
+  await arbiter2(context, async (arb) => {
+    await arb.locator('#record-side').selectOption('b');
+    await arb.locator('#record-moves').fill('1. e4 e5 2. Sf3 Sc6');
+    await arb.locator('#record-moves').press('Enter');
+    const diff = await waitFor('the first difference', async () => {
+      const t = await text(arb, '#sheet-diff');
+      return t.startsWith('First difference') && t;
+    });
+    check('the first difference of the sheets is named and marked', diff.includes('move 2 (Black)') && diff.includes('Sf6') && diff.includes('Sc6')
+      && (await arb.locator('#sheet-b td.diff').innerText()).includes('Sc6'), diff);
+    const proposal = await waitFor('the proposed takeback', async () => {
+      const t = await text(arb, '#mm-proposal');
+      return t.includes('take the game back') && t;
+    });
+    check('the procedure proposes a takeback', proposal.includes('after 3 half-moves'), proposal);
+    await arb.screenshot({ path: join(OUT, 'sheets-differ.png'), fullPage: true });
+    await arb.locator('#mm-confirm').click();
+    await waitFor('the takeback on the board', async () => (await fenOf(arb))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
+    const done = await waitFor('the takeback reported', async () => {
+      const t = await text(arb, '#mm-result');
+      return t.startsWith('Takeback carried out') && t;
+    });
+    check('the arbiter confirms the takeback from the page', true, done);
+    check('the clocks are put back', (await text(arb, '#mm-clocks')).startsWith('The clocks were put back'), await text(arb, '#mm-clocks'));
+  });
+  // The blind player follows the guidance: the knight from f6 back to g8.
+  await peg('raw Lf6');
+  await peg('raw Pg8');
+  await waitFor('the peg board in sync again', async () => {
+    const t = await text(page, '#boards-state');
+    return t.includes('in sync') || (console.error('boards: ' + t), false);
+  }, 3000);
 
   // --- resign asks first ---
   await page.locator('#resign').click();
@@ -274,14 +312,26 @@ async function run(browser) {
   const z = await zoomed.newPage();
   await z.goto(`${URL}#token=${env('TOKEN_OBSERVER')}`);
   await z.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
-  await waitFor('the board at 200 %', async () => (await fenOf(z))?.startsWith('rnbqkb1r/'));
+  await waitFor('the board at 200 %', async () => (await fenOf(z))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
   const overflow = await z.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check('no sideways scrolling at 200 % zoom', overflow <= 1, `${overflow} px too wide`);
   await z.screenshot({ path: join(OUT, 'zoom-200.png'), fullPage: false });
   await zoomed.close();
 
   check('no script errors on the page', pageErrors.length === 0, pageErrors.join('; '));
+  // The pages refresh their clocks quietly: the blind player hears the time only when asked.
+  const spokenClocks = readFileSync(TRANSCRIPT, 'utf8').split('\n').filter((l) => / blind .*Stunde/.test(l));
+  check('refreshing pages never make the clock talk', spokenClocks.length === 0, spokenClocks.join(' | '));
   await page.screenshot({ path: join(OUT, 'final.png'), fullPage: false });
+}
+
+async function arbiter2(context, body) {
+  const arb = await context.newPage();
+  await arb.addInitScript(RECORD_LIVE);
+  await arb.goto(`${URL}#token=${env('TOKEN_ARBITER')}`);
+  await arb.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await body(arb);
+  await arb.close();
 }
 
 let failed = false;
