@@ -485,6 +485,7 @@ function renderResolution() {
   $('mm-what').textContent = 'the two scoresheets differ.';
   $('mm-proposal').textContent = `take the game back to after ${r.plies} half-moves (the last move both sheets agree on); taken back from sheet A: ${r.a}, from sheet B: ${r.b}. Time used then: White ${r.white}, Black ${r.black}.`;
   $('mm-sheets').textContent = $('sheet-diff').textContent || 'see below.';
+  if (!app.guide.peg && !app.guide.normal) $('mm-corrections').textContent = 'nothing; the boards agree with the game.';
 }
 
 // ---------- rendering ----------
@@ -649,7 +650,6 @@ function renderMismatch(board) {
   const name = board === 'peg' ? 'the peg board' : 'the opponent\'s board';
   $('mm-what').textContent = `${name} differs from the game after ply ${app.status.ply}.`;
   $('mm-corrections').textContent = app.guide[board] || 'waiting for the board\'s report';
-  $('mm-sheets').textContent = $('sheet-diff').textContent || 'the scoresheets agree.';
   $('mm-proposal').textContent = app.guide[board]
     ? `the game's record stands; correct ${name}: ${app.guide[board]}.`
     : 'the game\'s record stands; correct the board as it guides.';
@@ -700,9 +700,11 @@ function renderSheets() {
     p.textContent = 'The daemon keeps one record of this game; a second scoresheet appears here when the daemon keeps both players\' sheets.';
     $('sheet-b').replaceChildren(p);
   }
-  $('sheet-diff').textContent = first >= 0
+  const diffText = first >= 0
     ? `First difference at move ${Math.floor(first / 2) + 1} (${first % 2 ? 'Black' : 'White'}): ${a[first] ?? 'nothing'} against ${b[first] ?? 'nothing'}; marked ≠ below.`
     : b ? 'The scoresheets agree.' : '';
+  $('sheet-diff').textContent = diffText;
+  $('mm-sheets').textContent = diffText || 'One game record; no second sheet to compare.';
 }
 
 function sheetTable(moves, diff, caption) {
