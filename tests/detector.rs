@@ -601,6 +601,28 @@ fn chess960_castling_where_the_king_stays() {
 const PROMOTION: &str = "1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1";
 
 #[test]
+fn a_promotion_pending_when_the_board_went_away_is_pending_again() {
+    // The pawn went to a8 while the daemon was down (or the cable out): the snapshot after the
+    // reconnect shows it there, the piece is asked for again, and the key makes the move.
+    let occ = Bitboard::from(Square::A8)
+        | Bitboard::from(Square::B8)
+        | Bitboard::from(Square::E8)
+        | Bitboard::from(Square::E1);
+    check(
+        PROMOTION,
+        &format!("reconnect S{:016X} KN", occ.0),
+        &["promotion-pending a7a8", "move a7a8n"],
+    );
+    // A capture that promotes: the knight on b8 is gone, the pawn stands there.
+    let occ = Bitboard::from(Square::B8) | Bitboard::from(Square::E8) | Bitboard::from(Square::E1);
+    check(
+        PROMOTION,
+        &format!("reconnect S{:016X} KQ", occ.0),
+        &["promotion-pending a7b8", "move a7b8q"],
+    );
+}
+
+#[test]
 fn promotion_waits_for_the_key() {
     check(
         PROMOTION,

@@ -660,3 +660,19 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_correction_of_an_unknown_peg_names_the_squares_only() {
+    use annabella::chess::language::Language;
+    use annabella::chess::phrases::correction_move_unknown;
+    use shakmaty::Square;
+    let de = Language::german().vocabulary();
+    assert_eq!(
+        correction_move_unknown(Square::E4, Square::E2, de),
+        "von Eva vier nach Eva zwei"
+    );
+    for lang in Language::all_builtin() {
+        let text = correction_move_unknown(Square::A1, Square::H8, lang.vocabulary());
+        assert!(!text.contains("  ") && !text.starts_with(' '), "{text:?}");
+    }
+}

@@ -231,6 +231,16 @@ fn dgt_board_moves_arrive_through_a_pseudo_terminal() {
         sim.type_line(typed);
         watch.expect_line(expected);
     }
+    // Unplugged; while away, Black plays Qa5 on the board; plugged in under a new terminal:
+    // the board dump shows exactly that move.
+    sim.stop();
+    watch.expect("disconnected", |l| l.starts_with("disconnected"));
+    let fen = "rnb1kbnr/ppp1pppp/8/q7/8/2N5/PPPP1PPP/R1BQKBNR w KQkq - 2 4";
+    let mut sim = simulator("dgt", &link, &["--fen", fen]);
+    watch.expect("connected again", |l| l.starts_with("connected"));
+    watch.expect_line("move d5a5");
+    sim.type_line("Nf3");
+    watch.expect_line("move g1f3");
     std::fs::remove_dir_all(&dir).ok();
 }
 

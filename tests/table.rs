@@ -9,6 +9,7 @@ use annabella::table::clock::AnnounceSchedule;
 use annabella::table::control::{Command, Role};
 use annabella::table::detector::TouchMove;
 use annabella::table::record::Record;
+
 use annabella::table::state::{
     BoardId, Input, Listener, NormalBoard, Output, Table, TableSettings,
 };
@@ -834,4 +835,88 @@ fn a_lagging_sheet_is_read_out_and_confirmed_or_disputed() {
         h.ask(Role::Arbiter, "resolve override 9")
             .starts_with("error state")
     );
+}
+
+#[test]
+fn a_restart_finds_the_move_made_meanwhile_and_a_pending_promotion() {
+    let mut s = settings(Color::White, "300");
+    s.start_fen = Some("8/4P3/8/8/8/8/k7/4K3 w - - 0 1".into());
+    let mut h = Harness::new(s.clone());
+    let start =
+        Bitboard::from(Square::E7) | Bitboard::from(Square::A2) | Bitboard::from(Square::E1);
+    let out = h.table.handle(
+        h.now,
+        Input::Link {
+            board: BoardId::Peg,
+            up: true,
+            detail: "pty".into(),
+        },
+    );
+    h.take(out);
+    h.peg(SensorEvent::Occupancy(start));
+    // The daemon dies; meanwhile the pawn reaches e8.
+    let mut table = Table::restore(s, &h.journal).unwrap();
+    let now = h.now + 60_000;
+    let out = table.resume(now, h.now, false);
+    assert!(out.iter().any(|o| matches!(
+        o,
+        Output::Record {
+            record: Record::Rebase { charged_ms: 0 },
+            ..
+        }
+    )));
+    table.handle(
+        now,
+        Input::Link {
+            board: BoardId::Peg,
+            up: true,
+            detail: "pty".into(),
+        },
+    );
+    let after =
+        Bitboard::from(Square::E8) | Bitboard::from(Square::A2) | Bitboard::from(Square::E1);
+    let out = table.handle(
+        now + 10,
+        Input::Sensor {
+            board: BoardId::Peg,
+            event: SensorEvent::Occupancy(after),
+        },
+    );
+    let said: Vec<String> = out
+        .iter()
+        .filter_map(|o| match o {
+            Output::Say { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(said.iter().any(|t| t.starts_with("Umwandlung")), "{said:?}");
+    let (reply, _) = table.request(
+        now + 20,
+        Role::Assistant,
+        Language::german(),
+        &Command::Promote {
+            piece: Piece::Queen,
+        },
+    );
+    assert_eq!(reply, "ok e7e8q");
+    assert_eq!(table.game().ply_count(), 1);
+}
+
+#[test]
+fn downtime_is_charged_only_when_the_configuration_says_so() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.at(10_000);
+    // The daemon was last alive 10 s into the game and comes back a minute later.
+    let alive = h.now;
+    let back = alive + 60_000;
+    for (charge, white_left) in [(false, 590_000), (true, 530_000)] {
+        let mut table = Table::restore(settings(Color::White, "600"), &h.journal).unwrap();
+        table.resume(back, alive, charge);
+        assert_eq!(
+            table.clock().remaining(Color::White, back),
+            white_left,
+            "charge {charge}"
+        );
+        assert_eq!(table.clock().running(), Some(Color::White));
+    }
 }

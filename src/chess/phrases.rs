@@ -397,6 +397,22 @@ pub fn correction_move(
 }
 
 /// A correction of the board: take a piece off ("Bauer Eva vier entfernen").
+/// A correction of a peg whose piece nobody knows (an occupancy board after power-up): the
+/// move template without the piece ("von Eva vier nach Eva zwei").
+pub fn correction_move_unknown(from: Square, to: Square, v: &Vocabulary) -> String {
+    let (from, to) = (square_phrase(from, v), square_phrase(to, v));
+    let text = fill(
+        v.event("correction_move").unwrap_or("{piece} {from} {to}"),
+        &[
+            ("piece", ""),
+            ("colored_piece", ""),
+            ("from", &from),
+            ("to", &to),
+        ],
+    );
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 pub fn correction_remove(piece: Piece, square: Square, v: &Vocabulary) -> String {
     correction("correction_remove", piece, square, v)
 }

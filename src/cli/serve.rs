@@ -114,7 +114,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             tracing::info!("stopping: finishing what is under way");
             stop.send(true).ok();
         });
-        crate::app::daemon::run(config, shutdown, crate::app::daemon::Options::default()).await
+        let options = crate::app::daemon::Options {
+            // `--peg sim`: the person at the terminal plays the peg board's moves.
+            sim_from_stdin: true,
+            ..crate::app::daemon::Options::default()
+        };
+        crate::app::daemon::run(config, shutdown, options).await
     })?;
     Ok(ExitCode::SUCCESS)
 }

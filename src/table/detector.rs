@@ -386,6 +386,13 @@ struct Peg {
     at: u64,
 }
 
+/// What a snapshot after a reconnect shows beyond the game.
+enum Away {
+    Move(Move),
+    /// A pawn on the last rank of an occupancy board: from, to.
+    Promotion(Square, Square),
+}
+
 /// A complete move held back because it may be half of a castling.
 #[derive(Debug, Clone, Copy)]
 struct Deferred {
@@ -475,6 +482,9 @@ pub struct MoveDetector {
     /// That snapshot follows a reconnect: the board agreed with the game before it went away,
     /// so one legal move that explains the snapshot was made meanwhile.
     back_from_away: bool,
+    /// The pending promotion was seen in such a snapshot, not in events: the key concludes it
+    /// without the lift and place that events would have shown.
+    promotion_from_snapshot: bool,
 }
 
 impl MoveDetector {
@@ -525,6 +535,7 @@ impl MoveDetector {
             last_report: None,
             fresh: true,
             back_from_away: false,
+            promotion_from_snapshot: false,
             base,
         };
         d.load_game(game);
@@ -803,6 +814,7 @@ impl MoveDetector {
         self.reported_own_touch = false;
         self.reported_opp_touch = false;
         self.promotion = None;
+        self.promotion_from_snapshot = false;
         self.preselected = None;
         self.deferred = None;
     }
@@ -1031,7 +1043,9 @@ impl MoveDetector {
         let shown = self.cands.iter().any(|c| {
             c.m == m
                 && match self.kind {
-                    BoardKind::Occupancy => c.occ == self.occ && self.consistent(c),
+                    BoardKind::Occupancy => {
+                        c.occ == self.occ && (self.promotion_from_snapshot || self.consistent(c))
+                    }
                     BoardKind::Identity => {
                         self.pawn_waiting() == Some((from, to)) || self.shows_after(c)
                     }
@@ -1309,15 +1323,31 @@ impl MoveDetector {
             return;
         }
         self.jump_to_game();
-        if let Some(m) = self.made_while_away(away) {
+        match self.made_while_away(away) {
             // The board shows exactly one move its player may make: made while it was away
             // (unplugged, switched off), so it counts as made now. Anything less certain is a
             // mismatch: never a guess.
-            if self.kind == BoardKind::Occupancy {
-                self.belief = board_after(self.base.board(), self.base.turn(), m);
+            Some(Away::Move(m)) => {
+                if self.kind == BoardKind::Occupancy {
+                    self.belief = board_after(self.base.board(), self.base.turn(), m);
+                }
+                self.conclude(m, out);
+                return;
             }
-            self.conclude(m, out);
-            return;
+            // A pawn on the last rank of an occupancy board: the promotion is pending again,
+            // and the key (or the control interface) names the piece.
+            Some(Away::Promotion(from, to)) => {
+                let mut belief = self.base.board().clone();
+                if let Some(pawn) = belief.remove_piece_at(from) {
+                    belief.discard_piece_at(to);
+                    belief.set_piece_at(to, pawn);
+                }
+                self.belief = belief;
+                self.promotion_from_snapshot = true;
+                self.promotion_reached(from, to, out);
+                return;
+            }
+            None => {}
         }
         self.belief = Board::empty();
         self.fill_belief();
@@ -1325,22 +1355,35 @@ impl MoveDetector {
     }
 
     /// The one legal move of this board's player that leaves the board as observed, if there
-    /// is exactly one (an occupancy board cannot tell a promotion's piece: none then).
-    fn made_while_away(&self, away: bool) -> Option<Move> {
+    /// is exactly one; on an occupancy board, a promotion whose piece it cannot see.
+    fn made_while_away(&self, away: bool) -> Option<Away> {
         if !away || self.turn != Turn::Own || self.game_over {
             return None;
         }
-        let mut found = self.cands.iter().filter(|c| match self.kind {
-            BoardKind::Occupancy => c.occ == self.occ,
-            BoardKind::Identity => {
-                board_after(self.base.board(), self.base.turn(), c.m) == self.observed
+        let found: Vec<Move> = self
+            .cands
+            .iter()
+            .filter(|c| match self.kind {
+                BoardKind::Occupancy => c.occ == self.occ,
+                BoardKind::Identity => {
+                    board_after(self.base.board(), self.base.turn(), c.m) == self.observed
+                }
+            })
+            .map(|c| c.m)
+            .collect();
+        match found.as_slice() {
+            [m] if !(self.kind == BoardKind::Occupancy && m.is_promotion()) => Some(Away::Move(*m)),
+            [first, rest @ ..]
+                if self.kind == BoardKind::Occupancy
+                    && first.is_promotion()
+                    && rest
+                        .iter()
+                        .all(|m| m.from() == first.from() && m.to() == first.to()) =>
+            {
+                Some(Away::Promotion(first.from()?, first.to()))
             }
-        });
-        let first = found.next()?;
-        if found.next().is_some() || (self.kind == BoardKind::Occupancy && first.m.is_promotion()) {
-            return None;
+            _ => None,
         }
-        Some(first.m)
     }
 
     /// Each moved peg's hole was emptied in this window and its destination filled after.

@@ -398,6 +398,12 @@ impl Table {
         }
         // A finished game was announced and archived before the crash.
         table.end_reported = table.game.is_over();
+        // The boards were in play before the restart: their first snapshot may show a move
+        // made (or a promotion left pending) while the daemon was down.
+        table.peg.ever_connected = true;
+        if let Some(normal) = &mut table.normal {
+            normal.ever_connected = true;
+        }
         Ok(table)
     }
 
@@ -1982,7 +1988,7 @@ pub fn correction_phrase(c: &Correction, v: &Vocabulary) -> String {
             piece: None,
             from,
             to,
-        } => format!("{} {}", square_phrase(from, v), square_phrase(to, v)),
+        } => phrases::correction_move_unknown(from, to, v),
         Correction::Remove {
             piece: Some(p),
             square,
