@@ -190,7 +190,7 @@ fn main() {
     let port = free_port();
     let mut boards: Vec<Board> = (0..tables).map(|_| Board::open()).collect();
     let mut config = format!(
-        "listen = \"127.0.0.1:{port}\"\nstate_dir = \"{}\"\n[speech]\nbackends = \"transcript:{}\"\n\
+        "listen = \"127.0.0.1:{port}\"\nweb_listen = \"off\"\nstate_dir = \"{}\"\n[speech]\nbackends = \"transcript:{}\"\n\
          lang = \"en\"\n[clock]\ntime_control = \"5400+30\"\nannounce = \"none\"\n\
          [control]\nmax_connections = 128\n",
         dir.join("state").display(),

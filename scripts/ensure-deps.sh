@@ -20,6 +20,15 @@ for pkg in libspeechd-dev libclang-dev speech-dispatcher speech-dispatcher-espea
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 
+# The web page's browser test (tests/web.rs): a real headless Chromium, driven by playwright-core
+# under Node (tests/web/package.json). Node and npm only when there is none at all: a newer Node
+# from elsewhere is kept.
+for pkg in chromium chromium-driver; do
+  have_pkg "$pkg" || need_apt+=("$pkg")
+done
+have node || need_apt+=(nodejs)
+have npm || need_apt+=(npm)
+
 if ((${#need_apt[@]})); then
   echo "annabella: installing system packages: ${need_apt[*]}" >&2
   SUDO=""

@@ -25,6 +25,8 @@ pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 pub struct RawConfig {
     /// Address of the control interface.
     pub listen: String,
+    /// Address of the table's web page, or `off`.
+    pub web_listen: String,
     /// Where tokens, the journal and finished games are kept.
     pub state_dir: PathBuf,
     /// `human` or `json`.
@@ -98,6 +100,7 @@ impl Default for RawConfig {
     fn default() -> RawConfig {
         RawConfig {
             listen: "127.0.0.1:7421".to_owned(),
+            web_listen: "127.0.0.1:7480".to_owned(),
             state_dir: PathBuf::from("/var/lib/annabella"),
             log_format: "human".to_owned(),
             control: RawControl::default(),
@@ -200,6 +203,8 @@ pub struct TableConfig {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub listen: std::net::SocketAddr,
+    /// The web page's address; `None` when `web_listen = "off"`.
+    pub web_listen: Option<std::net::SocketAddr>,
     pub state_dir: PathBuf,
     pub json_logs: bool,
     /// The control server's limits (its language default is English).
@@ -347,8 +352,18 @@ impl RawConfig {
         let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
         let tokens =
             Tokens::from_config(&self.tokens, &names).map_err(|e| bad(e.place, e.message))?;
+        let web_listen = match self.web_listen.as_str() {
+            "off" => None,
+            text => Some(text.parse().map_err(|_| {
+                bad(
+                    "web_listen",
+                    format!("{text:?} is not ADDRESS:PORT (or \"off\")"),
+                )
+            })?),
+        };
         Ok(Config {
             listen,
+            web_listen,
             state_dir: self.state_dir.clone(),
             json_logs,
             control,
@@ -475,6 +490,7 @@ mod tests {
             assert!(err.to_string().starts_with(key), "{err} (want {key})");
         };
         check("listen = \"nowhere\"", "listen");
+        check("web_listen = \"nowhere\"", "web_listen");
         check("log_format = \"xml\"", "log_format");
         check("[speech]\nbackends = \"radio\"", "speech.backends");
         check("[speech]\nlang = \"xx\"", "speech.lang");

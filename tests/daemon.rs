@@ -77,6 +77,7 @@ impl Daemon {
             .arg("--peg")
             .arg(dir.join("peg"))
             .args(["--listen", &format!("127.0.0.1:{port}")])
+            .args(["--web", "off"])
             .arg("--speech")
             .arg(format!(
                 "transcript:{}",

@@ -20,6 +20,7 @@ use crate::io::link::{self, Endpoint, LinkEvent};
 use crate::io::simulator::{self, SimulatedBoard};
 use crate::io::speech::Speaker;
 use crate::io::store::{Store, StoreError, StoreHandle};
+use crate::io::web::WebSettings;
 use crate::table::state::{BoardId, NormalBoard, Output, Table, TableSettings};
 
 /// How often the daemon stamps "still alive" in the journal, which bounds the downtime a
@@ -33,6 +34,8 @@ const BOARD_BACKLOG: usize = 256;
 pub struct Running {
     /// The control interface's address (useful with port 0).
     pub listen: SocketAddr,
+    /// The web page's address, when it is served.
+    pub web: Option<SocketAddr>,
     pub hub: Hub,
     /// Operator lines for each table's simulated peg board (`--peg sim`), by table name.
     pub simulated: Vec<(String, std::sync::mpsc::Sender<String>)>,
@@ -181,6 +184,24 @@ pub async fn run(
         control,
         shutdown.clone(),
     ));
+    let web = match config.web_listen {
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("listening for the web page on {addr}"))?;
+            let web = listener.local_addr()?;
+            let settings = WebSettings::new(lang, &config.speech);
+            let control = control_address(listen);
+            let shutdown = shutdown.clone();
+            tasks.spawn(async move {
+                if let Err(e) = crate::io::web::run(listener, control, settings, shutdown).await {
+                    tracing::error!(error = %e, "the web page stopped");
+                }
+            });
+            Some(web)
+        }
+        None => None,
+    };
     {
         let store = store.clone();
         let mut shutdown = shutdown.clone();
@@ -200,6 +221,7 @@ pub async fn run(
     }
     tracing::info!(
         address = %listen,
+        web = %web.map_or_else(|| "off".to_owned(), |a| format!("http://{a}/")),
         tables = config.tables.len(),
         state_dir = %config.state_dir.display(),
         speech = %speaker.backend_names().join(","),
@@ -209,6 +231,7 @@ pub async fn run(
     if let Some(tx) = options.on_ready {
         tx.send(Running {
             listen,
+            web,
             hub,
             simulated,
         })
@@ -233,6 +256,21 @@ pub async fn run(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Where the web page reaches the control interface: a wildcard listen address is reached on
+/// the loopback address of its family.
+fn control_address(listen: SocketAddr) -> SocketAddr {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    match listen.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), listen.port())
+        }
+        IpAddr::V6(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), listen.port())
+        }
+        _ => listen,
+    }
 }
 
 fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language) -> TableSettings {

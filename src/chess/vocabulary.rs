@@ -19,6 +19,8 @@
 //! [words.pieces]                       # king queen rook bishop knight pawn
 //! [words.white_pieces]                 # the same six with the colour, as an object
 //! [words.black_pieces]                 #   of a correction ("weißen Springer")
+//! [words.white_pieces_named]           # optional: the same as the subject, where the language
+//! [words.black_pieces_named]           #   inflects ("weißer Springer"); default: the above
 //!
 //! [words.moves]
 //! short_castling = "Kurze Rochade"
@@ -137,6 +139,12 @@ pub struct Vocabulary {
     pieces: PieceWords,
     white_pieces: PieceWords,
     black_pieces: PieceWords,
+    /// The coloured pieces as the subject ("Felix drei, weißer Springer" on the web page), for
+    /// languages whose adjectives decline; the object forms serve the others.
+    #[serde(default)]
+    white_pieces_named: Option<PieceWords>,
+    #[serde(default)]
+    black_pieces_named: Option<PieceWords>,
     moves: MoveWords,
     #[serde(default)]
     accept: BTreeMap<String, String>,
@@ -294,11 +302,21 @@ impl Vocabulary {
         for (i, w) in self.ranks.iter().enumerate() {
             word(format!("words.ranks[{i}]"), w, true);
         }
+        let named = [
+            ("white_pieces_named", &self.white_pieces_named),
+            ("black_pieces_named", &self.black_pieces_named),
+        ];
+        let named = named
+            .iter()
+            .filter_map(|(table, pieces)| pieces.as_ref().map(|p| (*table, p, false)));
         for (table, pieces, in_moves) in [
             ("pieces", &self.pieces, true),
             ("white_pieces", &self.white_pieces, false),
             ("black_pieces", &self.black_pieces, false),
-        ] {
+        ]
+        .into_iter()
+        .chain(named)
+        {
             for role in Role::ALL {
                 word(
                     format!("words.{table}.{}", role_key(role)),
@@ -404,6 +422,18 @@ impl Vocabulary {
             Color::White => self.white_pieces.get(piece.role),
             Color::Black => self.black_pieces.get(piece.role),
         }
+    }
+
+    /// A piece with its colour as the subject, naming what stands on a square ("weißer
+    /// Springer"); the object form where the language file gives no other.
+    pub fn named_piece(&self, piece: Piece) -> &str {
+        let named = match piece.color {
+            Color::White => &self.white_pieces_named,
+            Color::Black => &self.black_pieces_named,
+        };
+        named
+            .as_ref()
+            .map_or_else(|| self.colored_piece(piece), |p| p.get(piece.role))
     }
 
     /// The colour standing alone ("Weiß").

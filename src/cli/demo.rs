@@ -83,6 +83,8 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     };
     let mut raw = RawConfig {
         listen: "127.0.0.1:0".to_owned(),
+        // The demo runs to its end unattended: no page, and no port that another daemon holds.
+        web_listen: "off".to_owned(),
         state_dir: state_dir.clone(),
         tables: vec![RawTable {
             name: "demo".to_owned(),

@@ -29,6 +29,9 @@ pub struct ServeArgs {
     /// Address of the control interface.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
+    /// Address of the table's web page, or `off`.
+    #[arg(long, value_name = "ADDR|off")]
+    pub web: Option<String>,
     /// Speech backends, comma-separated: tts, espeak-ng, wav:DIR, transcript:FILE, none.
     #[arg(long, value_name = "BACKEND[,BACKEND…]")]
     pub speech: Option<String>,
@@ -62,6 +65,7 @@ impl ServeArgs {
             }
         };
         set(&mut raw.listen, &self.listen);
+        set(&mut raw.web_listen, &self.web);
         set(&mut raw.log_format, &self.log_format);
         set(&mut raw.speech.backends, &self.speech);
         set(&mut raw.speech.lang, &self.lang);

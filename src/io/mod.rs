@@ -9,6 +9,7 @@
 //! - [`store`]: the durable journal (SQLite) every accepted record is written to before it is
 //!   acknowledged or announced, the heartbeat, and the PGN archive of finished games.
 //! - [`tokens`]: the control interface's tokens (`<state-dir>/tokens.toml`, the configuration's).
+//! - [`web`]: the table's web page, its WebSocket bridged to the control interface.
 
 pub mod clock;
 pub mod control_server;
@@ -17,3 +18,4 @@ pub mod simulator;
 pub mod speech;
 pub mod store;
 pub mod tokens;
+pub mod web;

@@ -70,6 +70,9 @@ pub enum Command {
     },
     Board,
     Clock,
+    /// Both clocks for a screen (`clock quiet`): never spoken, so a page that refreshes its
+    /// clocks does not talk to the blind player.
+    ClockQuiet,
     Sheet,
     Status,
     OfferDraw,
@@ -152,7 +155,7 @@ impl Command {
             Command::Auth { .. } => "auth",
             Command::Move { .. } => "move",
             Command::Board => "board",
-            Command::Clock => "clock",
+            Command::Clock | Command::ClockQuiet => "clock",
             Command::Sheet => "sheet",
             Command::Status => "status",
             Command::OfferDraw => "offer-draw",
@@ -202,6 +205,7 @@ impl Command {
                 | Command::SheetOf { .. }
                 | Command::Board
                 | Command::Clock
+                | Command::ClockQuiet
                 | Command::Sheet
                 | Command::Status
                 | Command::Events
@@ -367,7 +371,14 @@ pub fn parse_line_in(bytes: &[u8], lang: &Language) -> Result<Command, Refusal> 
             text: needs("a move in any notation, e.g. move 5254")?,
         }),
         "board" => no_argument(Command::Board),
-        "clock" => no_argument(Command::Clock),
+        "clock" => match rest {
+            "" => Ok(Command::Clock),
+            "quiet" => Ok(Command::ClockQuiet),
+            _ => Err(Refusal::new(
+                ErrorCode::Syntax,
+                format!("clock takes nothing or quiet, not {:?}", truncate(rest, 40)),
+            )),
+        },
         "sheet" if rest.is_empty() => Ok(Command::Sheet),
         "sheet" => Ok(Command::SheetOf {
             side: parse_side(rest)?,
@@ -628,6 +639,11 @@ mod tests {
         );
         check("MOVE e4", Ok(Command::Move { text: "e4".into() }));
         check("  board  ", Ok(Command::Board));
+        check("clock quiet", Ok(Command::ClockQuiet));
+        check(
+            "clock loud",
+            Err("error syntax clock takes nothing or quiet"),
+        );
         check("claim-draw", Ok(Command::ClaimDraw { intended: None }));
         check(
             "claim-draw Nf3",

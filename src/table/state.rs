@@ -1306,10 +1306,11 @@ impl Table {
                 ))
             }
             Command::Board => Ok(self.game.fen()),
-            Command::Clock => {
+            Command::Clock | Command::ClockQuiet => {
                 let r = self.clock.report(now);
-                if matches!(role, ControlRole::Player(c) if c == self.s.peg_side)
-                    || role == ControlRole::Assistant
+                if *command == Command::Clock
+                    && (matches!(role, ControlRole::Player(c) if c == self.s.peg_side)
+                        || role == ControlRole::Assistant)
                 {
                     // Asked for the blind player (D.2.10: the assistant tells him on request).
                     let words = self.clock_words(now);

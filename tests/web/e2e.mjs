@@ -1,0 +1,349 @@
+// The table page in a real headless Chromium, against a real `annabella serve` started by
+// tests/web.rs. Peg-board moves are asked of the harness on standard output (`peg MOVE`), which
+// types them on the simulated board and answers `typed` on standard input.
+//
+// Environment: WEB_URL, TOKEN_ASSISTANT, TOKEN_ARBITER, TOKEN_OBSERVER, TRANSCRIPT, OUT_DIR,
+// CHROMIUM (the browser binary).
+import { chromium } from 'playwright-core';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) throw new Error(`e2e.mjs: the environment variable ${k} is not set (tests/web.rs sets it)`);
+  return v;
+};
+const URL = env('WEB_URL');
+const OUT = env('OUT_DIR');
+const TRANSCRIPT = env('TRANSCRIPT');
+const results = [];
+const figures = {};
+
+// ---- the harness: peg moves ----
+const replies = [];
+const waiting = [];
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const w = waiting.shift();
+  if (w) w(line); else replies.push(line);
+});
+function peg(move) {
+  process.stdout.write(`peg ${move}\n`);
+  return new Promise((resolve) => {
+    if (replies.length) resolve(replies.shift()); else waiting.push(resolve);
+  });
+}
+
+function check(name, ok, detail) {
+  results.push({ name, ok: !!ok, detail });
+  console.error(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? ': ' + detail : ''}`);
+  if (!ok) throw new Error(`${name}: ${detail}`);
+}
+
+async function waitFor(what, fn, timeout = 5000) {
+  const end = Date.now() + timeout;
+  let last;
+  while (Date.now() < end) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no ${what} within ${timeout} ms (last: ${JSON.stringify(last)})`);
+}
+
+// Every text put into a live region, in order (the page empties a region before each phrase).
+const RECORD_LIVE = () => {
+  window.__live = [];
+  new MutationObserver(() => {
+    for (const id of ['live-polite', 'live-assertive']) {
+      const el = document.getElementById(id);
+      const t = el && el.textContent;
+      if (t && window.__live.at(-1)?.text !== t) window.__live.push({ id, text: t });
+    }
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+};
+
+const live = (page) => page.evaluate(() => window.__live.map((l) => `${l.id}: ${l.text}`));
+const fenOf = (page) => page.locator('#board-svg').getAttribute('data-fen');
+const text = (page, sel) => page.locator(sel).innerText();
+const focusedLabel = (page) => page.evaluate(() => document.activeElement?.getAttribute('aria-label') || document.activeElement?.id);
+
+async function tabTo(page, predicate, what, key = 'Tab', max = 80) {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press(key);
+    if (await page.evaluate(predicate)) return;
+  }
+  throw new Error(`Tab never reached ${what}`);
+}
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: env('CHROMIUM'),
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // playwright gives every launch a fresh, temporary profile (its own --user-data-dir).
+  });
+  try {
+    await run(browser);
+  } finally {
+    await browser.close();
+  }
+}
+
+async function run(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+  const page = await context.newPage();
+  await page.addInitScript(RECORD_LIVE);
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+
+  // --- keyboard only: log in, reach the board, the move entry ---
+  await page.goto(URL);
+  await waitFor('the token field focused', () => page.evaluate(() => document.activeElement?.id === 'token'));
+  await page.keyboard.type(env('TOKEN_ASSISTANT'));
+  await page.keyboard.press('Enter');
+  await page.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await waitFor('the start position', async () => (await fenOf(page))?.startsWith('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w'));
+  check('keyboard login opens the table', true, await text(page, '#table-title'));
+
+  // --- a move on the peg board appears on the page within 500 ms ---
+  const latencies = [];
+  for (const [move, fen] of [['e4', 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b']]) {
+    const t0 = Date.now();
+    await peg(move);
+    await waitFor(`the peg move ${move} on the page`, async () => (await fenOf(page))?.startsWith(fen), 3000);
+    latencies.push(Date.now() - t0);
+  }
+  check('the peg board move 1.e4 is on the page', true, `${latencies[0]} ms`);
+
+  // --- a move typed on the page (keyboard: skip link, type, Enter) is announced to the blind player ---
+  // From the table's heading (focused when the table opens) back to the page's first link.
+  await tabTo(page, () => document.activeElement?.id === 'skip-link', 'the skip link', 'Shift+Tab');
+  check('the skip link is reached by keyboard', true);
+  await page.keyboard.press('Enter');
+  check('the skip link focuses the move entry', (await page.evaluate(() => document.activeElement?.id)) === 'move-text');
+  await page.keyboard.type('e5');
+  const preview = await waitFor('the parsed preview', async () => {
+    const t = await text(page, '#preview');
+    return t.startsWith('Understood') && t;
+  });
+  check('the move is previewed before it is sent', preview.includes('e7e5') && preview.includes('Eva fünf'), preview);
+  await page.keyboard.press('Enter');
+  await waitFor('1...e5 on the board', async () => (await fenOf(page))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w'));
+  // The blind player replicates it on his peg board.
+  await peg('e5');
+  const heard = await waitFor('the announcement in the transcript file', () => {
+    const lines = readFileSync(TRANSCRIPT, 'utf8').split('\n');
+    return lines.find((l) => / blind .*Eva fünf/.test(l));
+  });
+  check('the typed move is announced to the blind player', true, heard);
+  const liveTexts = await waitFor('the live region', async () => {
+    const l = await live(page);
+    return l.some((t) => t.includes('Eva fünf')) && l;
+  });
+  check('the live region holds the announcement', true, liveTexts.filter((t) => t.includes('Eva fünf')).join(' | '));
+  check('the transcript on the page shows it', (await text(page, '#transcript')).includes('Eva fünf'));
+
+  // --- a refused move shows the daemon's error in words ---
+  await page.locator('#move-text').fill('e5');
+  await page.keyboard.press('Enter');
+  const refused = await waitFor('the refusal', async () => text(page, '#move-error'));
+  check('a refused move shows the error', refused.startsWith('Refused (not a legal move)'), refused);
+  await waitFor('the refusal announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Refused')));
+
+  // --- peg move 2.Nf3, timed again ---
+  {
+    const t0 = Date.now();
+    await peg('Nf3');
+    await waitFor('2.Nf3 on the page', async () => (await fenOf(page))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b'), 3000);
+    latencies.push(Date.now() - t0);
+    // Where the time goes: the daemon's announcement (the transcript's clock) against the page.
+    const said = readFileSync(TRANSCRIPT, 'utf8').split('\n').find((l) => l.includes('Springer Felix drei'));
+    if (said) figures.peg_to_speech_ms = Number(said.split(' ')[0]) - t0;
+  }
+  figures.peg_to_page_ms = latencies;
+  const worst = Math.max(...latencies);
+  check('peg board to page latency under 500 ms', worst < 500, `${latencies.join(', ')} ms`);
+
+  // --- the board by keyboard: the grid reads squares in the table's language ---
+  await page.locator('#board-grid [tabindex="0"]').focus();
+  await page.keyboard.press('f');
+  await page.keyboard.press('3');
+  const label = await focusedLabel(page);
+  check('f then 3 lands on Felix drei with its piece', /^Felix drei, weißer Springer$/.test(label), label);
+  await page.keyboard.press('ArrowUp');
+  check('arrow up reads the next square', (await focusedLabel(page)) === 'Felix vier, empty', await focusedLabel(page));
+  await page.keyboard.press('Shift+W');
+  const listing = await waitFor('the list of white pieces', async () => (await live(page)).find((t) => t.includes('Weiß:')));
+  check('Shift+W lists the white pieces', listing.includes('König Eva eins') && listing.includes('Springer Bella eins, Felix drei'), listing);
+  await page.keyboard.press('Shift+L');
+  await waitFor('the last move read', async () => (await live(page)).some((t) => t.includes('Last move Sf3') || t.includes('Last move Nf3')));
+  // Enter on two squares fills in the move: b8 then c6.
+  await page.keyboard.press('b'); await page.keyboard.press('8'); await page.keyboard.press('Enter');
+  await page.keyboard.press('c'); await page.keyboard.press('6'); await page.keyboard.press('Enter');
+  check('two squares fill in the move', (await page.locator('#move-text').inputValue()) === 'b8c6');
+  await waitFor('its preview', async () => (await text(page, '#preview')).includes('Cesar sechs'));
+  await page.keyboard.press('Enter');
+  await waitFor('2...Nc6 on the board', async () => (await fenOf(page))?.startsWith('r1bqkbnr/pppp1ppp/2n5/'));
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(OUT, 'table.png'), fullPage: false });
+
+  // --- the mismatch procedure: the blind player's board shows 2...Nf6, the game 2...Nc6 ---
+  await peg('Nf6');
+  await page.locator('#mismatch').waitFor({ state: 'visible', timeout: 3000 });
+  const proposal = await waitFor('the proposed resolution', async () => {
+    const t = await text(page, '#mm-corrections');
+    return !t.startsWith('waiting') && t;
+  });
+  check('the mismatch procedure shows what the peg board needs', /f6|c6|g8|b8/.test(proposal), proposal);
+  await waitFor('the mismatch announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive:') && t.includes('stimmt nicht')));
+  await page.screenshot({ path: join(OUT, 'mismatch.png'), fullPage: true });
+
+  // The arbiter rules on it from his own page: the assistant misheard, the opponent played Nf6.
+  const arbiter = await context.newPage();
+  await arbiter.addInitScript(RECORD_LIVE);
+  await arbiter.goto(`${URL}#token=${env('TOKEN_ARBITER')}`);
+  await arbiter.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await arbiter.locator('#mismatch').waitFor({ state: 'visible', timeout: 3000 });
+  await arbiter.locator('#mm-undo').click();
+  await waitFor('the move withdrawn', async () => (await fenOf(arbiter))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
+  await arbiter.locator('#move-text').fill('Sf6');
+  await arbiter.locator('#move-text').press('Enter');
+  await waitFor('2...Nf6 in the game', async () => (await fenOf(arbiter))?.startsWith('rnbqkb1r/pppp1ppp/5n2/'));
+  const resolved = await waitFor('the mismatch resolved', async () => {
+    const t = await text(arbiter, '#mm-state');
+    return t.startsWith('Resolved') && t;
+  });
+  check('the mismatch is resolved from the page', true, resolved);
+  await arbiter.locator('#adjust-seconds').fill('+30');
+  await arbiter.locator('#adjust-form button').click();
+  const adjusted = await waitFor('the clock adjusted', async () => text(arbiter, '#arbiter-result'));
+  check('the arbiter adjusts the clock', adjusted.includes('white') && adjusted.includes('+30'), adjusted);
+  check('the assistant page follows the arbiter', (await fenOf(page))?.startsWith('rnbqkb1r/pppp1ppp/5n2/'));
+  check('both sheets side by side', (await text(page, '#sheet-a-title')).includes('Sheet A') && (await text(page, '#sheet-b-title')).includes('Sheet B'));
+  // The assistant is no arbiter: the server's refusal is shown.
+  await page.locator('#pause').click();
+  const forbidden = await waitFor('the refusal of pause', async () => {
+    const t = await text(page, '#arbiter-result');
+    return t.startsWith('Refused') && t;
+  });
+  check('a non-arbiter sees the server refuse arbiter tools', forbidden.includes('not allowed') && forbidden.includes('arbiter'), forbidden);
+  await arbiter.close();
+
+  // --- exports ---
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-export="pgn"]').click()]);
+  const pgnPath = join(OUT, 'game.pgn');
+  await download.saveAs(pgnPath);
+  const pgn = readFileSync(pgnPath, 'utf8');
+  const movetext = pgn.replace(/\{[^}]*\}/g, '').replace(/\d+\.\.\./g, '').replace(/\s+/g, ' ');
+  check('the PGN export downloads the game', movetext.includes('1. e4 e5 2. Nf3 Nf6'), movetext.slice(-80));
+  const [brf] = await Promise.all([page.waitForEvent('download'), page.locator('[data-export="brf"]').click()]);
+  await brf.saveAs(join(OUT, 'game.brf'));
+  check('the Braille export downloads', readFileSync(join(OUT, 'game.brf'), 'utf8').length > 10);
+  await page.locator('#export-audio').click();
+  const audio = await waitFor('the audio answer', async () => {
+    const t = await text(page, '#export-result');
+    return !t.startsWith('Fetching') && t.startsWith('No audio') && t;
+  });
+  check('without a WAV backend the audio export says so', audio.includes('wav:DIR'), audio);
+
+  // --- two sheets that differ (D.2.9): the sighted player's sheet says 2...Sc6 ---
+  await arbiter2(context, async (arb) => {
+    await arb.locator('#record-side').selectOption('b');
+    await arb.locator('#record-moves').fill('1. e4 e5 2. Sf3 Sc6');
+    await arb.locator('#record-moves').press('Enter');
+    const diff = await waitFor('the first difference', async () => {
+      const t = await text(arb, '#sheet-diff');
+      return t.startsWith('First difference') && t;
+    });
+    check('the first difference of the sheets is named and marked', diff.includes('move 2 (Black)') && diff.includes('Sf6') && diff.includes('Sc6')
+      && (await arb.locator('#sheet-b td.diff').innerText()).includes('Sc6'), diff);
+    const proposal = await waitFor('the proposed takeback', async () => {
+      const t = await text(arb, '#mm-proposal');
+      return t.includes('take the game back') && t;
+    });
+    check('the procedure proposes a takeback', proposal.includes('after 3 half-moves'), proposal);
+    await arb.screenshot({ path: join(OUT, 'sheets-differ.png'), fullPage: true });
+    await arb.locator('#mm-confirm').click();
+    await waitFor('the takeback on the board', async () => (await fenOf(arb))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
+    const done = await waitFor('the takeback reported', async () => {
+      const t = await text(arb, '#mm-result');
+      return t.startsWith('Takeback carried out') && t;
+    });
+    check('the arbiter confirms the takeback from the page', true, done);
+    check('the clocks are put back', (await text(arb, '#mm-clocks')).startsWith('The clocks were put back'), await text(arb, '#mm-clocks'));
+  });
+  // The blind player follows the guidance: the knight from f6 back to g8.
+  await peg('raw Lf6');
+  await peg('raw Pg8');
+  await waitFor('the peg board in sync again', async () => {
+    const t = await text(page, '#boards-state');
+    return t.includes('in sync') || (console.error('boards: ' + t), false);
+  }, 3000);
+
+  // --- resign asks first ---
+  await page.locator('#resign').click();
+  check('resign asks for confirmation', await page.locator('#resign-dialog').evaluate((d) => d.open));
+  await page.keyboard.press('Escape');
+  check('Escape keeps playing', !(await page.locator('#resign-dialog').evaluate((d) => d.open)) && (await text(page, '#status-line')).startsWith('Game in progress'));
+
+  // --- an observer reads only ---
+  const observer = await context.newPage();
+  await observer.goto(`${URL}#token=${env('TOKEN_OBSERVER')}`);
+  await observer.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await observer.locator('#move-text').fill('d4');
+  await observer.locator('#move-text').press('Enter');
+  const obs = await waitFor('the observer refused', async () => text(observer, '#move-error'));
+  check('an observer may not move', obs.includes('not allowed'), obs);
+  await observer.close();
+
+  // --- a wrong token ---
+  const stranger = await context.newPage();
+  await stranger.goto(URL);
+  await stranger.locator('#token').fill('not-a-token-of-this-daemon');
+  await stranger.locator('#token').press('Enter');
+  const wrong = await waitFor('the login refusal', async () => text(stranger, '#login-error'));
+  check('a wrong token is refused in words', wrong.includes('wrong token'), wrong);
+  await stranger.close();
+
+  // --- 200 % zoom: the same page at half the CSS width, twice the pixels ---
+  const zoomed = await browser.newContext({ viewport: { width: 640, height: 500 }, deviceScaleFactor: 2 });
+  const z = await zoomed.newPage();
+  await z.goto(`${URL}#token=${env('TOKEN_OBSERVER')}`);
+  await z.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await waitFor('the board at 200 %', async () => (await fenOf(z))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
+  const overflow = await z.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check('no sideways scrolling at 200 % zoom', overflow <= 1, `${overflow} px too wide`);
+  await z.screenshot({ path: join(OUT, 'zoom-200.png'), fullPage: false });
+  await zoomed.close();
+
+  check('no script errors on the page', pageErrors.length === 0, pageErrors.join('; '));
+  // The pages refresh their clocks quietly: the blind player hears the time only when asked.
+  const spokenClocks = readFileSync(TRANSCRIPT, 'utf8').split('\n').filter((l) => / blind .*Stunde/.test(l));
+  check('refreshing pages never make the clock talk', spokenClocks.length === 0, spokenClocks.join(' | '));
+  await page.screenshot({ path: join(OUT, 'final.png'), fullPage: false });
+}
+
+async function arbiter2(context, body) {
+  const arb = await context.newPage();
+  await arb.addInitScript(RECORD_LIVE);
+  await arb.goto(`${URL}#token=${env('TOKEN_ARBITER')}`);
+  await arb.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await body(arb);
+  await arb.close();
+}
+
+let failed = false;
+try {
+  await main();
+} catch (e) {
+  failed = true;
+  console.error('FAIL', e.message);
+}
+writeFileSync(join(OUT, 'results.json'), JSON.stringify({ results, figures }, null, 2));
+const passed = results.filter((r) => r.ok).length;
+console.error(`figures: ${JSON.stringify(figures)}`);
+console.error(`${passed} passed, ${results.length - passed + (failed && results.every((r) => r.ok) ? 1 : 0)} failed`);
+process.stdout.write(`done ${failed ? 'failed' : 'passed'}\n`);
+process.exit(failed ? 1 : 0);
