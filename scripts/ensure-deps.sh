@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what annabella needs to build and test, only when it is missing (Debian/Ubuntu).
-# Sourced by scripts/demo.sh and scripts/test.sh; safe to run again and again.
+# Sourced by scripts/demo.sh and scripts/test.sh (with --browser for the page's browser test);
+# safe to run again and again.
 set -euo pipefail
 
 need_apt=()
@@ -23,11 +24,14 @@ done
 # The web page's browser test (tests/web.rs): a real headless Chromium, driven by playwright-core
 # under Node (tests/web/package.json). Node and npm only when there is none at all: a newer Node
 # from elsewhere is kept.
-for pkg in chromium chromium-driver; do
-  have_pkg "$pkg" || need_apt+=("$pkg")
-done
-have node || need_apt+=(nodejs)
-have npm || need_apt+=(npm)
+# Only the test suite needs them (`source scripts/ensure-deps.sh --browser`); the demo does not.
+if [ "${1:-}" = "--browser" ]; then
+  for pkg in chromium chromium-driver; do
+    have_pkg "$pkg" || need_apt+=("$pkg")
+  done
+  have node || need_apt+=(nodejs)
+  have npm || need_apt+=(npm)
+fi
 
 if ((${#need_apt[@]})); then
   echo "annabella: installing system packages: ${need_apt[*]}" >&2

@@ -3,7 +3,7 @@
 # and runs each benchmark once as a test (figures: `cargo bench`, see docs/benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/ensure-deps.sh
+source scripts/ensure-deps.sh --browser
 # Doc tests first: the suite's last closing line should be the integration tests' count.
 cargo test --locked --doc
 cargo test --locked --all-targets
