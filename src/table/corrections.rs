@@ -25,7 +25,9 @@
 
 use std::fmt;
 
+use crate::chess::phrases;
 use crate::chess::role_name;
+use crate::chess::vocabulary::Vocabulary;
 use shakmaty::{Bitboard, Board, Piece, Square};
 
 /// One hand action on the physical board.
@@ -330,6 +332,33 @@ pub fn apply(observed: &Observed, corrections: &[Correction]) -> Observed {
             }
             Observed::Pieces(board)
         }
+    }
+}
+
+/// A correction in the player's words, square by square ("Springer von Felix vier nach Felix
+/// drei"); a peg whose piece nobody knows is named by its squares alone.
+pub fn spoken(c: &Correction, v: &Vocabulary) -> String {
+    match *c {
+        Correction::Move {
+            piece: Some(p),
+            from,
+            to,
+        } => phrases::correction_move(p.role, p.color, from, to, v),
+        Correction::Move {
+            piece: None,
+            from,
+            to,
+        } => phrases::correction_move_unknown(from, to, v),
+        Correction::Remove {
+            piece: Some(p),
+            square,
+        } => phrases::correction_remove(p, square, v),
+        // Nothing says what stands there; the square alone is what the player can act on.
+        Correction::Remove {
+            piece: None,
+            square,
+        } => phrases::square_phrase(square, v),
+        Correction::Place { piece, square } => phrases::correction_place(piece, square, v),
     }
 }
 

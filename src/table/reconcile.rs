@@ -844,32 +844,7 @@ fn resolve_board(
         .collect();
     let spoken = named
         .iter()
-        .map(|&c| match c {
-            Correction::Move {
-                piece: Some(p),
-                from,
-                to,
-            } => phrases::correction_move(p.role, p.color, from, to, v),
-            Correction::Move {
-                piece: None,
-                from,
-                to,
-            } => format!(
-                "{} {}",
-                phrases::square_phrase(from, v),
-                phrases::square_phrase(to, v)
-            ),
-            Correction::Remove {
-                piece: Some(p),
-                square,
-            } => phrases::correction_remove(p, square, v),
-            // Nothing says what stands there; the square alone is what the player can act on.
-            Correction::Remove {
-                piece: None,
-                square,
-            } => phrases::square_phrase(square, v),
-            Correction::Place { piece, square } => phrases::correction_place(piece, square, v),
-        })
+        .map(|c| crate::table::corrections::spoken(c, v))
         .collect();
     let written = named.iter().map(ToString::to_string).collect();
 

@@ -33,8 +33,7 @@ use crate::chess::game::{EndReason, Game, GameEnd};
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, Verbosity, format_move, parse_move};
 use crate::chess::phrases::{
-    self, Event, clock_phrase, color_phrase, duration_phrase, event_phrase, move_phrase,
-    square_phrase,
+    Event, clock_phrase, color_phrase, duration_phrase, event_phrase, move_phrase,
 };
 use crate::chess::scoresheet::{Headers, Scoresheet, format_clock};
 use crate::chess::vocabulary::Vocabulary;
@@ -905,7 +904,7 @@ impl Table {
             feed.guided = first;
         }
         let mut words = vec![header];
-        words.extend(first.map(|c| correction_phrase(&c, self.vocab())));
+        words.extend(first.map(|c| crate::table::corrections::spoken(&c, self.vocab())));
         self.say(Self::listener_of(board), words.join(". "), true, out);
         out.push(Output::Event(format!(
             "event guide {board} {}",
@@ -972,7 +971,7 @@ impl Table {
                 feed.guided = first;
             }
             if let Some(c) = first {
-                let text = correction_phrase(&c, self.vocab());
+                let text = crate::table::corrections::spoken(&c, self.vocab());
                 self.say(Self::listener_of(board), text, false, out);
             }
         }
@@ -1503,20 +1502,7 @@ impl Table {
                     self.game.castling_mode(),
                 );
                 let sheet = read_sheet(*side, moves, &start, lang);
-                let ucis = sheet
-                    .moves
-                    .iter()
-                    .map(|&m| UciMove::from_move(m, self.mode()).to_string())
-                    .collect();
-                self.commit(
-                    now,
-                    Record::Sheet {
-                        side: *side,
-                        moves: ucis,
-                    },
-                    out,
-                )
-                .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+                self.commit_sheet(now, *side, &sheet.moves, out)?;
                 let mut reply = format!("sheet {side}: {} half-moves", sheet.moves.len());
                 if let Some(bad) = &sheet.bad {
                     reply.push_str(&format!(
@@ -1536,19 +1522,7 @@ impl Table {
                     ));
                 }
                 let other = self.sheets[1 - side.index()].clone();
-                let ucis = other
-                    .iter()
-                    .map(|&m| UciMove::from_move(m, self.mode()).to_string())
-                    .collect();
-                self.commit(
-                    now,
-                    Record::Sheet {
-                        side: *side,
-                        moves: ucis,
-                    },
-                    out,
-                )
-                .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+                self.commit_sheet(now, *side, &other, out)?;
                 let verdict = self.reconcile_sheets(now, false, out);
                 Ok(format!("sheet {side} confirmed; {verdict}"))
             }
@@ -1698,6 +1672,22 @@ impl Table {
             }
             _ => None,
         }
+    }
+
+    /// Journals a player's sheet as these moves.
+    fn commit_sheet(
+        &mut self,
+        now: u64,
+        side: Side,
+        moves: &[Move],
+        out: &mut Vec<Output>,
+    ) -> Result<(), Refusal> {
+        let moves = moves
+            .iter()
+            .map(|&m| UciMove::from_move(m, self.mode()).to_string())
+            .collect();
+        self.commit(now, Record::Sheet { side, moves }, out)
+            .map_err(|e| Refusal::new(ErrorCode::State, e))
     }
 
     /// Who may write a player's sheet: his assistant, the arbiter, or the player himself.
@@ -1994,31 +1984,6 @@ fn json_string(text: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// A correction spoken square by square ("Springer von Felix vier nach Felix drei").
-pub fn correction_phrase(c: &Correction, v: &Vocabulary) -> String {
-    match *c {
-        Correction::Move {
-            piece: Some(p),
-            from,
-            to,
-        } => phrases::correction_move(p.role, p.color, from, to, v),
-        Correction::Move {
-            piece: None,
-            from,
-            to,
-        } => phrases::correction_move_unknown(from, to, v),
-        Correction::Remove {
-            piece: Some(p),
-            square,
-        } => phrases::correction_remove(p, square, v),
-        Correction::Remove {
-            piece: None,
-            square,
-        } => square_phrase(square, v),
-        Correction::Place { piece, square } => phrases::correction_place(piece, square, v),
-    }
 }
 
 #[cfg(test)]
