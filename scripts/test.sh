@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-deps.sh --browser
-# Doc tests first: the suite's last closing line should be the integration tests' count.
+# Doc tests and the benchmarks' smoke runs first: the suite's last closing line should be the
+# integration tests' count.
 cargo test --locked --doc
-cargo test --locked --all-targets
+cargo test --locked --benches
+cargo test --locked --lib --bins --tests
