@@ -5,12 +5,15 @@
 //!   It does no I/O and never reads the system clock; time is always a parameter.
 //! - [`boards`]: sensor boards without I/O — what a board reports, and sans-IO codecs for the
 //!   peg-board and DGT protocols.
-//! - [`table`]: one table's pure decisions — the move detector and board corrections.
-//! - [`io`]: adapters — serial and TCP board links, the simulated board on a pseudo-terminal.
+//! - [`table`]: one table's pure decisions — the move detector, board corrections, the talking
+//!   clock, the control language, the two-sheet reconciliation (FIDE D.2.9), and the table's
+//!   state machine with its journal records.
+//! - [`io`]: adapters — board links, the simulated board, speech, the journal, the control
+//!   interface's server and tokens, the web page.
 //! - [`app`]: the daemon's wiring — tables as actors, the hub the network adapters talk to.
 //! - [`config`]: the daemon's TOML configuration, validated key by key.
-//! - [`cli`]: the command-line face (`annabella convert`, `annabella announce`): the only code
-//!   here that reads files or standard input.
+//! - [`cli`]: the command-line face (`serve`, `demo`, `send`, `convert`, `announce`,
+//!   `reconcile`, `replay`, `watch`, `simulate-board`).
 
 pub mod app;
 pub mod boards;
