@@ -315,6 +315,11 @@ fn a_whole_game_through_the_daemon_survives_kill_9() {
     watcher.expect_event("in sync again", |l| {
         l.starts_with("event say blind Brett stimmt wieder")
     });
+    // A malformed line from the board is reported with where it was, and nothing else happens.
+    board.hand("raw Zq9");
+    watcher.expect_event("the malformed line", |l| {
+        l.starts_with("event board-error peg line ") && l.contains("Zq9")
+    });
     // The talking clock on request.
     board.hand("raw KT");
     watcher.expect_event("the clock", |l| {

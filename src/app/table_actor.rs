@@ -71,6 +71,9 @@ impl<J: Journal> TableActor<J> {
                 biased;
                 _ = shutdown.changed() => {}
                 Some((board, event)) = boards.recv() => {
+                    if let LinkEvent::Decoded(Err(e)) = &event {
+                        tracing::warn!(table = self.table.name(), %board, error = %e, "board sent a malformed message; skipped");
+                    }
                     let input = board_input(board, event);
                     let out = self.table.handle(unix_ms(), input);
                     self.perform(out).await.ok();
