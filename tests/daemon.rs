@@ -435,3 +435,42 @@ fn sigterm_stops_the_daemon_gracefully_and_a_restart_restores_the_game() {
     drop(board);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_hostile_client_gets_error_lines_and_the_table_plays_on() {
+    let dir = scratch_dir("hostile");
+    let mut board = Board::start(&dir.join("peg"));
+    let port = free_port();
+    let daemon = Daemon::start(&dir, port, &[]);
+    // Garbage before auth, binary bytes, an overlong line, a line feed flood without auth.
+    let mut rogue = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    rogue.write_all(b"\x00\xff\xfe garbage\n").unwrap();
+    rogue.write_all(&vec![b'x'; 4096]).unwrap();
+    rogue.write_all(b"\nmove e4\n").unwrap();
+    rogue
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut replies = String::new();
+    let mut reader = BufReader::new(rogue.try_clone().unwrap());
+    for _ in 0..3 {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        replies.push_str(&line);
+    }
+    assert!(
+        replies.contains("error syntax not UTF-8") || replies.contains("error auth"),
+        "{replies}"
+    );
+    assert!(replies.contains("error syntax line of"), "{replies}");
+    assert!(replies.contains("error auth move before auth"), "{replies}");
+    // The real players are not disturbed.
+    let mut black = daemon.connect("black");
+    black.wait_status("peg connected in-sync");
+    board.hand("e2e4");
+    black.wait_status("ply 1");
+    assert_eq!(black.ask("move e5"), "ok e7e5 e5");
+    drop(daemon);
+    let _ = std::fs::remove_dir_all(&dir);
+}
