@@ -290,6 +290,20 @@ impl RawConfig {
         let mut tables = Vec::new();
         for (i, t) in self.tables.iter().enumerate() {
             let key = |field: &str| format!("table[{i}].{field}");
+            // The journal names tables in its records and files: the same bound as there.
+            if t.name.len() > crate::io::store::MAX_TABLE_NAME_BYTES
+                || t.name.chars().any(|c| c.is_control() || c.is_whitespace())
+            {
+                return Err(bad(
+                    key("name"),
+                    format!(
+                        "{:?}: a table name is at most {} bytes, without spaces or control \
+                         characters (e.g. \"table-1\")",
+                        t.name.chars().take(80).collect::<String>(),
+                        crate::io::store::MAX_TABLE_NAME_BYTES
+                    ),
+                ));
+            }
             if t.name.is_empty()
                 || tables
                     .iter()
@@ -494,6 +508,11 @@ mod tests {
         check("log_format = \"xml\"", "log_format");
         check("[speech]\nbackends = \"radio\"", "speech.backends");
         check("[speech]\nlang = \"xx\"", "speech.lang");
+        check(
+            &format!("[[table]]\nname = \"{}\"", "t".repeat(65)),
+            "table[0].name",
+        );
+        check("[[table]]\nname = \"table one\"", "table[0].name");
         check("[clock]\ntime_control = \"40/\"", "clock.time_control");
         check("[clock]\nannounce = \"often\"", "clock.announce");
         check("[[table]]\npeg_side = \"green\"", "table[0].peg_side");
