@@ -920,3 +920,43 @@ fn downtime_is_charged_only_when_the_configuration_says_so() {
         assert_eq!(table.clock().running(), Some(Color::White));
     }
 }
+
+#[test]
+fn boards_shows_what_each_board_shows_and_status_names_a_pending_promotion() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    assert_eq!(
+        h.ask(Role::Observer, "boards"),
+        "ok peg connected SFFFF00000000FFFF rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR normal virtual"
+    );
+    assert!(h.ask(Role::Observer, "status").ends_with(" promotion none"));
+    // After 1. Nh3 e5, not yet replicated: the holes and the pieces believed in them.
+    h.lift(Square::G1);
+    h.place(Square::H3);
+    h.ask(Role::Player(Color::Black), "move e5");
+    assert_eq!(
+        h.ask(Role::Observer, "boards"),
+        "ok peg connected SFFFF00000080FFBF rnbqkbnr/pppppppp/8/8/8/7N/PPPPPPPP/RNBQKB1R normal virtual"
+    );
+
+    let mut s = settings(Color::White, "300");
+    s.start_fen = Some("8/4P3/8/8/8/8/k7/4K3 w - - 0 1".into());
+    let mut h = Harness::new(s);
+    let out = h.table.handle(
+        h.now,
+        Input::Link {
+            board: BoardId::Peg,
+            up: true,
+            detail: "sim".into(),
+        },
+    );
+    h.take(out);
+    let occ = Bitboard::from(Square::E7) | Bitboard::from(Square::A2) | Bitboard::from(Square::E1);
+    h.peg(SensorEvent::Occupancy(occ));
+    h.lift(Square::E7);
+    h.place(Square::E8);
+    let status = h.ask(Role::Observer, "status");
+    assert!(status.ends_with(" promotion e7e8"), "{status}");
+    assert_eq!(h.ask(Role::Assistant, "promote n"), "ok e7e8n");
+    assert!(h.ask(Role::Observer, "status").ends_with(" promotion none"));
+}

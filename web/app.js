@@ -229,6 +229,7 @@ function fillLanguages() {
 }
 
 async function openTable(name) {
+  delete document.body.dataset.ready;
   const chosen = await ask('table ' + name);
   if (okText(chosen) === null) {
     show('tables-view');
@@ -252,6 +253,8 @@ async function openTable(name) {
   renderGrid();
   $('table-title').setAttribute('tabindex', '-1');
   $('table-title').focus();
+  // For scripts and tests: the table is set up and has the focus where a user starts.
+  document.body.dataset.ready = name;
 }
 
 function onClosed() {
@@ -297,7 +300,7 @@ const refreshStatus = coalesce(async () => {
   const st = {};
   for (let i = 0; i < w.length; i++) {
     const k = w[i];
-    if (['table', 'ply', 'turn', 'result', 'draw-offer'].includes(k)) { st[k] = w[i + 1]; i++; }
+    if (['table', 'ply', 'turn', 'result', 'draw-offer', 'promotion'].includes(k)) { st[k] = w[i + 1]; i++; }
     else if (k === 'peg' || k === 'normal') {
       if (w[i + 1] === 'virtual') { st[k] = { virtual: true }; i++; }
       else { st[k] = { link: w[i + 1], sync: w[i + 2] }; i += 2; }
@@ -305,7 +308,102 @@ const refreshStatus = coalesce(async () => {
   }
   app.status = st;
   renderStatus();
+  // A page opened while a pawn waits on the last rank shows the choice too.
+  if (st.promotion && st.promotion !== 'none') {
+    if ($('promotion').hidden) showPromotion(st.promotion);
+  } else if (st.promotion === 'none') {
+    $('promotion').hidden = true;
+  }
+  if (!$('mismatch').hidden) refreshBoards();
 });
+
+// What each physical board shows (`boards`): the peg board's holes with the pieces the table
+// believes in them, the e-board's pieces; drawn beside each other with the squares that differ
+// from the game marked by a cross and named in words.
+const refreshBoards = coalesce(async () => {
+  const r = okText(await ask('boards'));
+  if (r === null) return;
+  const m = /^peg (\S+) S([0-9A-F]{16}) (\S+) normal (virtual|(\S+) (\S+))$/.exec(r);
+  if (!m) return;
+  const game = parseFen(app.fen);
+  const boxes = [];
+  const summary = [];
+  const peg = { name: 'Peg board', link: m[1], occupied: occupiedSquares(m[2]), pieces: parseFen(m[3]) };
+  boxes.push(physicalBoard(peg, game, summary));
+  if (m[4] !== 'virtual') {
+    const pieces = parseFen(m[6]);
+    const occupied = new Set(Object.keys(pieces));
+    boxes.push(physicalBoard({ name: 'Opponent\'s board', link: m[5], occupied, pieces }, game, summary));
+  }
+  $('mm-boards').replaceChildren(...boxes);
+  $('mm-boards-summary').textContent = summary.join(' ');
+});
+
+function occupiedSquares(hex) {
+  const bits = BigInt('0x' + hex);
+  const set = new Set();
+  for (let n = 0; n < 64; n++) {
+    if ((bits >> BigInt(n)) & 1n) set.add(FILES[n % 8] + (Math.floor(n / 8) + 1));
+  }
+  return set;
+}
+
+function physicalBoard(b, game, summary) {
+  const fig = document.createElement('figure');
+  fig.className = 'physical-board';
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 0 180 180');
+  svg.setAttribute('width', '180');
+  svg.setAttribute('height', '180');
+  svg.setAttribute('aria-hidden', 'true');
+  const { ranks, files } = order();
+  const differ = [];
+  ranks.forEach((rank, row) => {
+    files.forEach((file, col) => {
+      const sq = file + rank;
+      const x = 10 + col * 20, y = 10 + row * 20;
+      const dark = (FILES.indexOf(file) + rank) % 2 === 1;
+      svg.append(el('rect', { x, y, width: 20, height: 20, fill: dark ? '#8a6f4e' : '#efe6d2' }));
+      const has = b.occupied.has(sq);
+      const want = Boolean(game[sq]);
+      if (has) {
+        const p = b.pieces[sq];
+        if (p) {
+          const white = p === p.toUpperCase();
+          svg.append(el('text', {
+            x: x + 10, y: y + 16, 'text-anchor': 'middle', 'font-size': 16,
+            fill: white ? '#fff' : '#000', stroke: '#000', 'stroke-width': white ? 1 : 0.4, 'paint-order': 'stroke',
+          }, GLYPHS[p.toLowerCase()]));
+        } else {
+          // A peg whose piece nobody knows: a hole filled, drawn as a ring.
+          svg.append(el('circle', { cx: x + 10, cy: y + 10, r: 6, fill: '#000' }));
+        }
+      }
+      const wrongPiece = has && want && b.pieces[sq] && b.pieces[sq] !== game[sq];
+      if (has !== want || wrongPiece) {
+        differ.push(sq);
+        // Marked by a cross and a frame, not by colour alone.
+        svg.append(el('rect', { x: x + 1, y: y + 1, width: 18, height: 18, fill: 'none', stroke: '#c00', 'stroke-width': 2 }));
+        svg.append(el('path', { d: `M${x + 3} ${y + 3} L${x + 17} ${y + 17} M${x + 17} ${y + 3} L${x + 3} ${y + 17}`, stroke: '#c00', 'stroke-width': 2 }));
+      }
+    });
+  });
+  const cap = document.createElement('figcaption');
+  const words = differ.map((sq) => {
+    const has = b.occupied.has(sq);
+    const p = b.pieces[sq];
+    if (!has) return `${sq} is empty`;
+    if (p) return `${sq} has ${pieceWords(p)}`;
+    return `${sq} has a peg`;
+  });
+  const text = differ.length
+    ? `${b.name} (${b.link}): ${differ.length} ${differ.length === 1 ? 'square differs' : 'squares differ'} from the game: ${words.join(', ')}.`
+    : `${b.name} (${b.link}): shows the game's position.`;
+  cap.textContent = text;
+  summary.push(text);
+  fig.append(svg, cap);
+  return fig;
+}
 
 const refreshClock = coalesce(async () => {
   // Quiet: only the Clock button asks the daemon to tell the blind player.
@@ -413,6 +511,7 @@ function onEvent(body) {
       const [board, ...fixes] = rest.split(' ');
       app.guide[board] = fixes.join(' ');
       refreshStatus();
+      refreshBoards();
       break;
     }
     case 'peg': case 'normal': {

@@ -118,6 +118,9 @@ pub enum Command {
     Penalty {
         color: Color,
     },
+    /// What each physical board shows: the peg board's occupancy and the pieces believed in its
+    /// holes, the e-board's pieces.
+    Boards,
     /// One player's own scoresheet (a: the blind player's, b: the sighted player's).
     SheetOf {
         side: Side,
@@ -171,6 +174,7 @@ impl Command {
             Command::Export { .. } => "export",
             Command::Adjust { .. } => "adjust",
             Command::Penalty { .. } => "penalty",
+            Command::Boards => "boards",
             Command::SheetOf { .. } => "sheet",
             Command::Record { .. } => "record",
             Command::Confirm { .. } => "confirm",
@@ -203,6 +207,7 @@ impl Command {
                 | Command::Parse { .. }
                 | Command::Export { .. }
                 | Command::SheetOf { .. }
+                | Command::Boards
                 | Command::Board
                 | Command::Clock
                 | Command::ClockQuiet
@@ -313,8 +318,8 @@ pub fn one_line(text: &str) -> String {
 }
 
 /// Every request keyword, in the order `help` lists them.
-pub const KEYWORDS: &str = "auth, table, tables, lang, move, promote, board, clock, sheet, status, \
-                            parse, export, offer-draw, claim-draw, resign, undo, record, confirm, \
+pub const KEYWORDS: &str = "auth, table, tables, lang, move, promote, board, boards, clock, sheet, \
+                            status, parse, export, offer-draw, claim-draw, resign, undo, record, confirm, \
                             dispute, resolve, adjust, penalty, pause, resume, events, help, quit";
 
 /// Parses one request line (without its line feed; a trailing CR is ignored), reading piece
@@ -371,6 +376,7 @@ pub fn parse_line_in(bytes: &[u8], lang: &Language) -> Result<Command, Refusal> 
             text: needs("a move in any notation, e.g. move 5254")?,
         }),
         "board" => no_argument(Command::Board),
+        "boards" => no_argument(Command::Boards),
         "clock" => match rest {
             "" => Ok(Command::Clock),
             "quiet" => Ok(Command::ClockQuiet),

@@ -578,6 +578,11 @@ impl MoveDetector {
         }
     }
 
+    /// A pawn waiting on the last rank for its piece to be named: (from, to).
+    pub fn pending_promotion(&self) -> Option<(Square, Square)> {
+        self.promotion
+    }
+
     /// The earliest time at which [`MoveDetector::poll`] has something to release.
     pub fn next_deadline(&self) -> Option<Millis> {
         let held = self.deferred.filter(|d| !d.suspended).map(|d| d.deadline);

@@ -1495,6 +1495,7 @@ impl Table {
                 ))
             }
             Command::SheetOf { side } => Ok(self.sheet_text(*side, lang)),
+            Command::Boards => Ok(self.boards_words()),
             Command::Record { side, moves } => {
                 self.may_write_sheet(role, *side)?;
                 let start = Game::from_position(
@@ -1906,7 +1907,7 @@ impl Table {
             )
         };
         format!(
-            "table {} ply {} turn {} result {} peg {} normal {} draw-offer {}",
+            "table {} ply {} turn {} result {} peg {} normal {} draw-offer {} promotion {}",
             self.s.name,
             self.game.ply_count(),
             color_name(self.game.turn()),
@@ -1915,8 +1916,46 @@ impl Table {
             self.normal
                 .as_ref()
                 .map_or_else(|| "virtual".to_owned(), board_state),
-            self.draw_offer.map_or("none", color_name)
+            self.draw_offer.map_or("none", color_name),
+            self.peg
+                .detector
+                .pending_promotion()
+                .map_or_else(|| "none".to_owned(), |(from, to)| format!("{from}{to}"))
         )
+    }
+
+    /// What each physical board shows: `peg <link> S<occupancy> <FEN board of the pieces
+    /// believed in its holes> normal virtual|<link> <FEN board observed>`.
+    fn boards_words(&self) -> String {
+        let link = |f: &BoardFeed| {
+            if f.connected {
+                "connected"
+            } else {
+                "disconnected"
+            }
+        };
+        let occupancy = match self.peg.detector.observed() {
+            Observed::Occupancy(occ) => occ,
+            Observed::Pieces(board) => board.occupied(),
+        };
+        let peg = format!(
+            "peg {} {} {}",
+            link(&self.peg),
+            crate::boards::peg::encode(&crate::boards::SensorEvent::Occupancy(occupancy))
+                .unwrap_or_default(),
+            self.peg.detector.believed()
+        );
+        let normal = match &self.normal {
+            None => "normal virtual".to_owned(),
+            Some(f) => {
+                let board = match f.detector.observed() {
+                    Observed::Pieces(board) => board,
+                    Observed::Occupancy(_) => f.detector.believed().clone(),
+                };
+                format!("normal {} {board}", link(f))
+            }
+        };
+        format!("{peg} {normal}")
     }
 }
 

@@ -104,6 +104,7 @@ async function run(browser) {
   await page.keyboard.type(env('TOKEN_ASSISTANT'));
   await page.keyboard.press('Enter');
   await page.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await page.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
   await waitFor('the start position', async () => (await fenOf(page))?.startsWith('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w'));
   check('keyboard login opens the table', true, await text(page, '#table-title'));
 
@@ -197,6 +198,13 @@ async function run(browser) {
     return !t.startsWith('waiting') && t;
   });
   check('the mismatch procedure shows what the peg board needs', /f6|c6|g8|b8/.test(proposal), proposal);
+  // Both boards: the peg board drawn beside the game, its differing squares marked and named.
+  const pegBoard = await waitFor('the peg board drawn', async () => {
+    const t = await text(page, '#mm-boards-summary');
+    return t.startsWith('Peg board') && t.includes('differ') && t;
+  });
+  check('the peg board is shown with the squares that differ', /c6 is empty/.test(pegBoard) && /f6 has/.test(pegBoard), pegBoard);
+  check('the peg board is drawn', (await page.locator('#mm-boards svg').count()) >= 1);
   await waitFor('the mismatch announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive:') && t.includes('stimmt nicht')));
   await page.screenshot({ path: join(OUT, 'mismatch.png'), fullPage: true });
 
@@ -205,6 +213,7 @@ async function run(browser) {
   await arbiter.addInitScript(RECORD_LIVE);
   await arbiter.goto(`${URL}#token=${env('TOKEN_ARBITER')}`);
   await arbiter.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await arbiter.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
   await arbiter.locator('#mismatch').waitFor({ state: 'visible', timeout: 3000 });
   await arbiter.locator('#mm-undo').click();
   await waitFor('the move withdrawn', async () => (await fenOf(arbiter))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
@@ -292,6 +301,7 @@ async function run(browser) {
   const observer = await context.newPage();
   await observer.goto(`${URL}#token=${env('TOKEN_OBSERVER')}`);
   await observer.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await observer.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
   await observer.locator('#move-text').fill('d4');
   await observer.locator('#move-text').press('Enter');
   const obs = await waitFor('the observer refused', async () => text(observer, '#move-error'));
@@ -312,6 +322,7 @@ async function run(browser) {
   const z = await zoomed.newPage();
   await z.goto(`${URL}#token=${env('TOKEN_OBSERVER')}`);
   await z.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await z.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
   await waitFor('the board at 200 %', async () => (await fenOf(z))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
   const overflow = await z.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check('no sideways scrolling at 200 % zoom', overflow <= 1, `${overflow} px too wide`);
@@ -330,6 +341,7 @@ async function arbiter2(context, body) {
   await arb.addInitScript(RECORD_LIVE);
   await arb.goto(`${URL}#token=${env('TOKEN_ARBITER')}`);
   await arb.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
+  await arb.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
   await body(arb);
   await arb.close();
 }
