@@ -15,13 +15,13 @@ use crate::app::table_actor::{BoardMessage, Journal, TableActor};
 use crate::boards::Protocol;
 use crate::chess::language::Language;
 use crate::config::{Config, NormalBoard as NormalConfig, PegSource, TableConfig};
-use crate::io::clock::unix_ms;
+use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::{self, Endpoint, LinkEvent};
 use crate::io::simulator::{self, SimulatedBoard};
 use crate::io::speech::Speaker;
 use crate::io::store::{Store, StoreError, StoreHandle};
 use crate::io::web::WebSettings;
-use crate::table::state::{BoardId, NormalBoard, Output, Table, TableSettings};
+use crate::table::state::{BoardId, NormalBoard, Step, Table, TableSettings};
 
 /// How often the daemon stamps "still alive" in the journal, which bounds the downtime a
 /// restart can misjudge.
@@ -51,8 +51,8 @@ pub struct Options {
 }
 
 impl Journal for StoreHandle {
-    async fn append(&self, table: &str, at_unix_ms: u64, line: String) -> Result<(), String> {
-        StoreHandle::append(self, table, at_unix_ms, &line)
+    async fn append(&self, table: &str, lines: Vec<(u64, String)>) -> Result<(), String> {
+        StoreHandle::append_all(self, table, lines)
             .await
             .map(|_| ())
             .map_err(|e: StoreError| e.to_string())
@@ -98,7 +98,8 @@ pub async fn run(
     let mut simulated = Vec::new();
     for tc in &config.tables {
         let settings = table_settings(&config, tc, lang);
-        let (table, startup, game_no) = open_table(&store, settings, last_alive, &config).await?;
+        let (table, startup, game_no, clock) =
+            open_table(&store, settings, last_alive, &config).await?;
         let (requests_tx, requests) = mpsc::channel(REQUEST_BACKLOG);
         let (events, _) = broadcast::channel(EVENT_BACKLOG);
         let (boards_tx, boards) = mpsc::channel::<BoardMessage>(BOARD_BACKLOG);
@@ -151,6 +152,7 @@ pub async fn run(
 
         let mut actor = TableActor {
             table,
+            clock,
             journal: Arc::new(store.clone()),
             speaker: Arc::clone(&speaker),
             voice: lang.code().to_owned(),
@@ -301,13 +303,13 @@ async fn open_table(
     settings: TableSettings,
     last_alive: Option<u64>,
     config: &Config,
-) -> anyhow::Result<(Table, Vec<Output>, u64)> {
+) -> anyhow::Result<(Table, Step, u64, TableClock)> {
     let name = settings.name.clone();
     let entries = store
         .load(&name)
         .await
         .with_context(|| format!("table {name}: reading its journal"))?;
-    let now = unix_ms();
+    let wall = unix_ms();
     if !entries.is_empty() {
         let journal: Vec<(u64, String)> = entries
             .iter()
@@ -318,16 +320,20 @@ async fn open_table(
         if !table.game().is_over() {
             let last_record = journal.last().map_or(0, |(at, _)| *at);
             let alive = last_alive.unwrap_or(last_record).max(last_record);
-            let out = table.resume(now, alive, config.charge_downtime);
+            // The table's time goes on from its last record: the clocks continue, and the
+            // restart's gap is charged only by the rebase record.
+            let clock = TableClock::starting_at(table.table_time());
+            let out = table.resume(clock.now(), alive, config.charge_downtime);
             let game = store.current_game(&name).await?.unwrap_or(0);
             tracing::info!(table = %name, plies = table.game().ply_count(), "game restored");
-            return Ok((table, out, game));
+            return Ok((table, out, game, clock));
         }
         tracing::info!(table = %name, "the last game is over; a new one begins");
     }
-    let game = store.begin_game(&name, now).await?;
-    let (table, out) = Table::new(settings, now).map_err(anyhow::Error::msg)?;
-    Ok((table, out, game))
+    let game = store.begin_game(&name, wall).await?;
+    let clock = TableClock::starting_at(0);
+    let (table, out) = Table::new(settings, clock.now()).map_err(anyhow::Error::msg)?;
+    Ok((table, out, game, clock))
 }
 
 /// A board link whose events reach the table tagged with the board.

@@ -1,29 +1,30 @@
 //! One task per table: owns the pure [`Table`], feeds it board events, control requests and
-//! the passing of time, and performs its outputs in order — the journal first, so nothing is
-//! announced or acknowledged that a crash could lose.
+//! the passing of time, and performs each [`Step`] it returns — its journal records first, all
+//! in one durable write, then what they caused. A step the journal refuses is rolled back, so
+//! nothing is announced or acknowledged that a crash could lose, and nothing refused changes
+//! the game.
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::app::hub::Request;
-use crate::io::clock::unix_ms;
+use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};
-use crate::table::control::one_line;
-use crate::table::state::{BoardId, Input, Output, Table};
+use crate::table::event::TableEvent;
+use crate::table::state::{BoardId, Effect, Input, Step, Table, reply_line};
 
 /// Where a table's records go: durable when `append` returns (the SQLite journal).
 pub trait Journal: Send + Sync + 'static {
-    /// Writes one record line of `table`'s current game; durable when it returns `Ok`.
+    /// Writes record lines of `table`'s current game, each with its wall time, in one
+    /// transaction: all of them are durable when it returns `Ok`, none of them after an `Err`.
     fn append(
         &self,
         table: &str,
-        at_unix_ms: u64,
-        line: String,
+        lines: Vec<(u64, String)>,
     ) -> impl Future<Output = Result<(), String>> + Send;
     /// Keeps a finished game as PGN; returns where.
     fn archive(
@@ -39,6 +40,8 @@ pub type BoardMessage = (BoardId, LinkEvent);
 /// The table's channels and services.
 pub struct TableActor<J: Journal> {
     pub table: Table,
+    /// The table's time (monotonic, continuing the journal's) and the wall clock for labels.
+    pub clock: TableClock,
     pub journal: Arc<J>,
     pub speaker: Arc<Speaker>,
     /// The language code utterances carry (picks the voice).
@@ -62,11 +65,10 @@ impl<J: Journal> TableActor<J> {
             if *shutdown.borrow() {
                 break;
             }
-            let now = unix_ms();
-            let sleep = self
+            let deadline = self
                 .table
-                .next_deadline(now)
-                .map(|d| Duration::from_millis(d.saturating_sub(now)));
+                .next_deadline(self.clock.now().table_ms)
+                .map(|t| self.clock.instant_of(t));
             tokio::select! {
                 biased;
                 _ = shutdown.changed() => {}
@@ -74,92 +76,120 @@ impl<J: Journal> TableActor<J> {
                     if let LinkEvent::Decoded(Err(e)) = &event {
                         tracing::warn!(table = self.table.name(), %board, error = %e, "board sent a malformed message; skipped");
                     }
-                    let input = board_input(board, event);
-                    let out = self.table.handle(unix_ms(), input);
-                    self.perform(out).await.ok();
+                    let step = self.table.handle(self.clock.now(), board_input(board, event));
+                    self.perform(step).await.ok();
                 }
                 Some(request) = requests.recv() => {
-                    let (reply, out) = self.table.request(
-                        unix_ms(),
+                    let (reply, step) = self.table.request(
+                        self.clock.now(),
                         request.role,
                         request.lang,
                         &request.command,
                     );
-                    let reply = match self.perform(out).await {
-                        Ok(()) => reply,
+                    let reply = match self.perform(step).await {
+                        Ok(()) => reply_line(&reply),
                         Err(e) => format!(
-                            "error state the journal could not record this ({e}); nothing \
-                             was announced"
+                            "error state the journal could not record this ({}); nothing \
+                             changed and nothing was announced",
+                            crate::table::event::one_line(&e)
                         ),
                     };
                     // The requester may have gone; the table goes on.
                     request.reply.send(reply).ok();
                 }
-                _ = sleep_for(sleep) => {
-                    let out = self.table.handle(unix_ms(), Input::Tick);
-                    self.perform(out).await.ok();
+                _ = sleep_until(deadline) => {
+                    let step = self.table.handle(self.clock.now(), Input::Tick);
+                    self.perform(step).await.ok();
                 }
                 else => break,
             }
         }
     }
 
-    /// Performs outputs in order. A record that cannot be written stops the rest: what it
-    /// caused is neither said nor published.
-    pub async fn perform(&mut self, out: Vec<Output>) -> Result<(), String> {
-        for o in out {
-            match o {
-                Output::Record { at, record: r } => {
-                    if let Err(e) = self
-                        .journal
-                        .append(self.table.name(), at, r.to_string())
-                        .await
-                    {
-                        tracing::error!(table = self.table.name(), error = %e, record = %r, "journal write failed");
-                        self.publish(format!("event journal-error {}", one_line(&e)));
-                        return Err(e);
+    /// Performs a step: its records in one journal write, then its effects in order. When the
+    /// journal refuses, the table is rolled back to before the step, nothing of it is said or
+    /// published but the error, and the boards are compared with the game again (a move the
+    /// journal could not keep is then guided back on the board that made it).
+    pub async fn perform(&mut self, step: Step) -> Result<(), String> {
+        if let Err(e) = self.write(&step).await {
+            self.table.rollback(step);
+            self.publish(&TableEvent::JournalError { message: e.clone() });
+            let again = self.table.handle(self.clock.now(), Input::Tick);
+            // Guidance needs no record; if this step has records and fails too, it is rolled
+            // back as well and the table waits for the next input.
+            if self.write(&again).await.is_ok() {
+                self.effects(again).await;
+            } else {
+                self.table.rollback(again);
+            }
+            return Err(e);
+        }
+        self.effects(step).await;
+        Ok(())
+    }
+
+    async fn write(&self, step: &Step) -> Result<(), String> {
+        if step.records.is_empty() {
+            return Ok(());
+        }
+        let wall = self.clock.now().unix_ms;
+        let lines = step
+            .records
+            .iter()
+            .map(|entry| (wall, entry.to_string()))
+            .collect();
+        self.journal
+            .append(self.table.name(), lines)
+            .await
+            .inspect_err(|e| tracing::error!(table = self.table.name(), error = %e, "journal write failed; the step is rolled back"))
+    }
+
+    async fn effects(&mut self, step: Step) {
+        for effect in step.effects {
+            match effect {
+                Effect::Event(event) => {
+                    if let TableEvent::Say(say) = &event {
+                        let u = Utterance::new(
+                            say.listener,
+                            say.text.clone(),
+                            self.voice.clone(),
+                            self.game_id.clone(),
+                            unix_ms(),
+                        );
+                        self.speaker.say(if say.urgency.is_urgent() {
+                            u.urgent()
+                        } else {
+                            u
+                        });
                     }
+                    self.publish(&event);
                 }
-                Output::Say {
-                    listener,
-                    text,
-                    urgent,
-                } => {
-                    let u = Utterance::new(
-                        listener,
-                        text,
-                        self.voice.clone(),
-                        self.game_id.clone(),
-                        unix_ms(),
-                    );
-                    self.speaker.say(if urgent { u.urgent() } else { u });
-                }
-                Output::Event(line) => {
-                    tracing::debug!(table = self.table.name(), "{line}");
-                    self.publish(line);
-                }
-                Output::Resolution { text } => {
+                Effect::Resolution { text } => {
                     let path = self.record_dir.join(format!(
                         "{}.txt",
                         crate::io::store::file_stem(self.table.name())
                     ));
-                    let entry = format!("== {} (unix ms)\n{text}\n", unix_ms());
+                    let entry = format!("== {} (unix ms)\n{text}\n", self.clock.now().unix_ms);
                     let written = tokio::task::spawn_blocking(move || append_synced(&path, &entry))
                         .await
                         .map_err(|e| e.to_string())
                         .and_then(|r| r);
                     match written {
-                        Ok(path) => self.publish(format!("event recorded {}", path.display())),
+                        Ok(path) => self.publish(&TableEvent::Recorded {
+                            path: path.display().to_string(),
+                        }),
                         Err(e) => {
                             tracing::error!(table = self.table.name(), error = %e, "writing the resolution record failed")
                         }
                     }
                 }
-                Output::Finished { pgn } => {
+                Effect::Finished { pgn } => {
                     match self.journal.archive(self.table.name(), pgn).await {
                         Ok(path) => {
                             tracing::info!(table = self.table.name(), path = %path.display(), "game archived");
-                            self.publish(format!("event archived {}", path.display()));
+                            self.publish(&TableEvent::Archived {
+                                path: path.display().to_string(),
+                            });
                         }
                         Err(e) => {
                             tracing::error!(table = self.table.name(), error = %e, "archiving the game failed")
@@ -168,10 +198,11 @@ impl<J: Journal> TableActor<J> {
                 }
             }
         }
-        Ok(())
     }
 
-    fn publish(&self, line: String) {
+    fn publish(&self, event: &TableEvent) {
+        let line = event.line();
+        tracing::debug!(table = self.table.name(), "{line}");
         // No subscriber is no error.
         self.events.send(Arc::from(line)).ok();
     }
@@ -219,9 +250,9 @@ fn append_synced(path: &std::path::Path, text: &str) -> Result<PathBuf, String> 
     Ok(path.to_owned())
 }
 
-async fn sleep_for(d: Option<Duration>) {
-    match d {
-        Some(d) => tokio::time::sleep(d).await,
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
     }
 }

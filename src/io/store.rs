@@ -923,11 +923,11 @@ pub struct StoreStats {
 type Reply<T> = oneshot::Sender<Result<T, StoreError>>;
 
 enum Request {
+    /// Lines of one table, recorded together or not at all.
     Append {
         table: String,
-        at: u64,
-        line: String,
-        reply: Reply<u64>,
+        lines: Vec<(u64, String)>,
+        reply: Reply<Vec<u64>>,
     },
     Load {
         table: String,
@@ -1011,11 +1011,29 @@ impl StoreHandle {
         at_unix_ms: u64,
         line: &str,
     ) -> Result<u64, StoreError> {
-        check_entry(table, at_unix_ms, line)?;
+        let seqs = self
+            .append_all(table, vec![(at_unix_ms, line.to_owned())])
+            .await?;
+        Ok(seqs[0])
+    }
+
+    /// Appends several lines of `table` as one: all are on disk when this resolves, or none
+    /// (a table's step with several records must not be half-recorded). Returns their sequence
+    /// numbers in order.
+    pub async fn append_all(
+        &self,
+        table: &str,
+        lines: Vec<(u64, String)>,
+    ) -> Result<Vec<u64>, StoreError> {
+        for (at, line) in &lines {
+            check_entry(table, *at, line)?;
+        }
+        if lines.is_empty() {
+            return Ok(Vec::new());
+        }
         self.ask(|reply| Request::Append {
             table: table.to_owned(),
-            at: at_unix_ms,
-            line: line.to_owned(),
+            lines,
             reply,
         })
         .await
@@ -1141,11 +1159,10 @@ fn serve(mut store: Store, requests: mpsc::Receiver<Request>, counters: &Counter
             let other = match request {
                 Request::Append {
                     table,
-                    at,
-                    line,
+                    lines,
                     reply,
                 } => {
-                    appends.push((table, at, line, reply));
+                    appends.push((table, lines, reply));
                     continue;
                 }
                 other => other,
@@ -1195,19 +1212,22 @@ fn serve(mut store: Store, requests: mpsc::Receiver<Request>, counters: &Counter
 }
 
 /// One transaction for every valid append of the group; an invalid one is answered alone, so
-/// it cannot fail the others.
+/// it cannot fail the others. One request's lines are valid together or refused together.
 fn commit_group(
     store: &mut Store,
-    appends: &mut Vec<(String, u64, String, Reply<u64>)>,
+    appends: &mut Vec<(String, Vec<(u64, String)>, Reply<Vec<u64>>)>,
     counters: &Counters,
 ) {
     if appends.is_empty() {
         return;
     }
     let mut valid = Vec::with_capacity(appends.len());
-    for (table, at, line, reply) in appends.drain(..) {
-        match check_entry(&table, at, &line) {
-            Ok(()) => valid.push((table, at, line, reply)),
+    for (table, lines, reply) in appends.drain(..) {
+        match lines
+            .iter()
+            .try_for_each(|(at, line)| check_entry(&table, *at, line))
+        {
+            Ok(()) => valid.push((table, lines, reply)),
             Err(e) => {
                 let _ = reply.send(Err(e));
             }
@@ -1218,7 +1238,11 @@ fn commit_group(
     }
     let items: Vec<(&str, u64, &str)> = valid
         .iter()
-        .map(|(table, at, line, _)| (table.as_str(), *at, line.as_str()))
+        .flat_map(|(table, lines, _)| {
+            lines
+                .iter()
+                .map(move |(at, line)| (table.as_str(), *at, line.as_str()))
+        })
         .collect();
     let result = store.append_batch(&items);
     drop(items);
@@ -1228,8 +1252,9 @@ fn commit_group(
             counters
                 .appends
                 .fetch_add(seqs.len() as u64, Ordering::Relaxed);
-            for ((.., reply), seq) in valid.into_iter().zip(seqs) {
-                let _ = reply.send(Ok(seq));
+            let mut seqs = seqs.into_iter();
+            for (_, lines, reply) in valid {
+                let _ = reply.send(Ok(seqs.by_ref().take(lines.len()).collect()));
             }
         }
         Err(e) => {

@@ -3,8 +3,14 @@
 //! The table is event-sourced. A record is written durably before anything it caused is
 //! acknowledged or announced, and replaying a table's records through [`Table::restore`]
 //! (`crate::table::state`) rebuilds the game, the scoresheet and the clocks exactly, because the
-//! live path and the replay apply the very same records. The time of each record is kept by the
-//! journal beside the line, so the line itself says only *what* happened.
+//! live path and the replay apply the very same records.
+//!
+//! Each line is an [`Entry`]: the record and the *table time* it was applied at (`<ms> move e2e4
+//! peg`). Table time is monotonic (the daemon's monotonic clock, continued across restarts from
+//! the last entry), so a replay recomputes every clock reading exactly and a wall clock stepped
+//! back or forward never reaches the chess clock. The journal keeps the wall time beside the
+//! line, for labels only (the PGN's date, the downtime after a crash). Lines written before
+//! table time existed start with the keyword; their journal wall time stands in for it.
 //!
 //! [`Table::restore`]: crate::table::state::Table::restore
 
@@ -12,6 +18,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use shakmaty::Color;
+use shakmaty::uci::UciMove;
+
+use crate::boards::Millis;
 
 use crate::chess::scoresheet::Recorder;
 use crate::table::control::Role;
@@ -81,7 +90,7 @@ pub enum Record {
     },
     /// `move <uci> <source>`: played, written on the scoresheet, the mover's clock pressed.
     /// UCI as the game's castling mode writes it (Chess960: king takes rook).
-    Move { uci: String, source: Source },
+    Move { uci: UciMove, source: Source },
     /// `undo`: the last move withdrawn (a slip of the tongue, D.2.8); the clocks go back to
     /// the readings before it.
     Undo,
@@ -90,7 +99,7 @@ pub enum Record {
     /// `agree-draw`: both sides agreed (5.2.3).
     DrawAgreed,
     /// `claim-draw [<uci>]`: a correct claim (9.2, 9.3), with the move the claimant wrote.
-    Claim { intended: Option<String> },
+    Claim { intended: Option<UciMove> },
     /// `wrong-claim <color>`: a refused claim; the opponent gets the penalty time (9.5.3).
     WrongClaim { color: Color },
     /// `resign <color>`.
@@ -108,7 +117,7 @@ pub enum Record {
     Resume,
     /// `sheet <a|b> [<uci>…]`: a player's scoresheet entered or corrected (D.2.9); only its
     /// legal moves are kept.
-    Sheet { side: Side, moves: Vec<String> },
+    Sheet { side: Side, moves: Vec<UciMove> },
     /// `retract <plies>`: the moves after `plies` half-moves are taken back (D.2.9, the
     /// sheets differ); both sheets are cut there and the clocks go back to that move.
     Retract { plies: usize },
@@ -116,6 +125,56 @@ pub enum Record {
     /// last press (the time it ran while the daemon was up, plus the downtime only when the
     /// configuration says so) and runs on from the record's time.
     Rebase { charged_ms: u64 },
+}
+
+fn parse_uci(text: &str) -> Result<UciMove, String> {
+    UciMove::from_ascii(text.as_bytes()).map_err(|e| {
+        format!(
+            "{:?} is no UCI move: {e}",
+            text.chars().take(12).collect::<String>()
+        )
+    })
+}
+
+/// A record with the table time it was applied at: one journal line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Table time in milliseconds (monotonic; see the module's documentation).
+    pub t: Millis,
+    pub record: Record,
+}
+
+impl fmt::Display for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.t, self.record)
+    }
+}
+
+impl Entry {
+    /// Reads a journal line; `wall_ms` (the journal's time beside it) is the table time of a
+    /// line written before lines carried one.
+    pub fn parse(line: &str, wall_ms: u64) -> Result<Entry, String> {
+        if line.len() > MAX_RECORD_BYTES {
+            return Err(format!(
+                "record of {} bytes; at most {MAX_RECORD_BYTES}",
+                line.len()
+            ));
+        }
+        let (first, rest) = line.split_once(' ').unwrap_or((line, ""));
+        if !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
+            let t = first
+                .parse()
+                .map_err(|_| format!("table time {first:?} is out of range"))?;
+            return Ok(Entry {
+                t,
+                record: rest.parse()?,
+            });
+        }
+        Ok(Entry {
+            t: wall_ms,
+            record: line.parse()?,
+        })
+    }
 }
 
 fn color_word(color: Color) -> &'static str {
@@ -191,7 +250,7 @@ impl FromStr for Record {
                 fen: fen.join(" "),
             }),
             ["move", uci, source] => Ok(Record::Move {
-                uci: (*uci).to_owned(),
+                uci: parse_uci(uci)?,
                 source: source.parse()?,
             }),
             ["undo"] => Ok(Record::Undo),
@@ -201,7 +260,7 @@ impl FromStr for Record {
             ["agree-draw"] => Ok(Record::DrawAgreed),
             ["claim-draw"] => Ok(Record::Claim { intended: None }),
             ["claim-draw", m] => Ok(Record::Claim {
-                intended: Some((*m).to_owned()),
+                intended: Some(parse_uci(m)?),
             }),
             ["wrong-claim", c] => Ok(Record::WrongClaim {
                 color: parse_color(c)?,
@@ -229,7 +288,10 @@ impl FromStr for Record {
                     "b" => Side::B,
                     other => return Err(format!("sheet: side a or b, not {other:?}")),
                 },
-                moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+                moves: moves
+                    .iter()
+                    .map(|m| parse_uci(m))
+                    .collect::<Result<_, _>>()?,
             }),
             ["retract", n] => Ok(Record::Retract {
                 plies: n
@@ -264,6 +326,42 @@ impl FromStr for Record {
 mod tests {
     use super::*;
 
+    fn uci(text: &str) -> UciMove {
+        UciMove::from_ascii(text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn entries_carry_table_time_and_old_lines_take_the_wall_time() {
+        let e = Entry {
+            t: 1234,
+            record: Record::Undo,
+        };
+        assert_eq!(e.to_string(), "1234 undo");
+        assert_eq!(Entry::parse("1234 undo", 99), Ok(e));
+        assert_eq!(
+            Entry::parse("undo", 99),
+            Ok(Entry {
+                t: 99,
+                record: Record::Undo
+            })
+        );
+        assert!(
+            Entry::parse("99999999999999999999999 undo", 0)
+                .unwrap_err()
+                .contains("out of range")
+        );
+        assert!(
+            Entry::parse("12 jump", 0)
+                .unwrap_err()
+                .contains("unknown record")
+        );
+        assert!(
+            Entry::parse("move e2e9 peg", 0)
+                .unwrap_err()
+                .contains("no UCI move")
+        );
+    }
+
     #[test]
     fn every_record_reads_back() {
         let records = [
@@ -273,15 +371,15 @@ mod tests {
                 fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
             },
             Record::Move {
-                uci: "e2e4".into(),
+                uci: uci("e2e4"),
                 source: Source::Peg,
             },
             Record::Move {
-                uci: "e7e8q".into(),
+                uci: uci("e7e8q"),
                 source: Source::Control(Role::Player(Color::Black)),
             },
             Record::Move {
-                uci: "g8f6".into(),
+                uci: uci("g8f6"),
                 source: Source::Control(Role::Assistant),
             },
             Record::Undo,
@@ -291,7 +389,7 @@ mod tests {
             Record::DrawAgreed,
             Record::Claim { intended: None },
             Record::Claim {
-                intended: Some("g1f3".into()),
+                intended: Some(uci("g1f3")),
             },
             Record::WrongClaim {
                 color: Color::Black,
@@ -317,7 +415,7 @@ mod tests {
             Record::Resume,
             Record::Sheet {
                 side: Side::B,
-                moves: vec!["e2e4".into(), "e7e5".into()],
+                moves: vec![uci("e2e4"), uci("e7e5")],
             },
             Record::Sheet {
                 side: Side::A,

@@ -28,7 +28,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-pub use crate::table::state::Listener;
+pub use crate::table::event::Listener;
 
 /// Whether an utterance may wait its turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

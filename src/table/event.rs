@@ -1,0 +1,484 @@
+//! What a table tells the world, as typed values: the events subscribers follow, the words it
+//! says to each listener with their urgency, and the one encoder of each into the control
+//! protocol's `event …` lines (`docs/control-protocol.md`).
+//!
+//! The page gets the same values through its own encoder in the web adapter (fields by name),
+//! and the speech adapter reads [`Urgency`] from the [`Say`] itself: there is one list of what is
+//! urgent, and it is here, in the code that decides to say something.
+
+use std::fmt;
+use std::str::FromStr;
+
+use shakmaty::Color;
+
+use crate::chess::game::GameResult;
+use crate::table::corrections::Correction;
+use crate::table::reconcile::Side;
+use crate::table::record::Source;
+
+/// Who an utterance is meant for. Speech backends and transcripts carry it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Listener {
+    /// The blind or visually impaired player at the peg board.
+    BlindPlayer,
+    /// The sighted opponent (or the assistant relaying for him).
+    Opponent,
+    /// The arbiter.
+    Arbiter,
+    /// Everybody at the table.
+    Everyone,
+}
+
+impl fmt::Display for Listener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Listener::BlindPlayer => "blind",
+            Listener::Opponent => "opponent",
+            Listener::Arbiter => "arbiter",
+            Listener::Everyone => "all",
+        })
+    }
+}
+
+impl FromStr for Listener {
+    type Err = String;
+
+    /// The inverse of `Display`, so that transcripts can be read back.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "blind" => Ok(Listener::BlindPlayer),
+            "opponent" => Ok(Listener::Opponent),
+            "arbiter" => Ok(Listener::Arbiter),
+            "all" => Ok(Listener::Everyone),
+            _ => Err(format!(
+                "unknown listener `{s}`: expected blind, opponent, arbiter or all"
+            )),
+        }
+    }
+}
+
+/// Which of the table's two boards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoardId {
+    /// The blind player's tactile board (occupancy sensors).
+    Peg,
+    /// The sighted player's electronic board (piece identity), when there is one.
+    Normal,
+}
+
+impl fmt::Display for BoardId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BoardId::Peg => "peg",
+            BoardId::Normal => "normal",
+        })
+    }
+}
+
+/// How an utterance may treat what is being said when it arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Urgency {
+    /// Said after what is queued (a move, a confirmation).
+    Polite,
+    /// Interrupts a long phrase (an illegal position, a flag, a takeback): the speech says it
+    /// at once and the page's live region announces it assertively.
+    Urgent,
+}
+
+impl Urgency {
+    pub fn is_urgent(self) -> bool {
+        self == Urgency::Urgent
+    }
+}
+
+/// Words for one listener.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Say {
+    pub listener: Listener,
+    pub text: String,
+    pub urgency: Urgency,
+}
+
+/// The keys of the peg board's strip that the table answers itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyPress {
+    /// `KA`: say again what the blind player owes or heard last.
+    Repeat,
+    /// `KT`: the clock.
+    Time,
+    /// A key this version does not know.
+    Unknown(char),
+}
+
+/// How the two-sheet procedure (D.2.9) ended this time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResolutionEvent {
+    /// Both sheets agree up to `plies` half-moves.
+    Agree { plies: usize },
+    /// `side`'s sheet lacks these moves (UCI); they were read out to its player.
+    Lagging { side: Side, missing: Vec<String> },
+    /// The sheets differ: a takeback to `plies` half-moves is proposed to the arbiter, cutting
+    /// these moves (UCI) from each sheet, with the clocks' used time at that move.
+    Proposed {
+        plies: usize,
+        retract_a: Vec<String>,
+        retract_b: Vec<String>,
+        used_white_ms: u64,
+        used_black_ms: u64,
+    },
+    /// The arbiter rejected the proposal; the game stands.
+    Rejected,
+}
+
+/// Something that happened at a table, for `events` subscribers and the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableEvent {
+    /// A new game from this position with this time control.
+    Begin {
+        time_control: String,
+        fen: String,
+    },
+    /// The table was rebuilt from its journal after a restart.
+    Restored {
+        ply: usize,
+        fen: String,
+    },
+    /// After a restart the running clock was charged for the time it ran (and the downtime,
+    /// when configured).
+    Resumed {
+        downtime_ms: u64,
+        charged_ms: u64,
+    },
+    /// A move was played into the game (`ply`: the game's half-moves after it; `san` in English
+    /// letters).
+    Move {
+        ply: usize,
+        color: Color,
+        uci: String,
+        san: String,
+        source: Source,
+    },
+    /// Words said to a listener.
+    Say(Say),
+    /// A board sent something that could not be decoded, or the board is not at this table.
+    BoardError {
+        board: BoardId,
+        message: String,
+    },
+    /// A board shows the game again.
+    InSync {
+        board: BoardId,
+    },
+    /// What a board's detector concluded, as `Conclusion::describe` writes it.
+    Detected {
+        board: BoardId,
+        description: String,
+    },
+    /// The blind player broke the touch-move rule (D.2.2) but his move stands.
+    TouchMove {
+        board: BoardId,
+        warning: String,
+    },
+    /// A move a board showed was not accepted.
+    Refused {
+        board: BoardId,
+        reason: String,
+    },
+    /// The corrections that bring a board back to the game, first one said.
+    Guide {
+        board: BoardId,
+        corrections: Vec<Correction>,
+    },
+    /// An occupancy board cannot tell which piece stands in a hole.
+    Unverifiable {
+        board: BoardId,
+    },
+    /// A board's link came up or went down.
+    Link {
+        board: BoardId,
+        up: bool,
+        detail: String,
+    },
+    /// A key on the peg board's strip.
+    Key(KeyPress),
+    /// The game is over.
+    End {
+        result: GameResult,
+        description: String,
+    },
+    DrawOffer {
+        color: Color,
+    },
+    /// A draw claim was refused; the opponent got the penalty time.
+    WrongClaim {
+        color: Color,
+        why: String,
+    },
+    /// The last move (UCI) was withdrawn.
+    Undo {
+        uci: String,
+    },
+    /// The arbiter changed a clock.
+    ClockAdjusted {
+        color: Color,
+        delta_ms: i64,
+        remaining_ms: u64,
+    },
+    /// The arbiter ruled an illegal move (the `count`th of `color`).
+    Penalty {
+        color: Color,
+        count: u32,
+    },
+    /// The arbiter stopped (`running: false`) or restarted the clocks.
+    ClockRunning {
+        running: bool,
+    },
+    /// The two-sheet procedure's verdict.
+    Resolution(ResolutionEvent),
+    /// A takeback was carried out: back to `plies`, these moves cut, the clocks now.
+    Takeback {
+        plies: usize,
+        retracted: Vec<String>,
+        white_ms: u64,
+        black_ms: u64,
+    },
+    /// One line of the reconciliation's explanation.
+    Explain {
+        line: String,
+    },
+    /// The journal refused a record: nothing it would have caused happened.
+    JournalError {
+        message: String,
+    },
+    /// A resolution was written to the table's record at this path.
+    Recorded {
+        path: String,
+    },
+    /// The finished game was archived as PGN at this path.
+    Archived {
+        path: String,
+    },
+}
+
+/// Replies and events are one line each: control characters (a newline in a move text
+/// echoed back, say) become spaces.
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+fn join_or_dash(items: &[String]) -> String {
+    if items.is_empty() {
+        "-".to_owned()
+    } else {
+        items.join(",")
+    }
+}
+
+impl TableEvent {
+    /// The event's keyword, the first word after `event` in its line.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TableEvent::Begin { .. } => "begin",
+            TableEvent::Restored { .. } => "restored",
+            TableEvent::Resumed { .. } => "resumed",
+            TableEvent::Move { .. } => "move",
+            TableEvent::Say(_) => "say",
+            TableEvent::BoardError { .. } => "board-error",
+            TableEvent::InSync { .. } => "in-sync",
+            TableEvent::Detected { board, .. } => match board {
+                BoardId::Peg => "peg",
+                BoardId::Normal => "normal",
+            },
+            TableEvent::TouchMove { .. } => "touch-move",
+            TableEvent::Refused { .. } => "refused",
+            TableEvent::Guide { .. } => "guide",
+            TableEvent::Unverifiable { .. } => "unverifiable",
+            TableEvent::Link { .. } => "board",
+            TableEvent::Key(_) => "key",
+            TableEvent::End { .. } => "end",
+            TableEvent::DrawOffer { .. } => "draw-offer",
+            TableEvent::WrongClaim { .. } => "wrong-claim",
+            TableEvent::Undo { .. } => "undo",
+            TableEvent::ClockAdjusted { .. } => "clock-adjusted",
+            TableEvent::Penalty { .. } => "penalty",
+            TableEvent::ClockRunning { .. } => "clock",
+            TableEvent::Resolution(_) => "resolution",
+            TableEvent::Takeback { .. } => "takeback",
+            TableEvent::Explain { .. } => "explain",
+            TableEvent::JournalError { .. } => "journal-error",
+            TableEvent::Recorded { .. } => "recorded",
+            TableEvent::Archived { .. } => "archived",
+        }
+    }
+
+    /// The control protocol's line for this event (`event move 1 white e2e4 e4 peg`), one line
+    /// without its line feed. The only place event lines are written.
+    pub fn line(&self) -> String {
+        let body = match self {
+            TableEvent::Begin { time_control, fen } => format!("{time_control} {fen}"),
+            TableEvent::Restored { ply, fen } => format!("ply {ply} {fen}"),
+            TableEvent::Resumed {
+                downtime_ms,
+                charged_ms,
+            } => format!("downtime-ms {downtime_ms} charged-ms {charged_ms}"),
+            TableEvent::Move {
+                ply,
+                color,
+                uci,
+                san,
+                source,
+            } => format!("{ply} {} {uci} {san} {source}", color_name(*color)),
+            TableEvent::Say(say) => format!("{} {}", say.listener, one_line(&say.text)),
+            TableEvent::BoardError { board, message } => {
+                format!("{board} {}", one_line(message))
+            }
+            TableEvent::InSync { board } | TableEvent::Unverifiable { board } => {
+                let mut s = board.to_string();
+                if matches!(self, TableEvent::Unverifiable { .. }) {
+                    s.push_str(" an occupancy board cannot tell which piece stands in a hole");
+                }
+                s
+            }
+            TableEvent::Detected { description, .. } => one_line(description),
+            TableEvent::TouchMove { board, warning } => format!("{board} {}", one_line(warning)),
+            TableEvent::Refused { board, reason } => format!("{board} {}", one_line(reason)),
+            TableEvent::Guide { board, corrections } => format!(
+                "{board} {}",
+                corrections
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+            TableEvent::Link { board, up, detail } => format!(
+                "{board} {} {}",
+                if *up { "connected" } else { "disconnected" },
+                one_line(detail)
+            ),
+            TableEvent::Key(key) => match key {
+                KeyPress::Repeat => "peg repeat".to_owned(),
+                KeyPress::Time => "peg time".to_owned(),
+                KeyPress::Unknown(c) => format!("peg unknown {}", one_line(&c.to_string())),
+            },
+            TableEvent::End {
+                result,
+                description,
+            } => format!("{} {}", result.pgn(), one_line(description)),
+            TableEvent::DrawOffer { color } => color_name(*color).to_owned(),
+            TableEvent::WrongClaim { color, why } => {
+                format!("{} {}", color_name(*color), one_line(why))
+            }
+            TableEvent::Undo { uci } => uci.clone(),
+            TableEvent::ClockAdjusted {
+                color,
+                delta_ms,
+                remaining_ms,
+            } => format!(
+                "{} {delta_ms:+} {}",
+                color_name(*color),
+                crate::chess::scoresheet::format_clock(*remaining_ms)
+            ),
+            TableEvent::Penalty { color, count } => {
+                format!("{} illegal move {count}", color_name(*color))
+            }
+            TableEvent::ClockRunning { running } => {
+                if *running { "resume" } else { "pause" }.to_owned()
+            }
+            TableEvent::Resolution(r) => match r {
+                ResolutionEvent::Agree { plies } => format!("agree plies {plies}"),
+                ResolutionEvent::Lagging { side, missing } => {
+                    format!("lagging {side} missing {}", missing.join(","))
+                }
+                ResolutionEvent::Proposed {
+                    plies,
+                    retract_a,
+                    retract_b,
+                    used_white_ms,
+                    used_black_ms,
+                } => format!(
+                    "proposed takeback-to {plies} retract-a {} retract-b {} used-white {} \
+                     used-black {}",
+                    join_or_dash(retract_a),
+                    join_or_dash(retract_b),
+                    crate::chess::scoresheet::format_clock(*used_white_ms),
+                    crate::chess::scoresheet::format_clock(*used_black_ms)
+                ),
+                ResolutionEvent::Rejected => "rejected".to_owned(),
+            },
+            TableEvent::Takeback {
+                plies,
+                retracted,
+                white_ms,
+                black_ms,
+            } => format!(
+                "{plies} retracted {} clocks white {} black {}",
+                join_or_dash(retracted),
+                crate::chess::scoresheet::format_clock(*white_ms),
+                crate::chess::scoresheet::format_clock(*black_ms)
+            ),
+            TableEvent::Explain { line } => one_line(line),
+            TableEvent::JournalError { message } => one_line(message),
+            TableEvent::Recorded { path } | TableEvent::Archived { path } => one_line(path),
+        };
+        if body.is_empty() {
+            format!("event {}", self.kind())
+        } else {
+            format!("event {} {body}", self.kind())
+        }
+    }
+}
+
+impl fmt::Display for TableEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.line())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_the_documented_ones() {
+        let say = TableEvent::Say(Say {
+            listener: Listener::BlindPlayer,
+            text: "Eva vier\nzwei".into(),
+            urgency: Urgency::Urgent,
+        });
+        assert_eq!(say.line(), "event say blind Eva vier zwei");
+        let takeback = TableEvent::Takeback {
+            plies: 2,
+            retracted: vec!["g1f3".into(), "b8c6".into()],
+            white_ms: 61_000,
+            black_ms: 59_000,
+        };
+        assert_eq!(
+            takeback.line(),
+            "event takeback 2 retracted g1f3,b8c6 clocks white 0:01:01 black 0:00:59"
+        );
+        assert_eq!(
+            TableEvent::ClockRunning { running: false }.line(),
+            "event clock pause"
+        );
+        assert_eq!(
+            TableEvent::Key(KeyPress::Unknown('Z')).line(),
+            "event key peg unknown Z"
+        );
+        assert_eq!(
+            TableEvent::Unverifiable {
+                board: BoardId::Peg
+            }
+            .line(),
+            "event unverifiable peg an occupancy board cannot tell which piece stands in a hole"
+        );
+    }
+}

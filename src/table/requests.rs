@@ -1,0 +1,362 @@
+//! Control requests at a table (`docs/control-protocol.md`): who may ask, then one function per
+//! kind of request. A request that journals something goes through `Table::commit`, so it is
+//! either recorded and applied or neither.
+
+use shakmaty::Color;
+
+use crate::chess::game::EndReason;
+use crate::chess::language::Language;
+use crate::chess::notation::{Notation, Style, Verbosity, format_move, parse_move};
+use crate::chess::phrases::{Event, event_phrase, move_phrase};
+use crate::chess::scoresheet::format_clock;
+use crate::table::control::{Command, ErrorCode, Refusal, Role, permitted};
+use crate::table::event::{Listener, TableEvent, Urgency};
+use crate::table::record::{Record, Source};
+use crate::table::state::{Now, Reply, Step, Table};
+use crate::table::words::{color_name, json_string};
+
+fn state(message: impl Into<String>) -> Refusal {
+    Refusal::new(ErrorCode::State, message)
+}
+
+fn bad_move(e: impl ToString) -> Refusal {
+    Refusal::new(ErrorCode::Move, e.to_string())
+}
+
+impl Table {
+    /// Answers one request: the role's permission first (with the side to move, or for
+    /// `undo` the side that moved last), then the request itself.
+    pub(crate) fn answer(
+        &mut self,
+        now: Now,
+        role: Role,
+        lang: &Language,
+        command: &Command,
+        out: &mut Step,
+    ) -> Reply {
+        let turn = self.g.game.turn();
+        let side = if *command == Command::Undo {
+            !turn
+        } else {
+            turn
+        };
+        permitted(role, command, side)?;
+        match command {
+            Command::Move { text } => self.move_request(now, role, text, lang, out),
+            Command::Board => Ok(self.g.game.fen()),
+            Command::Clock | Command::ClockQuiet => {
+                Ok(self.clock_request(now, role, *command == Command::Clock, out))
+            }
+            Command::Sheet => Ok(self.movetext(lang)),
+            Command::Status => Ok(self.status_words()),
+            Command::OfferDraw => self.offer_draw(now, role, out),
+            Command::ClaimDraw { intended } => {
+                self.claim_draw(now, role, intended.as_deref(), lang, out)
+            }
+            Command::Resign => self.resign(now, role, out),
+            Command::Undo => self.undo(now, out),
+            Command::Adjust { color, delta_ms } => self.adjust(now, *color, *delta_ms, out),
+            Command::Penalty { color } => self.penalty(now, *color, out),
+            Command::Pause => self.pause_or_resume(now, false, out),
+            Command::Resume => self.pause_or_resume(now, true, out),
+            Command::SheetOf { side } => Ok(self.sheet_text(*side, lang)),
+            Command::Boards => Ok(self.boards_words()),
+            Command::Record { side, moves } => {
+                self.record_sheet(now, role, *side, moves, lang, out)
+            }
+            Command::Confirm { side } => self.confirm_sheet(now, role, *side, out),
+            Command::Dispute { side } => self.dispute_sheet(now, role, *side, out),
+            Command::Resolve { choice } => self.resolve(now, *choice, out),
+            Command::Parse { text } => self.parse_request(text, lang),
+            Command::Export { format } => {
+                let text = self.export(format, lang).ok_or_else(|| {
+                    Refusal::new(
+                        ErrorCode::Syntax,
+                        format!("no export format {format:?}; pgn, iccf, braille or brf"),
+                    )
+                })?;
+                Ok(json_string(&text))
+            }
+            Command::Promote { piece } => Ok(self.promote(now, *piece, out)),
+            Command::Auth { .. }
+            | Command::Events
+            | Command::Lang { .. }
+            | Command::Help
+            | Command::Quit
+            | Command::Table { .. }
+            | Command::Tables => Err(Refusal::new(
+                ErrorCode::Syntax,
+                format!(
+                    "{} is answered by the connection, not the table",
+                    command.keyword()
+                ),
+            )),
+        }
+    }
+
+    fn running(&self) -> Result<(), Refusal> {
+        match self.g.game.outcome() {
+            Some(end) => Err(state(format!("the game is over: {end}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// `move TEXT`: a move in any notation, read in the connection's language.
+    fn move_request(
+        &mut self,
+        now: Now,
+        role: Role,
+        text: &str,
+        lang: &Language,
+        out: &mut Step,
+    ) -> Reply {
+        self.running()?;
+        let mode = self.g.game.castling_mode();
+        let before = self.g.game.position().clone();
+        let m = parse_move(&before, mode, text, None, lang).map_err(bad_move)?;
+        self.play(now, m, Source::Control(role), out)?;
+        let mut letters = Style::new(lang);
+        letters.verbosity = Verbosity::Short;
+        Ok(format!(
+            "{} {}",
+            self.uci(m),
+            format_move(&before, mode, m, Notation::San, &letters)
+        ))
+    }
+
+    /// `clock`: both clocks; spoken to the blind player when he or his assistant asks (D.2.10:
+    /// the assistant tells him on request). `clock quiet` is never spoken.
+    fn clock_request(&mut self, now: Now, role: Role, spoken: bool, out: &mut Step) -> String {
+        let r = self.g.clock.report(now.table_ms);
+        let for_blind_player =
+            matches!(role, Role::Player(c) if c == self.s.peg_side) || role == Role::Assistant;
+        if spoken && for_blind_player {
+            let words = self.clock_words(now);
+            self.say(Listener::BlindPlayer, words, Urgency::Polite, out);
+        }
+        format!(
+            "white {} black {} moves {} running {}",
+            format_clock(r.white_ms),
+            format_clock(r.black_ms),
+            r.moves_played,
+            r.running.map_or("none", color_name)
+        )
+    }
+
+    /// The side a draw offer or resignation from `role` is made for.
+    fn side_of(&self, role: Role) -> Color {
+        match role {
+            Role::Player(c) => c,
+            // The assistant serves the blind player (D.2.10).
+            Role::Assistant => self.s.peg_side,
+            // The arbiter records an offer for the side that has just moved (9.1.2.1).
+            _ => !self.g.game.turn(),
+        }
+    }
+
+    /// `offer-draw`: an offer, or the agreement when the other side's offer stands.
+    fn offer_draw(&mut self, now: Now, role: Role, out: &mut Step) -> Reply {
+        self.running()?;
+        let color = self.side_of(role);
+        if self.g.draw_offer == Some(!color) {
+            self.commit(now, Record::DrawAgreed, out).map_err(state)?;
+            self.announce_end(out);
+            return Ok("draw agreed".to_owned());
+        }
+        self.commit(now, Record::DrawOffer { color }, out)
+            .map_err(state)?;
+        out.event(TableEvent::DrawOffer { color });
+        let text = event_phrase(Event::DrawOffer(color), self.vocab());
+        self.say(Listener::Everyone, text, Urgency::Polite, out);
+        Ok(format!("{} offers a draw", color_name(color)))
+    }
+
+    /// `claim-draw [MOVE]`: a correct claim ends the game; a wrong one costs penalty time.
+    fn claim_draw(
+        &mut self,
+        now: Now,
+        role: Role,
+        intended: Option<&str>,
+        lang: &Language,
+        out: &mut Step,
+    ) -> Reply {
+        self.running()?;
+        let claimant = self.g.game.turn();
+        if let Role::Player(c) = role
+            && c != claimant
+        {
+            return Err(Refusal::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "only the player to move ({}) may claim a draw",
+                    color_name(claimant)
+                ),
+            ));
+        }
+        let mode = self.g.game.castling_mode();
+        let m = match intended {
+            Some(text) => {
+                Some(parse_move(self.g.game.position(), mode, text, None, lang).map_err(bad_move)?)
+            }
+            None => None,
+        };
+        match self.g.game.claim_draw(m) {
+            Ok(reason) => {
+                let intended = m.map(|m| self.uci(m));
+                self.commit(now, Record::Claim { intended }, out)
+                    .map_err(state)?;
+                self.announce_end(out);
+                Ok(format!("draw by {reason}"))
+            }
+            Err(why) => {
+                self.commit(now, Record::WrongClaim { color: claimant }, out)
+                    .map_err(state)?;
+                out.event(TableEvent::WrongClaim {
+                    color: claimant,
+                    why: why.to_string(),
+                });
+                Err(state(format!(
+                    "claim refused: {why}; {} gets the penalty time (FIDE 9.5.3)",
+                    color_name(!claimant)
+                )))
+            }
+        }
+    }
+
+    fn resign(&mut self, now: Now, role: Role, out: &mut Step) -> Reply {
+        self.running()?;
+        let color = match role {
+            Role::Player(c) => c,
+            Role::Assistant => self.s.peg_side,
+            _ => self.g.game.turn(),
+        };
+        self.commit(now, Record::Resign { color }, out)
+            .map_err(state)?;
+        self.announce_end(out);
+        Ok(format!("{} resigns", color_name(color)))
+    }
+
+    /// `undo`: a slip of the tongue (D.2.8), the last move withdrawn and its time given back.
+    fn undo(&mut self, now: Now, out: &mut Step) -> Reply {
+        let game = &self.g.game;
+        let Some(&last) = game.moves().last() else {
+            return Err(state("no move to withdraw"));
+        };
+        if game.outcome().is_some_and(|e| declared(e.reason)) {
+            return Err(state(
+                "the game was ended by a declaration; only the arbiter can reopen it",
+            ));
+        }
+        let before = game
+            .position_before(game.ply_count() - 1)
+            .ok_or_else(|| state("no move to withdraw"))?;
+        self.commit(now, Record::Undo, out).map_err(state)?;
+        self.g.end_reported = self.g.game.is_over();
+        let uci = self.uci(last).to_string();
+        out.event(TableEvent::Undo { uci: uci.clone() });
+        let withdrawn = move_phrase(&before, last, &self.style());
+        let text = format!("{}: {withdrawn}", self.word("move_withdrawn"));
+        self.say(Listener::Everyone, text, Urgency::Urgent, out);
+        Ok(format!("withdrawn {uci}"))
+    }
+
+    /// `adjust COLOR ±TIME`: the arbiter changes a clock.
+    fn adjust(&mut self, now: Now, color: Color, delta_ms: i64, out: &mut Step) -> Reply {
+        self.commit(now, Record::Adjust { color, delta_ms }, out)
+            .map_err(state)?;
+        let left = self.g.clock.remaining(color, now.table_ms);
+        out.event(TableEvent::ClockAdjusted {
+            color,
+            delta_ms,
+            remaining_ms: left,
+        });
+        Ok(format!("{} {}", color_name(color), format_clock(left)))
+    }
+
+    /// `penalty COLOR`: an illegal move completed (7.5.5).
+    fn penalty(&mut self, now: Now, color: Color, out: &mut Step) -> Reply {
+        self.running()?;
+        self.commit(now, Record::Penalty { color }, out)
+            .map_err(state)?;
+        out.event(TableEvent::Penalty {
+            color,
+            count: self.g.illegal_moves[color as usize],
+        });
+        if self.g.game.is_over() {
+            self.announce_end(out);
+            Ok(format!(
+                "second illegal move by {}: the game is over",
+                color_name(color)
+            ))
+        } else {
+            Ok(format!(
+                "{} gets the penalty time; {} left",
+                color_name(!color),
+                format_clock(self.g.clock.remaining(!color, now.table_ms))
+            ))
+        }
+    }
+
+    /// `pause` / `resume`: the arbiter stops or restarts the clocks.
+    fn pause_or_resume(&mut self, now: Now, running: bool, out: &mut Step) -> Reply {
+        self.running()?;
+        let record = if running {
+            Record::Resume
+        } else {
+            Record::Pause
+        };
+        self.commit(now, record, out).map_err(state)?;
+        out.event(TableEvent::ClockRunning { running });
+        Ok(if running {
+            "clock running"
+        } else {
+            "clock paused"
+        }
+        .to_owned())
+    }
+
+    /// `parse TEXT`: what the table would understand, without playing it.
+    fn parse_request(&self, text: &str, lang: &Language) -> Reply {
+        let pos = self.g.game.position();
+        let mode = self.g.game.castling_mode();
+        let m = parse_move(pos, mode, text, None, lang).map_err(bad_move)?;
+        let mut style = Style::new(lang);
+        style.verbosity = self.s.verbosity;
+        Ok(format!(
+            "{} {} {}",
+            self.uci(m),
+            format_move(pos, mode, m, Notation::San, &Style::new(lang)),
+            move_phrase(pos, m, &style)
+        ))
+    }
+
+    /// `promote PIECE`: the piece for a pending promotion, or for the next one.
+    fn promote(&mut self, now: Now, piece: shakmaty::Role, out: &mut Step) -> String {
+        if self.choose_promotion(now, piece, out) {
+            self.g
+                .game
+                .moves()
+                .last()
+                .map(|&m| self.uci(m).to_string())
+                .unwrap_or_default()
+        } else {
+            format!(
+                "{} chosen for the next promotion",
+                crate::chess::role_name(piece)
+            )
+        }
+    }
+}
+
+/// Ends somebody declared (rather than the position forcing them): a slip of the tongue
+/// cannot undo those.
+fn declared(reason: EndReason) -> bool {
+    matches!(
+        reason,
+        EndReason::Agreement
+            | EndReason::Resignation { .. }
+            | EndReason::Timeout { .. }
+            | EndReason::Claim(_)
+            | EndReason::ArbiterDecision
+    )
+}

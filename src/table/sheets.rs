@@ -1,0 +1,304 @@
+//! Two boards, two scoresheets (FIDE D.2.9) at a live table: entering or correcting a player's
+//! sheet, a lagging sheet read out and confirmed or disputed, differing sheets proposed as a
+//! takeback that the arbiter confirms, overrides or rejects, with the clocks put back.
+
+use shakmaty::{Color, Move, Position};
+
+use crate::chess::game::Game;
+use crate::chess::language::Language;
+use crate::chess::scoresheet::format_clock;
+use crate::table::control::{ErrorCode, Refusal, Resolve, Role};
+use crate::table::corrections::Observed;
+use crate::table::detector::BoardKind;
+use crate::table::event::{BoardId, Listener, ResolutionEvent, TableEvent, Urgency};
+use crate::table::game_state::Proposal;
+use crate::table::reconcile::{
+    BoardInput, ClockRecord, ReconcileInput, Sheet, Side, Verdict, read_sheet, reconcile,
+};
+use crate::table::record::Record;
+use crate::table::state::{Effect, Now, Reply, Step, Table};
+use crate::table::words::color_name;
+
+fn state(message: impl Into<String>) -> Refusal {
+    Refusal::new(ErrorCode::State, message)
+}
+
+impl Table {
+    /// `record a|b MOVES`: a player's sheet entered or corrected, then compared.
+    pub(crate) fn record_sheet(
+        &mut self,
+        now: Now,
+        role: Role,
+        side: Side,
+        moves: &str,
+        lang: &Language,
+        out: &mut Step,
+    ) -> Reply {
+        self.may_write_sheet(role, side)?;
+        let start = Game::from_position(
+            self.g.game.start_position().clone(),
+            self.g.game.castling_mode(),
+        );
+        let sheet = read_sheet(side, moves, &start, lang);
+        self.commit_sheet(now, side, &sheet.moves, out)?;
+        let mut reply = format!("sheet {side}: {} half-moves", sheet.moves.len());
+        if let Some(bad) = &sheet.bad {
+            reply.push_str(&format!(
+                "; ply {} ({}) {:?} is not kept: {}",
+                bad.ply, bad.label, bad.token, bad.reason
+            ));
+        }
+        let verdict = self.reconcile_sheets(now, false, out);
+        Ok(format!("{reply}; {verdict}"))
+    }
+
+    /// `confirm a|b`: the lagging player accepts the moves read out to him.
+    pub(crate) fn confirm_sheet(
+        &mut self,
+        now: Now,
+        role: Role,
+        side: Side,
+        out: &mut Step,
+    ) -> Reply {
+        self.may_write_sheet(role, side)?;
+        if self.g.lagging != Some(side) {
+            return Err(state(format!(
+                "sheet {side} does not lag: nothing to confirm"
+            )));
+        }
+        let other = self.g.sheets[1 - side.index()].clone();
+        self.commit_sheet(now, side, &other, out)?;
+        let verdict = self.reconcile_sheets(now, false, out);
+        Ok(format!("sheet {side} confirmed; {verdict}"))
+    }
+
+    /// `dispute a|b`: the lagging player does not accept them; the sheets are compared as they
+    /// are.
+    pub(crate) fn dispute_sheet(
+        &mut self,
+        now: Now,
+        role: Role,
+        side: Side,
+        out: &mut Step,
+    ) -> Reply {
+        self.may_write_sheet(role, side)?;
+        if self.g.lagging != Some(side) {
+            return Err(state(format!(
+                "sheet {side} does not lag: nothing to dispute"
+            )));
+        }
+        self.g.lagging = None;
+        let verdict = self.reconcile_sheets(now, true, out);
+        Ok(format!("sheet {side} disputed; {verdict}"))
+    }
+
+    /// `resolve confirm|override N|reject`: the arbiter's decision on a proposed takeback.
+    pub(crate) fn resolve(&mut self, now: Now, choice: Resolve, out: &mut Step) -> Reply {
+        let plies = match choice {
+            Resolve::Reject => {
+                if self.g.proposal.take().is_none() {
+                    return Err(state("no resolution is proposed"));
+                }
+                out.event(TableEvent::Resolution(ResolutionEvent::Rejected));
+                return Ok("the proposed takeback is dropped".to_owned());
+            }
+            Resolve::Confirm => {
+                self.g
+                    .proposal
+                    .as_ref()
+                    .ok_or_else(|| state("no resolution is proposed"))?
+                    .plies
+            }
+            Resolve::Override { plies } => plies,
+        };
+        let game_plies = self.g.game.ply_count();
+        if plies > game_plies {
+            return Err(state(format!(
+                "the game has {game_plies} half-moves; no takeback to {plies}"
+            )));
+        }
+        let retracted: Vec<String> = self.g.game.moves()[plies..]
+            .iter()
+            .map(|&m| self.uci(m).to_string())
+            .collect();
+        self.commit(now, Record::Retract { plies }, out)
+            .map_err(state)?;
+        self.g.end_reported = self.g.game.is_over();
+        let r = self.g.clock.report(now.table_ms);
+        out.event(TableEvent::Takeback {
+            plies,
+            retracted,
+            white_ms: r.white_ms,
+            black_ms: r.black_ms,
+        });
+        let text = self.word("takeback_done");
+        self.say(Listener::Everyone, text, Urgency::Urgent, out);
+        Ok(format!(
+            "back to {plies} half-moves; white {} black {}",
+            format_clock(r.white_ms),
+            format_clock(r.black_ms)
+        ))
+    }
+
+    /// Journals a player's sheet as these moves.
+    fn commit_sheet(
+        &mut self,
+        now: Now,
+        side: Side,
+        moves: &[Move],
+        out: &mut Step,
+    ) -> Result<(), Refusal> {
+        let moves = moves.iter().map(|&m| self.uci(m)).collect();
+        self.commit(now, Record::Sheet { side, moves }, out)
+            .map_err(state)
+    }
+
+    /// Who may write a player's sheet: his assistant, the arbiter, or the player himself.
+    fn may_write_sheet(&self, role: Role, side: Side) -> Result<(), Refusal> {
+        let owner = self.sheet_owner(side);
+        match role {
+            Role::Assistant | Role::Arbiter => Ok(()),
+            Role::Player(c) if c == owner => Ok(()),
+            _ => Err(Refusal::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "sheet {side} is {}'s; only he, the assistant or the arbiter may write it",
+                    color_name(owner)
+                ),
+            )),
+        }
+    }
+
+    /// Sheet a is the blind player's, sheet b the sighted player's.
+    fn sheet_owner(&self, side: Side) -> Color {
+        match side {
+            Side::A => self.s.peg_side,
+            Side::B => !self.s.peg_side,
+        }
+    }
+
+    /// What each board shows, for the reconciliation: the peg board's occupancy with the pieces
+    /// its detector believes in; the e-board's pieces; a virtual board shows the game.
+    fn reconcile_board(&self, board: BoardId) -> BoardInput {
+        match self.board(board) {
+            Some(b) => {
+                let d = b.feed.detector();
+                BoardInput {
+                    observed: d.observed(),
+                    believed: (d.kind() == BoardKind::Occupancy).then(|| d.believed().clone()),
+                }
+            }
+            None => BoardInput {
+                observed: Observed::Pieces(self.g.game.position().board().clone()),
+                believed: None,
+            },
+        }
+    }
+
+    /// The D.2.9 procedure on both sheets and both boards as they are now: the resolution goes
+    /// to the table's record; a lag is read out, a difference becomes a takeback proposal for
+    /// the arbiter. Returns the verdict in a few words.
+    pub(crate) fn reconcile_sheets(
+        &mut self,
+        now: Now,
+        lag_disputed: bool,
+        out: &mut Step,
+    ) -> String {
+        let start = Game::from_position(
+            self.g.game.start_position().clone(),
+            self.g.game.castling_mode(),
+        );
+        let sheets = [
+            Sheet::from_moves(self.g.sheets[0].clone()),
+            Sheet::from_moves(self.g.sheets[1].clone()),
+        ];
+        let boards = [
+            self.reconcile_board(BoardId::Peg),
+            self.reconcile_board(BoardId::Normal),
+        ];
+        let plies_now = self.g.game.ply_count();
+        let clocks = ClockRecord {
+            used_now: [
+                self.g.clock.used(Color::White, now.table_ms),
+                self.g.clock.used(Color::Black, now.table_ms),
+            ],
+            plies_now,
+            after_ply: (0..=plies_now)
+                .map(|p| Some(self.g.used_after(p)))
+                .collect(),
+        };
+        let input = ReconcileInput {
+            start: &start,
+            sheets: [&sheets[0], &sheets[1]],
+            boards: [&boards[0], &boards[1]],
+            languages: [self.s.lang, self.s.lang],
+            clocks: Some(&clocks),
+            lag_disputed,
+        };
+        let r = reconcile(&input);
+        out.effects.push(Effect::Resolution {
+            text: r.record(&input),
+        });
+        for line in &r.explanation {
+            out.event(TableEvent::Explain { line: line.clone() });
+        }
+        match &r.verdict {
+            Verdict::Agree => {
+                self.g.proposal = None;
+                self.g.lagging = None;
+                out.event(TableEvent::Resolution(ResolutionEvent::Agree {
+                    plies: r.agreed_plies,
+                }));
+                format!("the sheets agree ({} half-moves)", r.agreed_plies)
+            }
+            Verdict::Lagging {
+                side,
+                missing,
+                read_out,
+            } => {
+                self.g.lagging = Some(*side);
+                out.event(TableEvent::Resolution(ResolutionEvent::Lagging {
+                    side: *side,
+                    missing: missing.iter().map(|&m| self.uci(m).to_string()).collect(),
+                }));
+                let listener = match side {
+                    Side::A => Listener::BlindPlayer,
+                    Side::B => Listener::Opponent,
+                };
+                let mut words = vec![self.word("sheet_lags")];
+                words.extend(read_out.iter().cloned());
+                self.say(listener, words.join(". "), Urgency::Polite, out);
+                format!(
+                    "sheet {side} lags by {} half-moves: read out to be confirmed (confirm {side}) or \
+                     disputed (dispute {side})",
+                    missing.len()
+                )
+            }
+            Verdict::Differ => {
+                self.g.lagging = None;
+                let plies = r.agreed_plies;
+                self.g.proposal = Some(Proposal {
+                    plies,
+                    explanation: r.explanation.clone(),
+                });
+                let (white, black) = match &r.clocks {
+                    Some(c) => (c.used[0], c.used[1]),
+                    None => (0, 0),
+                };
+                out.event(TableEvent::Resolution(ResolutionEvent::Proposed {
+                    plies,
+                    retract_a: r.retracted_uci(Side::A),
+                    retract_b: r.retracted_uci(Side::B),
+                    used_white_ms: white,
+                    used_black_ms: black,
+                }));
+                let text = self.word("sheets_differ");
+                self.say(Listener::Everyone, text, Urgency::Urgent, out);
+                format!(
+                    "the sheets differ after {plies} half-moves: a takeback to there is proposed \
+                     to the arbiter (resolve confirm, resolve override N, resolve reject)"
+                )
+            }
+        }
+    }
+}

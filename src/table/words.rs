@@ -1,0 +1,379 @@
+//! What a table says and shows: utterances to each listener (moves, the end, the clock), and
+//! the text answers of `status`, `boards`, `sheet` and `export`.
+
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::boards::SensorEvent;
+use crate::chess::game::{DrawReason, EndReason, GameEnd};
+use crate::chess::language::Language;
+use crate::chess::notation::{Notation, Style, format_move};
+use crate::chess::phrases::{
+    Event, clock_phrase, color_phrase, duration_phrase, event_phrase, move_phrase,
+};
+use crate::chess::scoresheet::Headers;
+use crate::chess::vocabulary::Vocabulary;
+use crate::table::boards::Board;
+use crate::table::corrections::Observed;
+use crate::table::event::{Listener, Say, TableEvent, Urgency};
+use crate::table::reconcile::Side;
+use crate::table::state::{Effect, Now, Step, Table};
+
+impl Table {
+    pub(crate) fn vocab(&self) -> &'static Vocabulary {
+        self.s.lang.vocabulary()
+    }
+
+    /// The announcements' style: the table's language, verbosity and captures setting.
+    pub(crate) fn style(&self) -> Style<'static> {
+        let mut style = Style::new(self.s.lang);
+        style.verbosity = self.s.verbosity;
+        style.name_captured = self.s.name_captured;
+        style
+    }
+
+    /// An event word of the language, or its key when the language lacks it.
+    pub(crate) fn word(&self, key: &str) -> String {
+        self.vocab().event(key).unwrap_or(key).to_owned()
+    }
+
+    /// Says `text` to `listener`; what the blind player hears is kept for `KA`.
+    pub(crate) fn say(
+        &mut self,
+        listener: Listener,
+        text: String,
+        urgency: Urgency,
+        out: &mut Step,
+    ) {
+        if listener == Listener::BlindPlayer {
+            self.last_to_blind = Some(text.clone());
+        }
+        out.event(TableEvent::Say(Say {
+            listener,
+            text,
+            urgency,
+        }));
+    }
+
+    /// A move just played, to whoever must hear it: the blind player's own move to the
+    /// opponent (and to himself when he asked for confirmations), the opponent's to the blind
+    /// player, who replicates it.
+    pub(crate) fn announce_move(&mut self, before: &Chess, m: Move, mover: Color, out: &mut Step) {
+        let phrase = move_phrase(before, m, &self.style());
+        if mover == self.s.peg_side {
+            self.say(Listener::Opponent, phrase.clone(), Urgency::Polite, out);
+            if self.s.confirm_own_moves {
+                self.say(Listener::BlindPlayer, phrase, Urgency::Polite, out);
+            }
+        } else {
+            self.say(Listener::BlindPlayer, phrase, Urgency::Polite, out);
+        }
+    }
+
+    /// The end of the game, once: its reason and result to everyone, and the game archived.
+    pub(crate) fn announce_end(&mut self, out: &mut Step) {
+        let Some(end) = self.g.game.outcome() else {
+            return;
+        };
+        if self.g.end_reported {
+            return;
+        }
+        self.g.end_reported = true;
+        let v = self.vocab();
+        let mut words = Vec::new();
+        let event = match end.reason {
+            // Mate is spoken with the move; the result follows.
+            EndReason::Checkmate => None,
+            EndReason::Stalemate => Some(Event::Stalemate),
+            EndReason::InsufficientMaterial => Some(Event::InsufficientMaterial),
+            EndReason::FivefoldRepetition => Some(Event::FivefoldRepetition),
+            EndReason::SeventyFiveMoveRule => Some(Event::SeventyFiveMoveRule),
+            EndReason::Agreement => Some(Event::DrawAgreed),
+            EndReason::Claim(DrawReason::ThreefoldRepetition) => {
+                Some(Event::ThreefoldRepetitionClaim)
+            }
+            EndReason::Claim(DrawReason::FiftyMoveRule) => Some(Event::FiftyMoveClaim),
+            EndReason::Resignation { by } if end.result.winner().is_none() => {
+                Some(Event::ResignsOpponentCannotMate(by))
+            }
+            EndReason::Resignation { by } => Some(Event::Resigns(by)),
+            EndReason::Timeout { flagged } if end.result.winner().is_none() => {
+                Some(Event::FlagOpponentCannotMate(flagged))
+            }
+            EndReason::Timeout { flagged } => Some(Event::LostOnTime(flagged)),
+            EndReason::ArbiterDecision => None,
+        };
+        if let Some(e) = event {
+            words.push(event_phrase(e, v));
+        }
+        let is_draw_event = matches!(
+            event,
+            Some(
+                Event::Stalemate
+                    | Event::InsufficientMaterial
+                    | Event::FivefoldRepetition
+                    | Event::SeventyFiveMoveRule
+                    | Event::DrawAgreed
+                    | Event::ThreefoldRepetitionClaim
+                    | Event::FiftyMoveClaim
+                    | Event::ResignsOpponentCannotMate(_)
+                    | Event::FlagOpponentCannotMate(_)
+            )
+        );
+        match end.result.winner() {
+            Some(c) => words.push(event_phrase(Event::Wins(c), v)),
+            None if !is_draw_event => words.push(event_phrase(Event::Draw, v)),
+            None => {}
+        }
+        out.event(TableEvent::End {
+            result: end.result,
+            description: end.to_string(),
+        });
+        let urgency = if matches!(end.reason, EndReason::Timeout { .. }) {
+            Urgency::Urgent
+        } else {
+            Urgency::Polite
+        };
+        self.say(Listener::Everyone, words.join(". "), urgency, out);
+        out.effects.push(Effect::Finished { pgn: self.pgn() });
+    }
+
+    /// The phrase of the first move the peg board still owes (the opponent's move the blind
+    /// player has to replicate).
+    pub(crate) fn owed_phrase(&self) -> Option<String> {
+        let ply = self.peg.feed.detector().board_ply();
+        let game = &self.g.game;
+        if ply >= game.ply_count() {
+            return None;
+        }
+        let pos = game.position_before(ply)?;
+        let m = *game.moves().get(ply)?;
+        Some(move_phrase(&pos, m, &self.style()))
+    }
+
+    /// Both clocks and the moves played, in words (`KT`, `clock`).
+    pub(crate) fn clock_words(&self, now: Now) -> String {
+        let r = self.g.clock.report(now.table_ms);
+        clock_phrase(r.white_ms, r.black_ms, r.moves_played, self.vocab())
+    }
+
+    /// One side's time, as the talking clock calls it by itself.
+    pub(crate) fn clock_call(&self, color: Color, remaining_ms: u64) -> String {
+        format!(
+            "{} {}",
+            color_phrase(color, self.vocab()),
+            duration_phrase(remaining_ms, self.vocab())
+        )
+    }
+
+    /// The game so far as PGN, with the clock readings.
+    pub fn pgn(&self) -> String {
+        self.g.scoresheet().to_pgn(&self.headers())
+    }
+
+    fn headers(&self) -> Headers {
+        Headers {
+            event: format!("annabella {}", self.s.name),
+            date: pgn_date(self.g.began_at_unix_ms),
+            result: self.g.game.outcome().map(|e: GameEnd| e.result),
+            time_control: Some(self.s.time_control.to_string()),
+            ..Headers::default()
+        }
+    }
+
+    /// The game in an export format: PGN (English SAN, clock comments), the ICCF numeric
+    /// score, or the Braille scoresheet in the reader's notation (Unicode or BRF).
+    pub fn export(&self, format: &str, lang: &Language) -> Option<String> {
+        let mode = self.g.game.castling_mode();
+        let style = Style::new(lang);
+        let headers = self.headers();
+        let sheet = self.g.scoresheet();
+        match format.to_ascii_lowercase().as_str() {
+            "pgn" => Some(sheet.to_pgn(&headers)),
+            "iccf" => Some(sheet.to_iccf(Some(&headers), |pos, m| {
+                format_move(pos, mode, m, Notation::Iccf, &style)
+            })),
+            f @ ("braille" | "brf") => {
+                let doc = sheet.to_braille(&headers, |pos, m| {
+                    format_move(pos, mode, m, Notation::San, &style)
+                });
+                Some(if f == "brf" {
+                    doc.to_brf()
+                } else {
+                    doc.to_unicode()
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// A SAN move list from the start (`1. e4 e5 2. Sf3`), in `lang`'s letters.
+    fn numbered(&self, moves: &[Move], lang: &Language) -> Vec<String> {
+        let style = Style::new(lang);
+        let mode = self.g.game.castling_mode();
+        let mut pos = self.g.game.start_position().clone();
+        let mut words = Vec::new();
+        for (i, &m) in moves.iter().enumerate() {
+            if pos.turn() == Color::White {
+                words.push(format!("{}.", pos.fullmoves()));
+            } else if i == 0 {
+                words.push(format!("{}...", pos.fullmoves()));
+            }
+            words.push(format_move(&pos, mode, m, Notation::San, &style));
+            pos.play_unchecked(m);
+        }
+        words
+    }
+
+    /// A player's scoresheet (`sheet a|b`).
+    pub(crate) fn sheet_text(&self, side: Side, lang: &Language) -> String {
+        self.numbered(&self.g.sheets[side.index()], lang).join(" ")
+    }
+
+    /// The game's moves and result (`sheet`).
+    pub(crate) fn movetext(&self, lang: &Language) -> String {
+        let mut words = self.numbered(self.g.game.moves(), lang);
+        if let Some(end) = self.g.game.outcome() {
+            words.push(end.result.pgn().to_owned());
+        }
+        words.join(" ")
+    }
+
+    /// `status`: the table's state as `key value` pairs.
+    pub(crate) fn status_words(&self) -> String {
+        let game = &self.g.game;
+        let board_state = |b: &Board| {
+            format!(
+                "{} {}",
+                if b.connected {
+                    "connected"
+                } else {
+                    "disconnected"
+                },
+                if b.differs {
+                    "differs"
+                } else if b.owes(game) {
+                    "owes-move"
+                } else {
+                    "in-sync"
+                }
+            )
+        };
+        format!(
+            "table {} ply {} turn {} result {} peg {} normal {} draw-offer {} promotion {}",
+            self.s.name,
+            game.ply_count(),
+            color_name(game.turn()),
+            game.outcome().map_or("*", |e| e.result.pgn()),
+            board_state(&self.peg),
+            self.normal
+                .as_ref()
+                .map_or_else(|| "virtual".to_owned(), board_state),
+            self.g.draw_offer.map_or("none", color_name),
+            self.peg
+                .feed
+                .detector()
+                .pending_promotion()
+                .map_or_else(|| "none".to_owned(), |(from, to)| format!("{from}{to}"))
+        )
+    }
+
+    /// What each physical board shows: `peg <link> S<occupancy> <FEN board of the pieces
+    /// believed in its holes> normal virtual|<link> <FEN board observed>`.
+    pub(crate) fn boards_words(&self) -> String {
+        let link = |b: &Board| {
+            if b.connected {
+                "connected"
+            } else {
+                "disconnected"
+            }
+        };
+        let peg_detector = self.peg.feed.detector();
+        let occupancy = match peg_detector.observed() {
+            Observed::Occupancy(occ) => occ,
+            Observed::Pieces(board) => board.occupied(),
+        };
+        let peg = format!(
+            "peg {} {} {}",
+            link(&self.peg),
+            crate::boards::peg::encode(&SensorEvent::Occupancy(occupancy)).unwrap_or_default(),
+            peg_detector.believed()
+        );
+        let normal = match &self.normal {
+            None => "normal virtual".to_owned(),
+            Some(b) => {
+                let d = b.feed.detector();
+                let board = match d.observed() {
+                    Observed::Pieces(board) => board,
+                    Observed::Occupancy(_) => d.believed().clone(),
+                };
+                format!("normal {} {board}", link(b))
+            }
+        };
+        format!("{peg} {normal}")
+    }
+}
+
+/// English SAN for event lines, as the game's castling mode writes it.
+pub(crate) fn english_san(before: &Chess, mode: shakmaty::CastlingMode, m: Move) -> String {
+    format_move(
+        before,
+        mode,
+        m,
+        Notation::San,
+        &Style::new(Language::english()),
+    )
+}
+
+/// `YYYY.MM.DD` (UTC) of a Unix time in milliseconds, for the PGN `Date` tag; the civil date
+/// from the day count as in Howard Hinnant's `civil_from_days`.
+fn pgn_date(unix_ms: u64) -> String {
+    let days = (unix_ms / 86_400_000) as i64 + 719_468;
+    let era = days.div_euclid(146_097);
+    let doe = days.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+pub(crate) fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// `text` as one JSON string literal: an export fits on one reply line.
+pub(crate) fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pgn_date;
+
+    #[test]
+    fn pgn_dates() {
+        assert_eq!(pgn_date(0), "1970.01.01");
+        assert_eq!(pgn_date(951_782_400_000), "2000.02.29");
+        assert_eq!(pgn_date(1_795_405_477_028), "2026.11.23");
+        assert_eq!(pgn_date(4_107_542_400_000), "2100.03.01");
+    }
+}
