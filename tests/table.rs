@@ -10,8 +10,10 @@ use annabella::table::control::{Command, Role};
 use annabella::table::detector::TouchMove;
 use annabella::table::record::Record;
 
+use annabella::table::event::TableEvent;
 use annabella::table::state::{
-    BoardId, Input, Listener, NormalBoard, Output, Table, TableSettings,
+    BoardId, Effect, Input, Listener, NormalBoard, Now, Step, Table, TableSettings, Urgency,
+    reply_line,
 };
 use shakmaty::{Bitboard, Color, Position, Role as Piece, Square};
 
@@ -48,7 +50,7 @@ struct Harness {
 
 impl Harness {
     fn new(s: TableSettings) -> Harness {
-        let (table, out) = Table::new(s, T0).unwrap();
+        let (table, out) = Table::new(s, Now::at(T0)).unwrap();
         let mut h = Harness {
             table,
             journal: Vec::new(),
@@ -61,29 +63,30 @@ impl Harness {
         h
     }
 
-    fn take(&mut self, out: Vec<Output>) -> Vec<Output> {
-        // A record must come before anything it caused is said.
-        let mut said_since_record = false;
-        for o in &out {
-            match o {
-                Output::Record { at, record: r } => {
-                    assert_eq!(*at, self.now, "a record carries the time it was applied");
-                    assert!(
-                        !said_since_record || !matches!(r, Record::Move { .. }),
-                        "a move was said before it was journaled: {out:?}"
-                    );
-                    self.journal.push((self.now, r.to_string()));
+    fn take(&mut self, out: Step) {
+        for entry in &out.records {
+            assert_eq!(entry.t, self.now, "a record carries the time it was applied");
+            self.journal.push((self.now, entry.to_string()));
+        }
+        for e in &out.effects {
+            match e {
+                Effect::Event(e) => {
+                    if let TableEvent::Say(say) = e {
+                        self.said.push((say.listener, say.text.clone()));
+                    }
+                    self.events.push(e.line());
                 }
-                Output::Say { listener, text, .. } => {
-                    said_since_record = true;
-                    self.said.push((*listener, text.clone()));
-                }
-                Output::Event(e) => self.events.push(e.clone()),
-                Output::Finished { .. } => {}
-                Output::Resolution { text } => self.records.push(text.clone()),
+                Effect::Finished { .. } => {}
+                Effect::Resolution { text } => self.records.push(text.clone()),
             }
         }
-        out
+    }
+
+    /// The last journal record without its table time (`move e2e4 peg`).
+    fn last_record(&self) -> String {
+        let (_, line) = self.journal.last().expect("a record");
+        let (_t, record) = line.split_once(' ').expect("a stamped record");
+        record.to_owned()
     }
 
     fn at(&mut self, ms: u64) -> &mut Self {
@@ -91,9 +94,9 @@ impl Harness {
         self
     }
 
-    fn peg(&mut self, event: SensorEvent) -> Vec<Output> {
+    fn peg(&mut self, event: SensorEvent) {
         let out = self.table.handle(
-            self.now,
+            Now::at(self.now),
             Input::Sensor {
                 board: BoardId::Peg,
                 event,
@@ -116,13 +119,13 @@ impl Harness {
         let command = annabella::table::control::parse_line(line.as_bytes()).unwrap();
         let (reply, out) = self
             .table
-            .request(self.now, role, Language::german(), &command);
+            .request(Now::at(self.now), role, Language::german(), &command);
         self.take(out);
-        reply
+        reply_line(&reply)
     }
 
     fn tick(&mut self) {
-        let out = self.table.handle(self.now, Input::Tick);
+        let out = self.table.handle(Now::at(self.now), Input::Tick);
         self.take(out);
     }
 
@@ -137,7 +140,7 @@ impl Harness {
 
     fn connect_peg(&mut self) {
         let out = self.table.handle(
-            self.now,
+            Now::at(self.now),
             Input::Link {
                 board: BoardId::Peg,
                 up: true,
@@ -166,7 +169,7 @@ fn the_blind_players_move_is_journaled_then_announced_and_the_clock_turns() {
     assert_eq!(h.table.game().ply_count(), 1);
     assert_eq!(h.last_said(Listener::Opponent), "Eva vier");
     assert_eq!(h.last_said(Listener::BlindPlayer), "Eva vier");
-    assert_eq!(h.journal.last().unwrap().1, "move e2e4 peg");
+    assert_eq!(h.last_record(), "move e2e4 peg");
     // D.2.3/D.2.4: White's clock stopped when the move was made and announced; 5.2 s used,
     // 30 s increment.
     let white = h.table.clock().remaining(Color::White, h.now);
@@ -253,7 +256,7 @@ fn promotion_waits_for_the_key_and_names_the_piece() {
     s.start_fen = Some("8/4P3/8/8/8/8/k7/4K3 w - - 0 1".into());
     let mut h = Harness::new(s);
     let out = h.table.handle(
-        h.now,
+        Now::at(h.now),
         Input::Link {
             board: BoardId::Peg,
             up: true,
@@ -274,7 +277,7 @@ fn promotion_waits_for_the_key_and_names_the_piece() {
     h.peg(SensorEvent::Key(BoardKey::Promote(Piece::Knight)));
     assert_eq!(h.table.game().ply_count(), 1);
     assert_eq!(h.last_said(Listener::Opponent), "Eva acht wird Springer");
-    assert_eq!(h.journal.last().unwrap().1, "move e7e8n peg");
+    assert_eq!(h.last_record(), "move e7e8n peg");
 }
 
 #[test]
@@ -294,7 +297,11 @@ fn requests_respect_roles_and_turns() {
     );
     assert!(h.ask(Role::Assistant, "move Sf4").starts_with("error move"));
     assert_eq!(h.table.game().ply_count(), 0);
-    assert!(h.journal.iter().all(|(_, l)| !l.starts_with("move")));
+    assert!(
+        h.journal
+            .iter()
+            .all(|(_, l)| !l.contains(" move "))
+    );
     assert!(h.ask(Role::Observer, "board").starts_with("ok rnbqkbnr/"));
     assert!(h.ask(Role::Observer, "events").starts_with("error syntax"));
 }
@@ -333,7 +340,7 @@ fn the_flag_falls_on_a_tick_and_the_result_is_announced() {
     );
     h.at(60_000);
     h.tick();
-    assert_eq!(h.journal.last().unwrap().1, "flag white");
+    assert_eq!(h.last_record(), "flag white");
     let end = h.last_said(Listener::Everyone);
     // Black has a full army: White loses.
     assert!(end.contains("Weiß hat die Zeit überschritten"), "{end}");
@@ -430,7 +437,7 @@ fn draws_by_agreement_and_claims() {
         h.ask(Role::Player(Color::Black), "offer-draw"),
         "ok draw agreed"
     );
-    assert_eq!(h.journal.last().unwrap().1, "agree-draw");
+    assert_eq!(h.last_record(), "agree-draw");
 }
 
 #[test]
@@ -486,7 +493,7 @@ fn hand(h: &mut Harness, board: BoardId, uci: &str) {
     };
     for e in events {
         h.now += 50;
-        let out = h.table.handle(h.now, Input::Sensor { board, event: e });
+        let out = h.table.handle(Now::at(h.now), Input::Sensor { board, event: e });
         h.take(out);
     }
     // An e-board's conclusions wait for the board to be quiet.
@@ -501,7 +508,7 @@ fn a_sighted_opponent_on_an_e_board_plays_against_the_peg_board() {
     let mut h = Harness::new(s);
     h.connect_peg();
     let out = h.table.handle(
-        h.now,
+        Now::at(h.now),
         Input::Link {
             board: BoardId::Normal,
             up: true,
@@ -511,7 +518,7 @@ fn a_sighted_opponent_on_an_e_board_plays_against_the_peg_board() {
     h.take(out);
     let start = shakmaty::Chess::default().board().clone();
     let out = h.table.handle(
-        h.now,
+        Now::at(h.now),
         Input::Sensor {
             board: BoardId::Normal,
             event: SensorEvent::Pieces(start),
@@ -539,7 +546,7 @@ fn a_sighted_opponent_on_an_e_board_plays_against_the_peg_board() {
     for e in annabella::boards::gestures::identity_events(&pos_before, d4, 0) {
         h.now += 50;
         let out = h.table.handle(
-            h.now,
+            Now::at(h.now),
             Input::Sensor {
                 board: BoardId::Normal,
                 event: e,
@@ -558,7 +565,7 @@ fn a_sighted_opponent_on_an_e_board_plays_against_the_peg_board() {
     hand(&mut h, BoardId::Normal, "g8f6");
     assert_eq!(h.table.game().ply_count(), 2);
     assert_eq!(h.last_said(Listener::BlindPlayer), "Springer Felix sechs");
-    assert_eq!(h.journal.last().unwrap().1, "move g8f6 normal");
+    assert_eq!(h.last_record(), "move g8f6 normal");
 }
 
 #[test]
@@ -642,7 +649,7 @@ fn the_arbiter_adjusts_clocks_penalises_illegal_moves_and_stops_the_clocks() {
         h.table.clock().remaining(Color::White, h.now),
         white - 60_000
     );
-    assert_eq!(h.journal.last().unwrap().1, "adjust white -60000");
+    assert_eq!(h.last_record(), "adjust white -60000");
     // 7.5.5: the first illegal move gives the opponent two minutes (standard play)…
     let black = h.table.clock().remaining(Color::Black, h.now);
     assert!(
@@ -700,7 +707,7 @@ fn hand_owed(h: &mut Harness) {
     for e in annabella::boards::gestures::peg_events(&pos, m, 0) {
         h.now += 50;
         let out = h.table.handle(
-            h.now,
+            Now::at(h.now),
             Input::Sensor {
                 board: BoardId::Peg,
                 event: e,
@@ -773,7 +780,7 @@ fn sheets_that_differ_are_taken_back_to_where_they_agree_when_the_arbiter_confir
     assert_eq!(h.table.game().ply_count(), 3);
     assert_eq!(h.ask(Role::Observer, "sheet a"), "ok 1. e4 e5 2. Sf3");
     assert_eq!(h.ask(Role::Observer, "sheet b"), "ok 1. e4 e5 2. Sf3");
-    assert_eq!(h.journal.last().unwrap().1, "retract 3");
+    assert_eq!(h.last_record(), "retract 3");
     // The clocks read what they read when 2. Nf3 was made; Black, to move, runs from now.
     let white_then = h.table.clock().state().remaining_ms[Color::White];
     assert!(white_then < clock_after_two[Color::White] + 30_000);
@@ -845,7 +852,7 @@ fn a_restart_finds_the_move_made_meanwhile_and_a_pending_promotion() {
     let start =
         Bitboard::from(Square::E7) | Bitboard::from(Square::A2) | Bitboard::from(Square::E1);
     let out = h.table.handle(
-        h.now,
+        Now::at(h.now),
         Input::Link {
             board: BoardId::Peg,
             up: true,
@@ -857,16 +864,14 @@ fn a_restart_finds_the_move_made_meanwhile_and_a_pending_promotion() {
     // The daemon dies; meanwhile the pawn reaches e8.
     let mut table = Table::restore(s, &h.journal).unwrap();
     let now = h.now + 60_000;
-    let out = table.resume(now, h.now, false);
-    assert!(out.iter().any(|o| matches!(
-        o,
-        Output::Record {
-            record: Record::Rebase { charged_ms: 0 },
-            ..
-        }
-    )));
-    table.handle(
-        now,
+    let out = table.resume(Now::at(now), h.now, false);
+    assert!(
+        out.records
+            .iter()
+            .any(|e| matches!(e.record, Record::Rebase { charged_ms: 0 }))
+    );
+    let _ = table.handle(
+        Now::at(now),
         Input::Link {
             board: BoardId::Peg,
             up: true,
@@ -876,29 +881,23 @@ fn a_restart_finds_the_move_made_meanwhile_and_a_pending_promotion() {
     let after =
         Bitboard::from(Square::E8) | Bitboard::from(Square::A2) | Bitboard::from(Square::E1);
     let out = table.handle(
-        now + 10,
+        Now::at(now + 10),
         Input::Sensor {
             board: BoardId::Peg,
             event: SensorEvent::Occupancy(after),
         },
     );
-    let said: Vec<String> = out
-        .iter()
-        .filter_map(|o| match o {
-            Output::Say { text, .. } => Some(text.clone()),
-            _ => None,
-        })
-        .collect();
+    let said: Vec<String> = out.said().map(|s| s.text.clone()).collect();
     assert!(said.iter().any(|t| t.starts_with("Umwandlung")), "{said:?}");
     let (reply, _) = table.request(
-        now + 20,
+        Now::at(now + 20),
         Role::Assistant,
         Language::german(),
         &Command::Promote {
             piece: Piece::Queen,
         },
     );
-    assert_eq!(reply, "ok e7e8q");
+    assert_eq!(reply_line(&reply), "ok e7e8q");
     assert_eq!(table.game().ply_count(), 1);
 }
 
@@ -911,7 +910,7 @@ fn downtime_is_charged_only_when_the_configuration_says_so() {
     let back = alive + 60_000;
     for (charge, white_left) in [(false, 590_000), (true, 530_000)] {
         let mut table = Table::restore(settings(Color::White, "600"), &h.journal).unwrap();
-        table.resume(back, alive, charge);
+        let _ = table.resume(Now::at(back), alive, charge);
         assert_eq!(
             table.clock().remaining(Color::White, back),
             white_left,
@@ -943,7 +942,7 @@ fn boards_shows_what_each_board_shows_and_status_names_a_pending_promotion() {
     s.start_fen = Some("8/4P3/8/8/8/8/k7/4K3 w - - 0 1".into());
     let mut h = Harness::new(s);
     let out = h.table.handle(
-        h.now,
+        Now::at(h.now),
         Input::Link {
             board: BoardId::Peg,
             up: true,
@@ -959,4 +958,58 @@ fn boards_shows_what_each_board_shows_and_status_names_a_pending_promotion() {
     assert!(status.ends_with(" promotion e7e8"), "{status}");
     assert_eq!(h.ask(Role::Assistant, "promote n"), "ok e7e8n");
     assert!(h.ask(Role::Observer, "status").ends_with(" promotion none"));
+}
+
+#[test]
+fn a_refused_clock_press_refuses_the_move() {
+    // The journal of a move recorded while the arbiter had stopped the clocks (as the old
+    // table wrote it, swallowing the refusal): the replay names the press, not a wrong clock.
+    let journal = vec![
+        (T0, format!("{T0} begin 0 300 {}", shakmaty::fen::Fen::from_position(
+            &shakmaty::Chess::default(),
+            shakmaty::EnPassantMode::Legal
+        ))),
+        (T0 + 1_000, format!("{} pause", T0 + 1_000)),
+        (T0 + 2_000, format!("{} move e2e4 peg", T0 + 2_000)),
+    ];
+    let err = Table::restore(settings(Color::White, "300"), &journal)
+        .err()
+        .expect("refused");
+    assert_eq!(err.index, 3);
+    assert!(err.why.contains("the clock refused the press"), "{err}");
+}
+
+#[test]
+fn urgency_belongs_to_what_is_said() {
+    // Clock calls under a minute, a withdrawn move and a takeback interrupt; a move does not.
+    let mut s = settings(Color::White, "70");
+    s.announce = "10s@1m".parse().unwrap();
+    let mut h = Harness::new(s);
+    let out = h.table.handle(Now::at(h.now + 10_000), Input::Tick);
+    assert!(out.said().all(|s| s.urgency == Urgency::Polite), "{out:?}");
+    h.take(out);
+    let out = h.table.handle(Now::at(h.now + 20_000), Input::Tick);
+    let said: Vec<_> = out.said().cloned().collect();
+    assert!(
+        said.iter().any(|s| s.urgency == Urgency::Urgent && s.text.contains("Sekunden")),
+        "{said:?}"
+    );
+    h.take(out);
+    h.now += 20_000;
+    let (_, out) = h.table.request(
+        Now::at(h.now),
+        Role::Player(Color::White),
+        Language::german(),
+        &annabella::table::control::parse_line(b"move e4").unwrap(),
+    );
+    assert!(out.said().all(|s| s.urgency == Urgency::Polite), "{out:?}");
+    h.take(out);
+    let (_, out) = h.table.request(
+        Now::at(h.now),
+        Role::Player(Color::White),
+        Language::german(),
+        &Command::Undo,
+    );
+    assert!(out.said().any(|s| s.urgency == Urgency::Urgent), "{out:?}");
+    h.take(out);
 }
