@@ -65,7 +65,10 @@ impl Harness {
 
     fn take(&mut self, out: Step) {
         for entry in &out.records {
-            assert_eq!(entry.t, self.now, "a record carries the time it was applied");
+            assert_eq!(
+                entry.t, self.now,
+                "a record carries the time it was applied"
+            );
             self.journal.push((self.now, entry.to_string()));
         }
         for e in &out.effects {
@@ -117,9 +120,9 @@ impl Harness {
 
     fn ask(&mut self, role: Role, line: &str) -> String {
         let command = annabella::table::control::parse_line(line.as_bytes()).unwrap();
-        let (reply, out) = self
-            .table
-            .request(Now::at(self.now), role, Language::german(), &command);
+        let (reply, out) =
+            self.table
+                .request(Now::at(self.now), role, Language::german(), &command);
         self.take(out);
         reply_line(&reply)
     }
@@ -297,11 +300,7 @@ fn requests_respect_roles_and_turns() {
     );
     assert!(h.ask(Role::Assistant, "move Sf4").starts_with("error move"));
     assert_eq!(h.table.game().ply_count(), 0);
-    assert!(
-        h.journal
-            .iter()
-            .all(|(_, l)| !l.contains(" move "))
-    );
+    assert!(h.journal.iter().all(|(_, l)| !l.contains(" move ")));
     assert!(h.ask(Role::Observer, "board").starts_with("ok rnbqkbnr/"));
     assert!(h.ask(Role::Observer, "events").starts_with("error syntax"));
 }
@@ -493,7 +492,9 @@ fn hand(h: &mut Harness, board: BoardId, uci: &str) {
     };
     for e in events {
         h.now += 50;
-        let out = h.table.handle(Now::at(h.now), Input::Sensor { board, event: e });
+        let out = h
+            .table
+            .handle(Now::at(h.now), Input::Sensor { board, event: e });
         h.take(out);
     }
     // An e-board's conclusions wait for the board to be quiet.
@@ -965,10 +966,16 @@ fn a_refused_clock_press_refuses_the_move() {
     // The journal of a move recorded while the arbiter had stopped the clocks (as the old
     // table wrote it, swallowing the refusal): the replay names the press, not a wrong clock.
     let journal = vec![
-        (T0, format!("{T0} begin 0 300 {}", shakmaty::fen::Fen::from_position(
-            &shakmaty::Chess::default(),
-            shakmaty::EnPassantMode::Legal
-        ))),
+        (
+            T0,
+            format!(
+                "{T0} begin 0 300 {}",
+                shakmaty::fen::Fen::from_position(
+                    &shakmaty::Chess::default(),
+                    shakmaty::EnPassantMode::Legal
+                )
+            ),
+        ),
         (T0 + 1_000, format!("{} pause", T0 + 1_000)),
         (T0 + 2_000, format!("{} move e2e4 peg", T0 + 2_000)),
     ];
@@ -991,7 +998,8 @@ fn urgency_belongs_to_what_is_said() {
     let out = h.table.handle(Now::at(h.now + 20_000), Input::Tick);
     let said: Vec<_> = out.said().cloned().collect();
     assert!(
-        said.iter().any(|s| s.urgency == Urgency::Urgent && s.text.contains("Sekunden")),
+        said.iter()
+            .any(|s| s.urgency == Urgency::Urgent && s.text.contains("Sekunden")),
         "{said:?}"
     );
     h.take(out);

@@ -121,7 +121,10 @@ impl Running {
 
     async fn peg(&self, event: SensorEvent) {
         self.boards
-            .send((BoardId::Peg, LinkEvent::Decoded(Ok(annabella::boards::Timed { at: 0, event }))))
+            .send((
+                BoardId::Peg,
+                LinkEvent::Decoded(Ok(annabella::boards::Timed { at: 0, event })),
+            ))
             .await
             .unwrap();
     }
@@ -149,7 +152,10 @@ const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 
 #[tokio::test(start_paused = true)]
 async fn a_refused_journal_write_changes_nothing_and_the_table_serves_on() {
     let mut t = start("300").await;
-    assert_eq!(t.ask(Role::Player(Color::White), "move e4").await, "ok e2e4 e4");
+    assert_eq!(
+        t.ask(Role::Player(Color::White), "move e4").await,
+        "ok e2e4 e4"
+    );
     let after_e4 = t.ask(Role::Arbiter, "board").await;
     let clocks_before = t.clocks().await;
     let journaled = t.journal.lines.lock().unwrap().len();
@@ -166,26 +172,46 @@ async fn a_refused_journal_write_changes_nothing_and_the_table_serves_on() {
     assert_eq!(t.clocks().await, clocks_before);
     let events = t.drain_events();
     assert!(
-        events.iter().any(|e| e.starts_with("event journal-error database or disk is full")),
+        events
+            .iter()
+            .any(|e| e.starts_with("event journal-error database or disk is full")),
         "{events:?}"
     );
     assert!(
-        !events.iter().any(|e| e.starts_with("event move") || e.starts_with("event say")),
+        !events
+            .iter()
+            .any(|e| e.starts_with("event move") || e.starts_with("event say")),
         "nothing of a refused move is published or said: {events:?}"
     );
     // Other requests that journal are refused alike; those that don't are answered.
-    assert!(t.ask(Role::Arbiter, "adjust white +60").await.starts_with("error state the journal"));
+    assert!(
+        t.ask(Role::Arbiter, "adjust white +60")
+            .await
+            .starts_with("error state the journal")
+    );
     assert_eq!(t.clocks().await, clocks_before);
-    assert!(t.ask(Role::Arbiter, "status").await.starts_with("ok table t1 ply 1 turn black"));
+    assert!(
+        t.ask(Role::Arbiter, "status")
+            .await
+            .starts_with("ok table t1 ply 1 turn black")
+    );
 
     // Space is freed: the next append works, and the journal restores the very same table.
     t.journal.full.store(false, Ordering::SeqCst);
     tokio::time::advance(Duration::from_secs(3)).await;
-    assert_eq!(t.ask(Role::Player(Color::Black), "move 5755").await, "ok e7e5 e5");
+    assert_eq!(
+        t.ask(Role::Player(Color::Black), "move 5755").await,
+        "ok e7e5 e5"
+    );
     let lines = t.journal.lines.lock().unwrap().clone();
     assert_eq!(lines.len(), journaled + 1, "{lines:?}");
     let restored = Table::restore(settings("300"), &lines).unwrap();
-    assert_eq!(restored.game().fen(), t.ask(Role::Arbiter, "board").await.trim_start_matches("ok "));
+    assert_eq!(
+        restored.game().fen(),
+        t.ask(Role::Arbiter, "board")
+            .await
+            .trim_start_matches("ok ")
+    );
     assert_eq!(restored.game().ply_count(), 2);
 }
 
@@ -205,17 +231,28 @@ async fn a_peg_move_the_journal_refuses_is_guided_back() {
     t.peg(SensorEvent::Lift(Square::E2)).await;
     t.peg(SensorEvent::Place(Square::E4)).await;
     // The board's events are handled in order before the request.
-    assert_eq!(t.ask(Role::Arbiter, "board").await, format!("ok {START_FEN}"));
+    assert_eq!(
+        t.ask(Role::Arbiter, "board").await,
+        format!("ok {START_FEN}")
+    );
     let events = t.drain_events();
-    assert!(events.iter().any(|e| e.starts_with("event journal-error")), "{events:?}");
-    assert!(!events.iter().any(|e| e.starts_with("event move ")), "{events:?}");
+    assert!(
+        events.iter().any(|e| e.starts_with("event journal-error")),
+        "{events:?}"
+    );
+    assert!(
+        !events.iter().any(|e| e.starts_with("event move ")),
+        "{events:?}"
+    );
     // The blind player is told his board no longer shows the game, and how to put it back.
     let guidance: Vec<&String> = events
         .iter()
         .filter(|e| e.starts_with("event say blind"))
         .collect();
     assert!(
-        guidance.iter().any(|e| e.contains("Eva vier") && e.contains("Eva zwei")),
+        guidance
+            .iter()
+            .any(|e| e.contains("Eva vier") && e.contains("Eva zwei")),
         "{events:?}"
     );
     // With space again, the blind player puts the pawn back and plays his move.
@@ -225,29 +262,56 @@ async fn a_peg_move_the_journal_refuses_is_guided_back() {
     t.peg(SensorEvent::Lift(Square::E2)).await;
     t.peg(SensorEvent::Place(Square::E4)).await;
     let status = t.ask(Role::Arbiter, "status").await;
-    assert!(status.starts_with("ok table t1 ply 1 turn black"), "{status}");
+    assert!(
+        status.starts_with("ok table t1 ply 1 turn black"),
+        "{status}"
+    );
     let lines = t.journal.lines.lock().unwrap().clone();
-    assert_eq!(Table::restore(settings("300"), &lines).unwrap().game().ply_count(), 1);
+    assert_eq!(
+        Table::restore(settings("300"), &lines)
+            .unwrap()
+            .game()
+            .ply_count(),
+        1
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_wall_clock_stepped_back_or_forward_changes_no_players_time() {
     let t = start("300").await;
     tokio::time::advance(Duration::from_secs(4)).await;
-    assert_eq!(t.ask(Role::Player(Color::White), "move e4").await, "ok e2e4 e4");
+    assert_eq!(
+        t.ask(Role::Player(Color::White), "move e4").await,
+        "ok e2e4 e4"
+    );
     // Ten seconds pass for Black while the wall clock is stepped an hour back.
     tokio::time::advance(Duration::from_secs(5)).await;
     t.wall.fetch_sub(3_600_000, Ordering::SeqCst);
     tokio::time::advance(Duration::from_secs(5)).await;
-    assert_eq!(t.ask(Role::Player(Color::Black), "move e5").await, "ok e7e5 e5");
-    assert_eq!(t.clocks().await, ("0:04:56".to_owned(), "0:04:50".to_owned()));
+    assert_eq!(
+        t.ask(Role::Player(Color::Black), "move e5").await,
+        "ok e7e5 e5"
+    );
+    assert_eq!(
+        t.clocks().await,
+        ("0:04:56".to_owned(), "0:04:50".to_owned())
+    );
     // Now two hours forward (NTP after a boot without a real-time clock) while White thinks 7 s.
     tokio::time::advance(Duration::from_secs(3)).await;
     t.wall.fetch_add(7_200_000, Ordering::SeqCst);
     tokio::time::advance(Duration::from_secs(4)).await;
-    assert_eq!(t.clocks().await, ("0:04:49".to_owned(), "0:04:50".to_owned()));
-    assert_eq!(t.ask(Role::Player(Color::White), "move Sf3").await, "ok g1f3 Sf3");
-    assert_eq!(t.clocks().await, ("0:04:49".to_owned(), "0:04:50".to_owned()));
+    assert_eq!(
+        t.clocks().await,
+        ("0:04:49".to_owned(), "0:04:50".to_owned())
+    );
+    assert_eq!(
+        t.ask(Role::Player(Color::White), "move Sf3").await,
+        "ok g1f3 Sf3"
+    );
+    assert_eq!(
+        t.clocks().await,
+        ("0:04:49".to_owned(), "0:04:50".to_owned())
+    );
     // The journal replays to the same clocks.
     let lines = t.journal.lines.lock().unwrap().clone();
     let restored = Table::restore(settings("300"), &lines).unwrap();

@@ -3,19 +3,18 @@
 
 use shakmaty::CastlingMode;
 
-use crate::boards::debounce::Debouncer;
-use crate::boards::{BoardKey, Decoded, Millis, Protocol, SensorEvent, Timed};
+use crate::boards::{BoardKey, Decoded, Millis, Protocol, SensorEvent};
 use crate::chess::game::Game;
 use crate::chess::role_name;
-use crate::table::detector::{BoardKind, Conclusion, DetectorSettings, MoveDetector, TouchMove};
+use crate::table::board_feed::BoardFeed;
+use crate::table::detector::{BoardKind, Conclusion, DetectorSettings, TouchMove};
 
 /// The detector with its game: what `replay` and `watch` run.
 pub struct BoardSession {
     game: Game,
-    debouncer: Option<Debouncer>,
-    detector: MoveDetector,
+    /// The board's debouncer and detector, as the daemon's table reads a board.
+    feed: BoardFeed,
     conclusions: Vec<Conclusion>,
-    debounced: Vec<Timed<SensorEvent>>,
     /// After a (re)connect: the board's first snapshot has not been seen yet.
     awaiting_snapshot: bool,
     /// The snapshot being checked produced a mismatch (so it is not "in sync").
@@ -37,16 +36,12 @@ impl BoardSession {
         };
         let mut settings = DetectorSettings::for_kind(kind);
         settings.touch_move = touch_move;
-        let detector = MoveDetector::new(kind, settings, &game);
-        // Only contact sensors chatter; a DGT board reports settled squares.
-        let debouncer =
-            (protocol == Protocol::Peg && debounce_ms > 0).then(|| Debouncer::new(debounce_ms));
+        // Only contact sensors chatter (the feed debounces occupancy boards only).
+        let feed = BoardFeed::new(kind, settings, debounce_ms, &game);
         BoardSession {
             game,
-            debouncer,
-            detector,
+            feed,
             conclusions: Vec::new(),
-            debounced: Vec::new(),
             awaiting_snapshot: false,
             snapshot_differs: false,
             seen_before: false,
@@ -59,11 +54,7 @@ impl BoardSession {
 
     /// The earliest instant something is due (a debounce window or a detector deadline).
     pub fn next_deadline(&self) -> Option<Millis> {
-        let d = self.debouncer.as_ref().and_then(Debouncer::next_deadline);
-        match (d, self.detector.next_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.feed.next_deadline()
     }
 
     /// Handles one decoded item; decode errors come back as lines too (`error …`). `timed` says
@@ -74,13 +65,10 @@ impl BoardSession {
             Err(e) => lines.push(format!("error {e}")),
             Ok(event) => {
                 self.poll(event.at, lines);
-                match &mut self.debouncer {
-                    Some(d) if timed => d.push(event, &mut self.debounced),
-                    Some(d) => {
-                        d.flush(&mut self.debounced);
-                        self.debounced.push(event);
-                    }
-                    None => self.debounced.push(event),
+                if timed {
+                    self.feed.push(event);
+                } else {
+                    self.feed.push_untimed(event);
                 }
                 self.drain(lines);
             }
@@ -89,48 +77,45 @@ impl BoardSession {
 
     /// The board came back after a disconnect: its first snapshot is compared, not trusted.
     pub fn reconnected(&mut self) {
-        if let Some(d) = &mut self.debouncer {
-            d.flush(&mut self.debounced);
-        }
-        self.debounced.clear();
+        self.feed.discard_pending();
         // The first connect is a power-up: only after a reconnect can a move made while the
         // board was away be recognised in its snapshot.
         if std::mem::replace(&mut self.seen_before, true) {
-            self.detector.reconnected();
+            self.feed.detector_mut().reconnected();
         }
         self.awaiting_snapshot = true;
     }
 
     /// Lets time pass to `now`: releases debounced events and the detector's deadlines.
     pub fn poll(&mut self, now: Millis, lines: &mut Vec<String>) {
-        if let Some(d) = &mut self.debouncer {
-            d.poll(now, &mut self.debounced);
-        }
+        self.feed.poll_debouncer(now);
         self.drain(lines);
-        self.detector.poll(&self.game, now, &mut self.conclusions);
+        self.feed
+            .detector_mut()
+            .poll(&self.game, now, &mut self.conclusions);
         self.apply(lines);
     }
 
     /// The end of a stream: everything still held is released.
     pub fn finish(&mut self, lines: &mut Vec<String>) {
-        if let Some(d) = &mut self.debouncer {
-            d.flush(&mut self.debounced);
-        }
+        self.feed.flush();
         self.drain(lines);
-        self.detector
+        self.feed
+            .detector_mut()
             .poll(&self.game, Millis::MAX, &mut self.conclusions);
         self.apply(lines);
     }
 
     fn drain(&mut self, lines: &mut Vec<String>) {
-        let events = std::mem::take(&mut self.debounced);
+        let events = self.feed.take_released();
         for event in &events {
             let snapshot = matches!(
                 event.event,
                 SensorEvent::Occupancy(_) | SensorEvent::Pieces(_)
             );
             self.snapshot_differs = false;
-            self.detector
+            self.feed
+                .detector_mut()
                 .handle(&self.game, event, &mut self.conclusions);
             self.apply(lines);
             // Say once that a (re)connected board agrees with the game, so the user (and a
@@ -167,7 +152,9 @@ impl BoardSession {
                 Conclusion::Moved { m, .. } | Conclusion::Replicated { m } => {
                     if let Err(e) = self.game.play(m) {
                         lines.push(format!("error the game refused the move: {e}"));
-                        self.detector.resync(&self.game, &mut self.conclusions);
+                        self.feed
+                            .detector_mut()
+                            .resync(&self.game, &mut self.conclusions);
                     }
                 }
                 // A replay has no arbiter to refuse it: the board's word stands.
@@ -175,7 +162,9 @@ impl BoardSession {
                     for _ in 0..plies {
                         self.game.undo();
                     }
-                    self.detector.resync(&self.game, &mut self.conclusions);
+                    self.feed
+                        .detector_mut()
+                        .resync(&self.game, &mut self.conclusions);
                 }
                 _ => {}
             }

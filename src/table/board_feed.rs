@@ -5,7 +5,7 @@
 use crate::boards::debounce::Debouncer;
 use crate::boards::{Millis, SensorEvent, Timed};
 use crate::chess::game::Game;
-use crate::table::detector::{BoardKind, Conclusion, DetectorSettings, MoveDetector};
+use crate::table::detector::{BoardKind, DetectorSettings, MoveDetector};
 
 /// A board's debouncer and detector.
 pub struct BoardFeed {
@@ -51,6 +51,20 @@ impl BoardFeed {
         }
     }
 
+    /// One event whose time was not measured (an untimed recording): chatter cannot be told
+    /// from a deliberate touch, so what the debouncer holds is released and this one passes.
+    pub fn push_untimed(&mut self, event: Timed<SensorEvent>) {
+        self.flush();
+        self.released.push(event);
+    }
+
+    /// Releases everything the debouncer holds (the end of a stream).
+    pub fn flush(&mut self) {
+        if let Some(d) = &mut self.debouncer {
+            d.flush(&mut self.released);
+        }
+    }
+
     /// Releases what the debouncer holds past its window at `now`.
     pub fn poll_debouncer(&mut self, now: Millis) {
         if let Some(d) = &mut self.debouncer {
@@ -66,17 +80,8 @@ impl BoardFeed {
 
     /// The link came back: whatever was half-seen before is void; the board's snapshot tells.
     pub fn discard_pending(&mut self) {
-        if let Some(d) = &mut self.debouncer {
-            d.flush(&mut self.released);
-        }
+        self.flush();
         self.released.clear();
-    }
-
-    /// Everything released, judged at once, for callers that act only afterwards.
-    pub fn drain_into(&mut self, game: &Game, out: &mut Vec<Conclusion>) {
-        for event in std::mem::take(&mut self.released) {
-            self.detector.handle(game, &event, out);
-        }
     }
 
     /// The earliest instant the debouncer or the detector has something due.
