@@ -586,7 +586,7 @@ mod tests {
                 CastlingMode::Standard,
             ),
             (
-                "r3k2r/pPppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
                 CastlingMode::Standard,
             ),
             (
@@ -594,7 +594,7 @@ mod tests {
                 CastlingMode::Standard,
             ),
             (
-                "r3k1nr/1P4pp/8/8/8/8/5Kpp/8 b kq - 0 1",
+                "2q1k3/1P6/8/8/8/8/6p1/4K2R w K - 0 1",
                 CastlingMode::Standard,
             ),
             (
