@@ -426,7 +426,9 @@ fn braille_layout() {
     assert!(brf.contains("\r\n\u{c}"));
 
     // A player's own notation: German letters, and a long spoken form wraps.
-    let german = scoresheet::san_with_letters(annabella::chess::language::Language::german());
+    let style =
+        annabella::chess::notation::Style::new(annabella::chess::language::Language::german());
+    let german = |pos: &Chess, m: Move| annabella::chess::notation::san::format(pos, m, &style);
     let doc = opera.scoresheet().to_braille(&Headers::default(), german);
     let lines: Vec<&str> = doc.lines().collect();
     assert_eq!(lines[0], "#A E4 E5");

@@ -39,6 +39,10 @@ pub const SEVENTY_FIVE_MOVE_HALFMOVES: u32 = 150;
 pub const CLAIM_REPETITIONS: usize = 3;
 /// Occurrences of a position that draw the game by themselves (9.6.1).
 pub const AUTOMATIC_REPETITIONS: usize = 5;
+/// Most half-moves in one game taken from outside (PGN, a pasted move list, a player's sheet):
+/// five times the longest tournament game ever played. Every reader refuses a longer game, so
+/// one hostile text cannot make a game that takes forever to replay.
+pub const MAX_PLIES: usize = 3000;
 
 /// Longest FEN kept in an error message; hostile input can be arbitrarily long.
 const MAX_FEN_IN_ERROR: usize = 120;

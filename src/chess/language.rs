@@ -1,4 +1,5 @@
-//! A language: its SAN piece letters and its spoken vocabulary, read from `config/voices/*.toml`.
+//! A language: its SAN piece letters and its spoken vocabulary, read from `config/voices/*.toml`,
+//! with the vocabulary's words indexed for reading back ([`Lexicon`]).
 //!
 //! The built-in languages are compiled in (`include_str!`), so the core never opens a file; a
 //! federation adds a language by writing one more TOML file, which the adapters read and hand to
@@ -9,6 +10,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use shakmaty::Role;
 
+use crate::chess::lexicon::Lexicon;
 use crate::chess::vocabulary::Vocabulary;
 
 /// The TOML source of every built-in language, keyed by its code.
@@ -51,6 +53,8 @@ pub struct Language {
     /// Indexed by `Role as usize - 1` (pawn, knight, bishop, rook, queen, king).
     letters: [char; 6],
     vocabulary: Vocabulary,
+    /// The vocabulary's words as the spoken-move reader looks them up, built once at loading.
+    lexicon: Lexicon,
 }
 
 #[derive(Deserialize)]
@@ -135,12 +139,19 @@ impl Language {
                 file.code
             )));
         }
-        file.words.validate().map_err(LanguageError::Invalid)?;
+        // One message for every problem: the vocabulary's own, then words with two meanings.
+        let mut problems: Vec<String> = file.words.validate().err().into_iter().collect();
+        let (lexicon, clashes) = Lexicon::build(&file.words);
+        problems.extend(clashes);
+        if !problems.is_empty() {
+            return Err(LanguageError::Invalid(problems.join("; ")));
+        }
         Ok(Language {
             code: file.code,
             name: file.name,
             letters,
             vocabulary: file.words,
+            lexicon,
         })
     }
 
@@ -207,6 +218,11 @@ impl Language {
 
     pub fn vocabulary(&self) -> &Vocabulary {
         &self.vocabulary
+    }
+
+    /// The words the spoken-move reader recognises.
+    pub fn lexicon(&self) -> &Lexicon {
+        &self.lexicon
     }
 }
 
@@ -279,5 +295,97 @@ mod tests {
             Language::from_toml(&huge),
             Err(LanguageError::TooLarge(_))
         ));
+    }
+
+    fn german_source() -> String {
+        include_str!("../../config/voices/de.toml").to_owned()
+    }
+
+    fn load_error(source: &str) -> String {
+        Language::from_toml(source).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn every_builtin_vocabulary_validates() {
+        for lang in Language::all_builtin() {
+            lang.vocabulary().validate().unwrap();
+            let (_, clashes) = Lexicon::build(lang.vocabulary());
+            assert!(clashes.is_empty(), "{}: {clashes:?}", lang.code());
+        }
+    }
+
+    #[test]
+    fn a_missing_event_names_the_key() {
+        let broken = german_source().replace("illegal_move =", "illegal_moov =");
+        let err = load_error(&broken);
+        assert!(
+            err.contains("words.events.illegal_move is missing"),
+            "{err}"
+        );
+        assert!(
+            err.contains("words.events.illegal_moov is not a known event"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_placeholder_names_the_key() {
+        let broken = german_source().replace("\"{piece} von {from}", "\"{figur} von {from}");
+        let err = load_error(&broken);
+        assert!(
+            err.contains("words.events.correction_move: unknown placeholder {figur}"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_word_with_two_meanings_is_refused() {
+        let broken = german_source().replace("knight = \"Springer\"", "knight = \"Felix\"");
+        let err = load_error(&broken);
+        assert!(err.contains("words.pieces.knight"), "{err}");
+        assert!(err.contains("words.files[5]"), "{err}");
+    }
+
+    #[test]
+    fn folding_makes_words_collide() {
+        // "César" and "Cesar" are the same word to the reader.
+        let broken = german_source().replace("bishop = \"Läufer\"", "bishop = \"César\"");
+        let err = load_error(&broken);
+        assert!(err.contains("words.pieces.bishop"), "{err}");
+    }
+
+    #[test]
+    fn digits_and_single_letters_are_refused() {
+        let err = load_error(&german_source().replace("\"fünf\", \"sechs\"", "\"5\", \"sechs\""));
+        assert!(err.contains("words.ranks[4]"), "{err}");
+        let err = load_error(&german_source().replace("\"Cesar\"", "\"C\""));
+        assert!(err.contains("words.files[2]"), "{err}");
+        let err = load_error(
+            &german_source().replace("\"nimmt\" = \"captures\"", "\"e\" = \"captures\""),
+        );
+        assert!(err.contains("words.accept"), "{err}");
+    }
+
+    #[test]
+    fn wrong_list_lengths_and_meanings_are_refused() {
+        let err = load_error(&german_source().replace(", \"Hector\"]", "]"));
+        assert!(
+            err.contains("words.files must have 8 entries, not 7"),
+            "{err}"
+        );
+        let err = load_error(
+            &german_source().replace("\"nimmt\" = \"captures\"", "\"nimmt\" = \"take\""),
+        );
+        assert!(
+            err.contains("words.accept.\"nimmt\": unknown meaning"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_missing_field_is_a_load_error() {
+        let broken = german_source().replace("mate = \"Matt\"", "");
+        let err = load_error(&broken);
+        assert!(err.contains("mate"), "{err}");
     }
 }

@@ -3,9 +3,10 @@
 //! - [`game`]: a [`game::Game`] on shakmaty with outcome, draw claims and Chess960 starts.
 //! - [`language`]: a language's piece letters and spoken vocabulary, from `config/voices/*.toml`.
 //! - [`vocabulary`]: the spoken words of a language (the `[words]` table of its file).
+//! - [`lexicon`]: those words indexed for reading back, and the check that none has two meanings.
 //! - [`notation`]: one parser and one formatter for every notation (ICCF, telegraph, SAN, LAN,
 //!   UCI, spoken), with auto-detection and precise errors.
-//! - [`phrases`]: moves and game events turned into pronounceable words.
+//! - [`phrases`]: game events, times and corrections turned into pronounceable words.
 //! - [`scoresheet`]: the recorded moves with clock readings; PGN, ICCF and Braille exports.
 //! - [`pgn`]: PGN import (one or many games, FEN/SetUp/Variant tags honoured).
 //! - [`braille`]: North American ASCII Braille (BRF) and Unicode braille cells.
@@ -13,6 +14,7 @@
 pub mod braille;
 pub mod game;
 pub mod language;
+pub mod lexicon;
 pub mod notation;
 pub mod pgn;
 pub mod phrases;

@@ -45,8 +45,8 @@ use crate::chess::scoresheet::{self, Headers, Recorder, Scoresheet};
 pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 /// Largest single game, comments included.
 pub const MAX_GAME_BYTES: usize = 1024 * 1024;
-/// Most half-moves in one game: five times the longest tournament game ever played.
-pub const MAX_PLIES: usize = 3000;
+/// Most half-moves in one game (the bound every reader of games shares).
+pub use crate::chess::game::MAX_PLIES;
 /// Most tags in one game.
 pub const MAX_TAGS: usize = 100;
 /// Most games read from one input.

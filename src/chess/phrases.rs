@@ -1,134 +1,22 @@
-//! Moves and game events turned into pronounceable words in a language's vocabulary.
+//! Game events, times, numbers and board corrections turned into pronounceable words.
 //!
 //! Everything here returns text for a speech synthesizer, so nothing a voice could misread gets
 //! through: squares are file and rank names ("Felix drei"), never "f3"; numbers are words
-//! ("zwölf Minuten"), never "12:00", which voices read as a time of day; mate is spoken with
-//! the move it ends ("… Matt"), so the move itself is never lost. The words come from the
-//! language file ([`Vocabulary`]); the grammar here is only the order of the parts of a move,
-//! which is the same in every built-in language.
+//! ("zwölf Minuten"), never "12:00", which voices read as a time of day. The words come from the
+//! language file ([`Vocabulary`]). A move's own words are the spoken notation's
+//! ([`crate::chess::notation::spoken`], which also reads them back); they are re-exported here as
+//! [`move_phrase`] and [`promotion_choices`], beside the rest of what a table says.
 
-use shakmaty::{Chess, Color, Move, Piece, Position, Role, Square};
+use shakmaty::{Color, Piece, Role, Square};
 
-use crate::chess::notation::resolve::castling_king_destination;
-use crate::chess::notation::{Style, Verbosity};
 use crate::chess::vocabulary::{Vocabulary, fill};
 
-/// The spoken form of a legal move of `pos`, with check or mate spoken with it.
-///
-/// Short verbosity names the from-square where SAN does (file first, then rank, then both)
-/// and the from-file of pawn captures; long verbosity always names it.
-pub fn move_phrase(pos: &Chess, m: Move, style: &Style) -> String {
-    let v = style.lang.vocabulary();
-    let mut words: Vec<&str> = Vec::new();
-    match m {
-        Move::Castle { .. } => {
-            if let Some(side) = m.castling_side() {
-                words.push(v.castling(side));
-            }
-        }
-        _ => {
-            let role = m.role();
-            let to = m.to();
-            if role != Role::Pawn {
-                words.push(v.piece(role));
-            }
-            if let Some(from) = m.from() {
-                let (file, rank) = match style.verbosity {
-                    Verbosity::Long if king_step_looks_like_castling(pos, m) => (false, false),
-                    Verbosity::Long => (true, true),
-                    Verbosity::Short => san_disambiguation(pos, m),
-                };
-                if file {
-                    words.push(v.file(from.file()));
-                }
-                if rank {
-                    words.push(v.rank(from.rank()));
-                }
-            }
-            if let Some(captured) = m.capture() {
-                words.push(&v.moves().captures);
-                if style.name_captured {
-                    words.push(v.piece(captured));
-                }
-            }
-            words.push(v.file(to.file()));
-            words.push(v.rank(to.rank()));
-            if m.is_en_passant() {
-                words.push(&v.moves().en_passant);
-            }
-            if let Some(promoted) = m.promotion() {
-                if let Some(word) = &v.moves().promotion {
-                    words.push(word);
-                }
-                words.push(v.piece(promoted));
-            }
-        }
-    }
-    let mut after = pos.clone();
-    after.play_unchecked(m);
-    if after.is_checkmate() {
-        words.push(&v.moves().mate);
-    } else if after.is_check() {
-        words.push(&v.moves().check);
-    }
-    words.join(" ")
-}
-
-/// Which parts of the from-square SAN writes: (file, rank).
-fn san_disambiguation(pos: &Chess, m: Move) -> (bool, bool) {
-    let (role, Some(from)) = (m.role(), m.from()) else {
-        return (false, false);
-    };
-    match role {
-        Role::Pawn => return (m.is_capture(), false),
-        Role::King => return (false, false),
-        _ => {}
-    }
-    let rivals: Vec<Square> = pos
-        .legal_moves()
-        .iter()
-        .filter(|o| o.role() == role && o.to() == m.to() && !o.is_castle())
-        .filter_map(|o| o.from())
-        .filter(|&f| f != from)
-        .collect();
-    if rivals.is_empty() {
-        (false, false)
-    } else if rivals.iter().all(|r| r.file() != from.file()) {
-        (true, false)
-    } else if rivals.iter().all(|r| r.rank() != from.rank()) {
-        (false, true)
-    } else {
-        (true, true)
-    }
-}
-
-/// In Chess960 a king's step can end where castling puts the king (king f1, rook h1: f1-g1);
-/// with its from-square the step would be read as castling too, so it is said without it.
-fn king_step_looks_like_castling(pos: &Chess, m: Move) -> bool {
-    let (Role::King, Some(from), false) = (m.role(), m.from(), m.is_castle()) else {
-        return false;
-    };
-    pos.legal_moves()
-        .iter()
-        .any(|c| match (*c, c.castling_side()) {
-            (Move::Castle { king, .. }, Some(side)) => {
-                king == from && castling_king_destination(king, side) == m.to()
-            }
-            _ => false,
-        })
-}
+/// A move's words are those of the spoken notation, which reads them back too.
+pub use crate::chess::notation::spoken::{format as move_phrase, promotion_choices};
 
 /// A square as spoken: "Felix drei".
 pub fn square_phrase(square: Square, v: &Vocabulary) -> String {
     format!("{} {}", v.file(square.file()), v.rank(square.rank()))
-}
-
-/// The words a player may say for a promotion piece (queen, rook, bishop, knight).
-pub fn promotion_choices(v: &Vocabulary) -> Vec<String> {
-    [Role::Queen, Role::Rook, Role::Bishop, Role::Knight]
-        .into_iter()
-        .map(|r| v.piece(r).to_owned())
-        .collect()
 }
 
 /// Which form of a number a noun wants (Spanish "veintiún minutos", Portuguese "duas horas").
@@ -444,8 +332,6 @@ mod tests {
     use super::*;
     use crate::chess::language::Language;
     use crate::chess::vocabulary::EVENT_KEYS;
-    use shakmaty::fen::Fen;
-    use shakmaty::{CastlingMode, Role};
 
     fn de() -> &'static Vocabulary {
         Language::german().vocabulary()
@@ -520,24 +406,6 @@ mod tests {
         assert_eq!(duration_phrase(2 * 3_600_000, lang("pt")), "duas horas");
         assert_eq!(duration_phrase(21 * 60_000, lang("es")), "veintiún minutos");
         assert_eq!(duration_phrase(21_000, lang("fr")), "vingt et une secondes");
-    }
-
-    #[test]
-    fn check_and_mate_are_spoken_with_the_move() {
-        let pos: Chess = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2"
-            .parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap();
-        let m = Move::Normal {
-            role: Role::Queen,
-            from: Square::D8,
-            capture: None,
-            to: Square::H4,
-            promotion: None,
-        };
-        let style = Style::new(Language::german());
-        assert_eq!(move_phrase(&pos, m, &style), "Dame Hector vier Matt");
     }
 
     #[test]

@@ -25,12 +25,12 @@
 //! cannot be read as a number sign), an empty line, the result. See
 //! [`crate::chess::braille`] for the cells, the 40-cell lines and the 25-line pages.
 
-use shakmaty::san::{San, SanPlus, Suffix};
-use shakmaty::{CastlingMode, CastlingSide, Chess, Color, Move, Position};
+use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use crate::chess::braille::{self, BrailleDocument};
 use crate::chess::game::{Game, GameError, GameResult};
 use crate::chess::language::Language;
+use crate::chess::notation::{self, Style};
 
 /// Longest PGN movetext line (the PGN export format asks for fewer than 80 characters).
 pub const PGN_LINE_WIDTH: usize = 79;
@@ -353,7 +353,8 @@ impl Scoresheet {
         lines
     }
 
-    /// The game in braille, in the notation `format` writes (e.g. [`san_with_letters`]).
+    /// The game in braille, in the notation `format` writes (e.g. [`notation::san::format`] in
+    /// the player's language).
     pub fn to_braille(
         &self,
         headers: &Headers,
@@ -504,59 +505,16 @@ pub fn parse_clock(text: &str) -> Option<u64> {
     Some(ms)
 }
 
-/// English SAN with check and mate signs (the PGN form).
+/// English SAN with check and mate signs, the form PGN is written in: the one SAN writer
+/// ([`notation::san::format`]) with the English letters.
 pub fn san(pos: &Chess, m: Move) -> String {
-    SanPlus::from_move(pos.clone(), m).to_string()
-}
-
-/// SAN with `lang`'s piece letters (`Sf3` in German), for braille and printed sheets.
-pub fn san_with_letters(lang: &Language) -> impl Fn(&Chess, Move) -> String + '_ {
-    move |pos, m| {
-        let plus = SanPlus::from_move(pos.clone(), m);
-        let mut s = String::new();
-        match plus.san {
-            San::Normal {
-                role,
-                file,
-                rank,
-                capture,
-                to,
-                promotion,
-            } => {
-                if role != shakmaty::Role::Pawn {
-                    s.push(lang.letter(role));
-                }
-                if let Some(f) = file {
-                    s.push(f.char());
-                }
-                if let Some(r) = rank {
-                    s.push(r.char());
-                }
-                if capture {
-                    s.push('x');
-                }
-                s.push_str(&to.to_string());
-                if let Some(p) = promotion {
-                    s.push('=');
-                    s.push(lang.letter(p));
-                }
-            }
-            San::Castle(CastlingSide::KingSide) => s.push_str("O-O"),
-            San::Castle(CastlingSide::QueenSide) => s.push_str("O-O-O"),
-            other => s.push_str(&other.to_string()),
-        }
-        match plus.suffix {
-            Some(Suffix::Check) => s.push('+'),
-            Some(Suffix::Checkmate) => s.push('#'),
-            None => {}
-        }
-        s
-    }
+    notation::san::format(pos, m, &Style::new(Language::english()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::san::San;
 
     fn sheet(moves: &str) -> Scoresheet {
         let mut sheet = Scoresheet::default();
@@ -608,11 +566,66 @@ mod tests {
 
     #[test]
     fn german_letters() {
-        let lang = Language::german();
+        let style = Style::new(Language::german());
         let s = sheet("e4 e5 Nf3 Nc6 Bb5 a6 O-O");
-        let f = san_with_letters(lang);
-        let texts: Vec<String> = s.replay().map(|(p, e)| f(&p, e.mv)).collect();
+        let texts: Vec<String> = s
+            .replay()
+            .map(|(p, e)| notation::san::format(&p, e.mv, &style))
+            .collect();
         assert_eq!(texts.join(" "), "e4 e5 Sf3 Sc6 Lb5 a6 O-O");
+    }
+
+    /// PGN's SAN is byte for byte what shakmaty writes, for every move two plies deep from
+    /// positions with castling on both sides, en passant, promotions (with check and capture),
+    /// mates and a Chess960 start.
+    #[test]
+    fn pgn_san_is_standard_san() {
+        let starts = [
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+                CastlingMode::Standard,
+            ),
+            (
+                "2q1k3/1P6/8/8/8/8/6p1/4K2R w K - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+                CastlingMode::Chess960,
+            ),
+        ];
+        let mut compared = 0;
+        for (fen, mode) in starts {
+            let pos: Chess = fen
+                .parse::<shakmaty::fen::Fen>()
+                .unwrap()
+                .into_position(mode)
+                .unwrap();
+            for m in pos.legal_moves() {
+                let standard = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
+                assert_eq!(san(&pos, m), standard, "{fen}");
+                let mut next = pos.clone();
+                next.play_unchecked(m);
+                for reply in next.legal_moves() {
+                    let standard = shakmaty::san::SanPlus::from_move(next.clone(), reply);
+                    assert_eq!(san(&next, reply), standard.to_string(), "{fen} {m:?}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 3000, "{compared}");
     }
 
     #[test]

@@ -58,12 +58,9 @@
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
 
 use serde::Deserialize;
 use shakmaty::{CastlingSide, Color, File, Piece, Rank, Role};
-
-use crate::chess::notation::spoken::Lexicon;
 
 /// Every event template a language must provide, with the placeholders each may use.
 ///
@@ -151,9 +148,6 @@ pub struct Vocabulary {
     numbers: NumberWords,
     time: TimeWords,
     events: BTreeMap<String, String>,
-    /// The words the spoken-move reader recognises, built on first use.
-    #[serde(skip)]
-    lexicon: OnceLock<Lexicon>,
 }
 
 /// One word per piece.
@@ -234,7 +228,8 @@ pub struct TimeWords {
 
 impl Vocabulary {
     /// Checks what serde cannot: list lengths, no empty words, no digits a voice would misread,
-    /// templates with known placeholders only, and no word used for two meanings.
+    /// templates with known placeholders only. (That no word has two meanings is checked where
+    /// the words are indexed for reading: [`crate::chess::lexicon::Lexicon::build`].)
     pub fn validate(&self) -> Result<(), String> {
         let mut problems = Vec::new();
         self.check_lists(&mut problems);
@@ -249,10 +244,6 @@ impl Vocabulary {
                 ));
             }
         }
-        let (lexicon, clashes) = Lexicon::build(self);
-        problems.extend(clashes);
-        // Built anyway; keep it for the reader rather than building it twice.
-        let _ = self.lexicon.set(lexicon);
         if problems.is_empty() {
             Ok(())
         } else {
@@ -472,11 +463,6 @@ impl Vocabulary {
     pub fn accepted(&self) -> impl Iterator<Item = (&str, &str)> {
         self.accept.iter().map(|(w, m)| (w.as_str(), m.as_str()))
     }
-
-    /// The words the spoken-move reader recognises.
-    pub fn lexicon(&self) -> &Lexicon {
-        self.lexicon.get_or_init(|| Lexicon::build(self).0)
-    }
 }
 
 /// The TOML key of a role in `[words.pieces]`.
@@ -604,22 +590,6 @@ pub fn fill(template: &str, args: &[(&str, &str)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::language::Language;
-
-    fn german_source() -> String {
-        include_str!("../../config/voices/de.toml").to_owned()
-    }
-
-    fn load_error(source: &str) -> String {
-        Language::from_toml(source).unwrap_err().to_string()
-    }
-
-    #[test]
-    fn every_builtin_vocabulary_validates() {
-        for lang in Language::all_builtin() {
-            lang.vocabulary().validate().unwrap();
-        }
-    }
 
     #[test]
     fn placeholders_are_found_and_bad_braces_refused() {
@@ -636,80 +606,5 @@ mod tests {
         assert_eq!(fill("{n} Züge", &[("n", "zwei")]), "zwei Züge");
         assert_eq!(fill("{x} und {", &[]), "{x} und {");
         assert_eq!(fill("ü{n}ß", &[("n", "é")]), "üéß");
-    }
-
-    #[test]
-    fn a_missing_event_names_the_key() {
-        let broken = german_source().replace("illegal_move =", "illegal_moov =");
-        let err = load_error(&broken);
-        assert!(
-            err.contains("words.events.illegal_move is missing"),
-            "{err}"
-        );
-        assert!(
-            err.contains("words.events.illegal_moov is not a known event"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn an_unknown_placeholder_names_the_key() {
-        let broken = german_source().replace("\"{piece} von {from}", "\"{figur} von {from}");
-        let err = load_error(&broken);
-        assert!(
-            err.contains("words.events.correction_move: unknown placeholder {figur}"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn a_word_with_two_meanings_is_refused() {
-        let broken = german_source().replace("knight = \"Springer\"", "knight = \"Felix\"");
-        let err = load_error(&broken);
-        assert!(err.contains("words.pieces.knight"), "{err}");
-        assert!(err.contains("words.files[5]"), "{err}");
-    }
-
-    #[test]
-    fn folding_makes_words_collide() {
-        // "César" and "Cesar" are the same word to the reader.
-        let broken = german_source().replace("bishop = \"Läufer\"", "bishop = \"César\"");
-        let err = load_error(&broken);
-        assert!(err.contains("words.pieces.bishop"), "{err}");
-    }
-
-    #[test]
-    fn digits_and_single_letters_are_refused() {
-        let err = load_error(&german_source().replace("\"fünf\", \"sechs\"", "\"5\", \"sechs\""));
-        assert!(err.contains("words.ranks[4]"), "{err}");
-        let err = load_error(&german_source().replace("\"Cesar\"", "\"C\""));
-        assert!(err.contains("words.files[2]"), "{err}");
-        let err = load_error(
-            &german_source().replace("\"nimmt\" = \"captures\"", "\"e\" = \"captures\""),
-        );
-        assert!(err.contains("words.accept"), "{err}");
-    }
-
-    #[test]
-    fn wrong_list_lengths_and_meanings_are_refused() {
-        let err = load_error(&german_source().replace(", \"Hector\"]", "]"));
-        assert!(
-            err.contains("words.files must have 8 entries, not 7"),
-            "{err}"
-        );
-        let err = load_error(
-            &german_source().replace("\"nimmt\" = \"captures\"", "\"nimmt\" = \"take\""),
-        );
-        assert!(
-            err.contains("words.accept.\"nimmt\": unknown meaning"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn a_missing_field_is_a_load_error() {
-        let broken = german_source().replace("mate = \"Matt\"", "");
-        let err = load_error(&broken);
-        assert!(err.contains("mate"), "{err}");
     }
 }

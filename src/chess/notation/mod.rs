@@ -8,7 +8,7 @@
 //! - [`telegraph`]: the seed's telegraph grid (`GEGO`).
 //! - [`san`]: SAN in any language's piece letters, figurines, and the lenient forms people write.
 //! - [`coordinate`]: long algebraic (`Ng1-f3`, `e5xd6`) and UCI (`e2e4`, `e7e8q`).
-//! - [`spoken`]: the spoken phrases of [`crate::chess::phrases`], read back.
+//! - [`spoken`]: moves in words ("Springer Felix drei"), as a voice says them and read back.
 //! - [`movelist`]: splitting a typed or pasted text into games and move tokens.
 
 pub mod coordinate;
@@ -25,7 +25,6 @@ use std::str::FromStr;
 use shakmaty::{CastlingMode, Chess, Move};
 
 use crate::chess::language::Language;
-use crate::chess::phrases;
 pub use resolve::{MoveSpec, ResolveError, Target};
 
 /// Longest move text accepted; the longest spoken phrase is well under this.
@@ -272,7 +271,7 @@ fn promotion_hint(notation: Notation, lang: &Language) -> String {
             let v = lang.vocabulary();
             format!(
                 "say the new piece: {}",
-                phrases::promotion_choices(v).join(", ")
+                spoken::promotion_choices(v).join(", ")
             )
         }
         Notation::San | Notation::Lan => format!(
@@ -299,6 +298,6 @@ pub fn format_move(
         Notation::Uci => coordinate::format_uci(m, mode),
         Notation::Iccf => iccf::format(m, mode),
         Notation::Telegraph => telegraph::format(m, mode),
-        Notation::Spoken => phrases::move_phrase(pos, m, style),
+        Notation::Spoken => spoken::format(pos, m, style),
     }
 }

@@ -38,9 +38,9 @@ pub struct Unclosed {
 }
 
 /// Most move tokens kept for one game. A longer game is refused anyway (the limit of
-/// [`crate::chess::pgn::MAX_PLIES`] half-moves), and keeping every token of one enormous
+/// [`crate::chess::game::MAX_PLIES`] half-moves), and keeping every token of one enormous
 /// pasted line would let a few megabytes of text fill memory.
-pub const MAX_TOKENS_PER_GAME: usize = crate::chess::pgn::MAX_PLIES + 1;
+pub const MAX_TOKENS_PER_GAME: usize = crate::chess::game::MAX_PLIES + 1;
 
 /// Splits `text` into games. With `one_move_per_line` (spoken input, whose moves contain
 /// spaces) every non-empty line is one move, a leading `12.` stripped; a blank line or a result

@@ -1,261 +1,139 @@
-//! Spoken moves read back ("Springer Gustav eins Felix drei"), so an assistant can type what he heard.
+//! Spoken moves: said for a voice ("Springer Gustav eins Felix drei") and read back, so an
+//! assistant can type what he heard.
+//!
+//! The writer ([`format`]) says what SAN writes, in the language's words: the from-square only
+//! where SAN disambiguates (always, with long verbosity), check and mate with the move, so the
+//! move itself is never lost. The grammar is only the order of the parts of a move, which is the
+//! same in every built-in language; the words come from the language file.
 //!
 //! The reader is forgiving about spelling and strict about meaning: case and diacritics are
 //! folded (César = cesar), German umlauts may be typed as ae/oe/ue and ß as ss, digits and the
 //! letters a–h stand in for rank and file names ("Springer f 3"), and every multi-word entry of
 //! the vocabulary ("Kurze Rochade", "jaque mate") is matched longest first. A word it does not
 //! know is an error naming the word, never a guess.
+//!
+//! The words come indexed by [`crate::chess::lexicon`], which the language builds once when it
+//! is loaded.
 
-use shakmaty::{CastlingSide, File, Rank, Role, Square};
+use shakmaty::{CastlingSide, Chess, File, Move, Position, Rank, Role, Square};
 
-use super::{MoveErrorKind, MoveSpec, Notation, Target};
+use super::resolve::castling_king_destination;
+use super::{MoveErrorKind, MoveSpec, Notation, Style, Target, Verbosity};
 use crate::chess::language::Language;
-use crate::chess::vocabulary::{Vocabulary, role_key};
+use crate::chess::lexicon::{Meaning, built_in_meaning, fold, raw_words};
+use crate::chess::vocabulary::Vocabulary;
 
-/// What a recognised word means in a move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Meaning {
-    File(File),
-    Rank(Rank),
-    /// A typed square such as "f3".
-    Square(Square),
-    Piece(Role),
-    Castle(CastlingSide),
-    Captures,
-    EnPassant,
-    Promotion,
-    Check,
-    Mate,
-}
-
-/// The words of one vocabulary, folded and tokenized, longest entries first.
-#[derive(Debug, Clone, Default)]
-pub struct Lexicon {
-    entries: Vec<Entry>,
-}
-
-#[derive(Debug, Clone)]
-struct Entry {
-    tokens: Vec<String>,
-    meaning: Meaning,
-    /// Where the word came from, for error messages ("words.files[2]").
-    key: String,
-}
-
-impl Lexicon {
-    /// The lexicon of `v`, and the words that clash (two meanings, or a form the reader
-    /// already gives a meaning: a single letter a–h, a number, a square like "f3").
-    pub fn build(v: &Vocabulary) -> (Lexicon, Vec<String>) {
-        let mut words: Vec<(String, &str, Meaning)> = Vec::new();
-        for file in File::ALL {
-            words.push((
-                format!("words.files[{}]", usize::from(file)),
-                v.file(file),
-                Meaning::File(file),
-            ));
-        }
-        for rank in Rank::ALL {
-            words.push((
-                format!("words.ranks[{}]", usize::from(rank)),
-                v.rank(rank),
-                Meaning::Rank(rank),
-            ));
-        }
-        for role in Role::ALL {
-            words.push((
-                format!("words.pieces.{}", role_key(role)),
-                v.piece(role),
-                Meaning::Piece(role),
-            ));
-        }
-        let m = v.moves();
-        let move_words = [
-            ("short_castling", m.short_castling.as_str()),
-            ("long_castling", &m.long_castling),
-            ("captures", &m.captures),
-            ("en_passant", &m.en_passant),
-            ("check", &m.check),
-            ("mate", &m.mate),
-        ];
-        for (key, word) in move_words {
-            if let Some(meaning) = meaning_of(key) {
-                words.push((format!("words.moves.{key}"), word, meaning));
+/// The spoken form of a legal move of `pos`, with check or mate spoken with it.
+///
+/// Short verbosity names the from-square where SAN does (file first, then rank, then both)
+/// and the from-file of pawn captures; long verbosity always names it.
+pub fn format(pos: &Chess, m: Move, style: &Style) -> String {
+    let v = style.lang.vocabulary();
+    let mut words: Vec<&str> = Vec::new();
+    match m {
+        Move::Castle { .. } => {
+            if let Some(side) = m.castling_side() {
+                words.push(v.castling(side));
             }
         }
-        if let Some(p) = &m.promotion {
-            words.push(("words.moves.promotion".to_owned(), p, Meaning::Promotion));
-        }
-        for (word, meaning) in v.accepted() {
-            if let Some(meaning) = meaning_of(meaning) {
-                words.push((format!("words.accept.{word:?}"), word, meaning));
+        _ => {
+            let role = m.role();
+            let to = m.to();
+            if role != Role::Pawn {
+                words.push(v.piece(role));
             }
-        }
-
-        let mut lexicon = Lexicon::default();
-        let mut clashes = Vec::new();
-        for (key, word, meaning) in words {
-            let mut forms = vec![tokens(word, fold)];
-            let german = tokens(word, fold_transliterated);
-            if german != forms[0] {
-                forms.push(german);
-            }
-            if forms[0].is_empty() {
-                clashes.push(format!("{key} = {word:?} has no letters"));
-                continue;
-            }
-            if let [single] = forms[0].as_slice()
-                && let Some(built_in) = built_in_meaning(single)
-                && built_in != meaning
-            {
-                clashes.push(format!(
-                    "{key} = {word:?} would be read as {}",
-                    describe(built_in)
-                ));
-                continue;
-            }
-            for form in forms {
-                match lexicon.entries.iter().find(|e| e.tokens == form) {
-                    Some(other) if other.meaning != meaning => clashes.push(format!(
-                        "{key} = {word:?} sounds like {} ({}) once case and accents are \
-                         ignored; a word may have one meaning only",
-                        other.key,
-                        describe(other.meaning)
-                    )),
-                    Some(_) => {}
-                    None => lexicon.entries.push(Entry {
-                        tokens: form,
-                        meaning,
-                        key: key.clone(),
-                    }),
+            if let Some(from) = m.from() {
+                let (file, rank) = match style.verbosity {
+                    Verbosity::Long if king_step_looks_like_castling(pos, m) => (false, false),
+                    Verbosity::Long => (true, true),
+                    Verbosity::Short => san_disambiguation(pos, m),
+                };
+                if file {
+                    words.push(v.file(from.file()));
+                }
+                if rank {
+                    words.push(v.rank(from.rank()));
                 }
             }
-        }
-        // Longest first, so that "jaque mate" wins over "jaque" and "Kurze Rochade" is one word.
-        lexicon
-            .entries
-            .sort_by_key(|e| std::cmp::Reverse(e.tokens.len()));
-        (lexicon, clashes)
-    }
-
-    /// The longest entry starting at `words[i]`, with the number of words it spans.
-    fn longest_match(&self, words: &[String]) -> Option<(Meaning, usize)> {
-        self.entries
-            .iter()
-            .find(|e| words.len() >= e.tokens.len() && words[..e.tokens.len()] == e.tokens[..])
-            .map(|e| (e.meaning, e.tokens.len()))
-    }
-}
-
-fn meaning_of(key: &str) -> Option<Meaning> {
-    Some(match key {
-        "short_castling" => Meaning::Castle(CastlingSide::KingSide),
-        "long_castling" => Meaning::Castle(CastlingSide::QueenSide),
-        "captures" => Meaning::Captures,
-        "en_passant" => Meaning::EnPassant,
-        "promotion" => Meaning::Promotion,
-        "check" => Meaning::Check,
-        "mate" => Meaning::Mate,
-        _ => Meaning::Piece(Role::ALL.into_iter().find(|&r| role_key(r) == key)?),
-    })
-}
-
-fn describe(meaning: Meaning) -> String {
-    match meaning {
-        Meaning::File(f) => format!("the file {f}"),
-        Meaning::Rank(r) => format!("the rank {r}"),
-        Meaning::Square(s) => format!("the square {s}"),
-        Meaning::Piece(r) => format!("the piece {}", role_key(r)),
-        Meaning::Castle(CastlingSide::KingSide) => "short castling".to_owned(),
-        Meaning::Castle(CastlingSide::QueenSide) => "long castling".to_owned(),
-        Meaning::Captures => "captures".to_owned(),
-        Meaning::EnPassant => "en passant".to_owned(),
-        Meaning::Promotion => "promotion".to_owned(),
-        Meaning::Check => "check".to_owned(),
-        Meaning::Mate => "mate".to_owned(),
-    }
-}
-
-/// What the reader makes of a typed word without any vocabulary: "f", "3", "f3".
-fn built_in_meaning(word: &str) -> Option<Meaning> {
-    let mut chars = word.chars();
-    let (a, b, rest) = (chars.next(), chars.next(), chars.next());
-    let file = |c: char| File::from_char(c);
-    let rank = |c: char| Rank::from_char(c);
-    match (a, b, rest) {
-        (Some(c), None, None) => file(c)
-            .map(Meaning::File)
-            .or_else(|| rank(c).map(Meaning::Rank)),
-        (Some(f), Some(r), None) => Some(Meaning::Square(Square::from_coords(file(f)?, rank(r)?))),
-        _ => None,
-    }
-}
-
-/// Lower case without diacritics: what two spellings of one word have in common.
-pub fn fold(word: &str) -> String {
-    fold_with(word, false)
-}
-
-/// Like [`fold`], but with the German transliteration (ä → ae, ö → oe, ü → ue), so that
-/// "Laeufer" and "Koenig", as typed on a keyboard without umlauts, are found too.
-pub fn fold_transliterated(word: &str) -> String {
-    fold_with(word, true)
-}
-
-fn fold_with(word: &str, transliterate: bool) -> String {
-    let mut out = String::with_capacity(word.len());
-    for c in word.chars().flat_map(char::to_lowercase) {
-        match (c, transliterate) {
-            ('ä', true) => out.push_str("ae"),
-            ('ö', true) => out.push_str("oe"),
-            ('ü', true) => out.push_str("ue"),
-            ('ß', _) => out.push_str("ss"),
-            ('æ', _) => out.push_str("ae"),
-            ('œ', _) => out.push_str("oe"),
-            ('\u{300}'..='\u{36f}', _) => {} // combining accents of decomposed text
-            _ => out.push(strip_accent(c)),
+            if let Some(captured) = m.capture() {
+                words.push(&v.moves().captures);
+                if style.name_captured {
+                    words.push(v.piece(captured));
+                }
+            }
+            words.push(v.file(to.file()));
+            words.push(v.rank(to.rank()));
+            if m.is_en_passant() {
+                words.push(&v.moves().en_passant);
+            }
+            if let Some(promoted) = m.promotion() {
+                if let Some(word) = &v.moves().promotion {
+                    words.push(word);
+                }
+                words.push(v.piece(promoted));
+            }
         }
     }
-    out
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    if after.is_checkmate() {
+        words.push(&v.moves().mate);
+    } else if after.is_check() {
+        words.push(&v.moves().check);
+    }
+    words.join(" ")
 }
 
-/// The base letter of a lower-case Latin-1 or Latin Extended-A letter.
-fn strip_accent(c: char) -> char {
-    match c {
-        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ă' | 'ą' => 'a',
-        'ç' | 'ć' | 'ĉ' | 'ċ' | 'č' => 'c',
-        'ď' | 'đ' => 'd',
-        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => 'e',
-        'ĝ' | 'ğ' | 'ġ' | 'ģ' => 'g',
-        'ĥ' | 'ħ' => 'h',
-        'ì' | 'í' | 'î' | 'ï' | 'ĩ' | 'ī' | 'ĭ' | 'į' | 'ı' => 'i',
-        'ĵ' => 'j',
-        'ķ' => 'k',
-        'ĺ' | 'ļ' | 'ľ' | 'ŀ' | 'ł' => 'l',
-        'ñ' | 'ń' | 'ņ' | 'ň' => 'n',
-        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ŏ' | 'ő' => 'o',
-        'ŕ' | 'ŗ' | 'ř' => 'r',
-        'ś' | 'ŝ' | 'ş' | 'š' => 's',
-        'ţ' | 'ť' | 'ŧ' => 't',
-        'ù' | 'ú' | 'û' | 'ü' | 'ũ' | 'ū' | 'ŭ' | 'ů' | 'ű' | 'ų' => 'u',
-        'ŵ' => 'w',
-        'ý' | 'ÿ' | 'ŷ' => 'y',
-        'ź' | 'ż' | 'ž' => 'z',
-        _ => c,
+/// Which parts of the from-square SAN writes: (file, rank).
+fn san_disambiguation(pos: &Chess, m: Move) -> (bool, bool) {
+    let (role, Some(from)) = (m.role(), m.from()) else {
+        return (false, false);
+    };
+    match role {
+        Role::Pawn => return (m.is_capture(), false),
+        Role::King => return (false, false),
+        _ => {}
+    }
+    let rivals: Vec<Square> = pos
+        .legal_moves()
+        .iter()
+        .filter(|o| o.role() == role && o.to() == m.to() && !o.is_castle())
+        .filter_map(|o| o.from())
+        .filter(|&f| f != from)
+        .collect();
+    if rivals.is_empty() {
+        (false, false)
+    } else if rivals.iter().all(|r| r.file() != from.file()) {
+        (true, false)
+    } else if rivals.iter().all(|r| r.rank() != from.rank()) {
+        (false, true)
+    } else {
+        (true, true)
     }
 }
 
-/// The words of a text, folded: letters and digits, split at spaces and punctuation
-/// ("xeque-mate" and "xeque mate" are the same two words).
-fn tokens(text: &str, fold: fn(&str) -> String) -> Vec<String> {
-    raw_words(text)
-        .map(fold)
-        .filter(|w| !w.is_empty())
+/// In Chess960 a king's step can end where castling puts the king (king f1, rook h1: f1-g1);
+/// with its from-square the step would be read as castling too, so it is said without it.
+fn king_step_looks_like_castling(pos: &Chess, m: Move) -> bool {
+    let (Role::King, Some(from), false) = (m.role(), m.from(), m.is_castle()) else {
+        return false;
+    };
+    pos.legal_moves()
+        .iter()
+        .any(|c| match (*c, c.castling_side()) {
+            (Move::Castle { king, .. }, Some(side)) => {
+                king == from && castling_king_destination(king, side) == m.to()
+            }
+            _ => false,
+        })
+}
+
+/// The words a player may say for a promotion piece (queen, rook, bishop, knight).
+pub fn promotion_choices(v: &Vocabulary) -> Vec<String> {
+    [Role::Queen, Role::Rook, Role::Bishop, Role::Knight]
+        .into_iter()
+        .map(|r| v.piece(r).to_owned())
         .collect()
-}
-
-fn raw_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_alphanumeric() || ('\u{300}'..='\u{36f}').contains(&c)))
-        .filter(|w| !w.is_empty())
 }
 
 /// Whether `text` is made of words the reader knows, one of them at least a word of the
@@ -266,7 +144,7 @@ pub fn looks_like(text: &str, lang: &Language) -> bool {
     if text.len() > super::MAX_MOVE_BYTES {
         return false;
     }
-    let lexicon = lang.vocabulary().lexicon();
+    let lexicon = lang.lexicon();
     let folded: Vec<String> = raw_words(text)
         .map(fold)
         .filter(|w| !w.is_empty())
@@ -297,7 +175,7 @@ pub fn looks_like(text: &str, lang: &Language) -> bool {
 /// ignored: the position decides them.
 pub fn parse(text: &str, lang: &Language) -> Result<MoveSpec, MoveErrorKind> {
     let v = lang.vocabulary();
-    let lexicon = v.lexicon();
+    let lexicon = lang.lexicon();
     let originals: Vec<&str> = raw_words(text).filter(|w| !fold(w).is_empty()).collect();
     let folded: Vec<String> = originals.iter().map(|w| fold(w)).collect();
     if folded.is_empty() {
@@ -500,6 +378,8 @@ fn unknown_word(word: &str, v: &Vocabulary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
 
     fn de() -> &'static Language {
         Language::german()
@@ -511,20 +391,6 @@ mod tests {
 
     fn spec(text: &str, lang: &Language) -> MoveSpec {
         parse(text, lang).unwrap_or_else(|e| panic!("{text:?}: {e}"))
-    }
-
-    #[test]
-    fn folding_ignores_case_and_accents() {
-        assert_eq!(fold("César"), "cesar");
-        assert_eq!(fold("CÉSAR"), "cesar");
-        assert_eq!(fold("Läufer"), "laufer");
-        assert_eq!(fold("Weiß"), "weiss");
-        assert_eq!(fold("Weiss"), "weiss");
-        assert_eq!(fold("Peão"), "peao");
-        assert_eq!(fold("Ce\u{301}sar"), "cesar");
-        assert_eq!(fold_transliterated("Läufer"), "laeufer");
-        assert_eq!(fold_transliterated("König"), "koenig");
-        assert_eq!(fold("ŁÓDŹ"), "lodz");
     }
 
     #[test]
@@ -672,5 +538,23 @@ mod tests {
         for text in ["ǅ İ ﬃ", "\u{301}\u{301}", "Ⅻ 𝟘", "é\u{0}z", "ß ß ß", "ÿ̈"] {
             let _ = parse(text, de());
         }
+    }
+
+    #[test]
+    fn check_and_mate_are_spoken_with_the_move() {
+        let pos: Chess = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let m = Move::Normal {
+            role: Role::Queen,
+            from: Square::D8,
+            capture: None,
+            to: Square::H4,
+            promotion: None,
+        };
+        let style = Style::new(Language::german());
+        assert_eq!(format(&pos, m, &style), "Dame Hector vier Matt");
     }
 }
