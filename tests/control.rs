@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use annabella::app::hub::{Hub, Request, TableHandle};
+use annabella::app::session_driver::ControlService;
 use annabella::io::control_server::{self, ControlSettings};
 use annabella::io::tokens::{Grant, Origin, Tokens};
 use annabella::table::control::{Command as Request_, Role, permitted};
@@ -114,9 +115,7 @@ async fn start(settings: ControlSettings) -> Server {
     let (shutdown, stop) = watch::channel(false);
     let task = tokio::spawn(control_server::run(
         listener,
-        Hub::new(tables),
-        tokens(),
-        settings,
+        ControlService::new(Hub::new(tables), tokens(), settings),
         stop,
     ));
     Server {
