@@ -611,6 +611,35 @@ fn send_reads_requests_from_stdin_and_goes_on_after_an_error() {
     assert_eq!(daemon.join().unwrap().len(), 3);
 }
 
+/// `send` reads replies with the daemon's own bounded line reader: a reply over 1 MiB is not
+/// held, cut or split into lines; `send` stops and says so.
+#[test]
+fn send_refuses_an_overlong_reply_without_holding_it() {
+    let huge: &'static str = Box::leak(format!("ok {}", "x".repeat(1024 * 1024)).into_boxed_str());
+    let (addr, daemon) = scripted(vec![
+        ("auth tok-0123456789abcdef", vec!["ok white table-1"]),
+        ("sheet", vec![huge, "ok after"]),
+    ]);
+    let o = annabella(
+        &["send", "--connect", &addr, "sheet", "board"],
+        &[("ANNABELLA_TOKEN", "tok-0123456789abcdef")],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "");
+    assert!(
+        text(&o.stderr).contains(&format!(
+            "{addr} sent a line of 1048579 bytes; at most 1048576"
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(
+        daemon.join().unwrap(),
+        ["auth tok-0123456789abcdef", "sheet"]
+    );
+}
+
 #[test]
 fn send_without_a_daemon_exits_2_naming_the_address() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
