@@ -317,18 +317,23 @@ struct PageTransport {
 impl Transport for PageTransport {
     async fn next(&mut self) -> Incoming {
         loop {
-            return match self.socket.recv().await {
-                Some(Ok(Message::Text(text))) => match request_line(&text) {
-                    Ok(line) => Incoming::Line(line),
-                    Err(refusal) => Incoming::Refused(refusal),
-                },
-                Some(Ok(Message::Binary(_))) => Incoming::Refused(Refusal::new(
-                    ErrorCode::Syntax,
-                    "binary messages are not requests; send one text line",
-                )),
-                Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => Incoming::Closed,
-            };
+            match self.socket.recv().await {
+                Some(Ok(Message::Text(text))) => {
+                    return match request_line(&text) {
+                        Ok(line) => Incoming::Line(line),
+                        Err(refusal) => Incoming::Refused(refusal),
+                    };
+                }
+                Some(Ok(Message::Binary(_))) => {
+                    return Incoming::Refused(Refusal::new(
+                        ErrorCode::Syntax,
+                        "binary messages are not requests; send one text line",
+                    ));
+                }
+                // Answered by the WebSocket layer itself.
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return Incoming::Closed,
+            }
         }
     }
 
