@@ -10,7 +10,8 @@
 //!   state machine with its journal records.
 //! - [`io`]: adapters — board links, the simulated board, speech, the journal, the control
 //!   interface's server and tokens, the web page.
-//! - [`app`]: the daemon's wiring — tables as actors, the hub the network adapters talk to.
+//! - [`app`]: the daemon's wiring — tables as actors, the hub the network adapters talk to, and
+//!   the control session (sans-IO) with the one driver the TCP server and the web page share.
 //! - [`config`]: the daemon's TOML configuration, validated key by key.
 //! - [`cli`]: the command-line face (`serve`, `demo`, `send`, `convert`, `announce`,
 //!   `reconcile`, `replay`, `watch`, `simulate-board`).

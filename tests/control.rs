@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use annabella::app::hub::{Hub, Request, TableHandle};
+use annabella::app::session_driver::ControlService;
 use annabella::io::control_server::{self, ControlSettings};
 use annabella::io::tokens::{Grant, Origin, Tokens};
 use annabella::table::control::{Command as Request_, Role, permitted};
@@ -114,9 +115,7 @@ async fn start(settings: ControlSettings) -> Server {
     let (shutdown, stop) = watch::channel(false);
     let task = tokio::spawn(control_server::run(
         listener,
-        Hub::new(tables),
-        tokens(),
-        settings,
+        ControlService::new(Hub::new(tables), tokens(), settings),
         stop,
     ));
     Server {
@@ -610,6 +609,35 @@ fn send_reads_requests_from_stdin_and_goes_on_after_an_error() {
     assert_eq!(text(&o.stdout), "ok fen\n");
     assert!(text(&o.stderr).contains("error syntax unknown request"));
     assert_eq!(daemon.join().unwrap().len(), 3);
+}
+
+/// `send` reads replies with the daemon's own bounded line reader: a reply over 1 MiB is not
+/// held, cut or split into lines; `send` stops and says so.
+#[test]
+fn send_refuses_an_overlong_reply_without_holding_it() {
+    let huge: &'static str = Box::leak(format!("ok {}", "x".repeat(1024 * 1024)).into_boxed_str());
+    let (addr, daemon) = scripted(vec![
+        ("auth tok-0123456789abcdef", vec!["ok white table-1"]),
+        ("sheet", vec![huge, "ok after"]),
+    ]);
+    let o = annabella(
+        &["send", "--connect", &addr, "sheet", "board"],
+        &[("ANNABELLA_TOKEN", "tok-0123456789abcdef")],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "");
+    assert!(
+        text(&o.stderr).contains(&format!(
+            "{addr} sent a line of 1048579 bytes; at most 1048576"
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(
+        daemon.join().unwrap(),
+        ["auth tok-0123456789abcdef", "sheet"]
+    );
 }
 
 #[test]

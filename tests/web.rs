@@ -240,106 +240,233 @@ fn wait_for_port(port: u16) {
     }
 }
 
-/// The bridge alone, against a stand-in control interface that answers `ok <request>`: one
-/// message is one request, binary and multi-line messages get error lines, and one page more
-/// than allowed is refused with a reason.
+/// The page's WebSocket is a control session of its own: the web server runs on a control
+/// service built from stand-in tables and tokens, and no control interface listens anywhere —
+/// there is no TCP port the page could reach. One message is one request; binary, multi-line
+/// and overlong messages get error lines; the pages are bounded by their own cap and by the
+/// control connections' cap they share; the audio route checks tokens as a session does.
 #[test]
-fn the_bridge_forwards_lines_and_bounds_the_pages() {
+fn the_page_is_a_control_session_without_the_control_port() {
+    use std::sync::Arc;
+
+    use annabella::app::hub::{Hub, Request, TableHandle};
+    use annabella::app::session_driver::ControlService;
     use annabella::chess::language::Language;
+    use annabella::io::control_server::ControlSettings;
+    use annabella::io::tokens::{Grant, Origin, Tokens};
     use annabella::io::web::{self, WebSettings};
+    use annabella::table::control::Role;
     use futures_util::{SinkExt, StreamExt};
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    use tokio::sync::{broadcast, mpsc};
     use tokio_tungstenite::tungstenite::Message;
+
+    const TABLE_2_ONLY: &str = "web-test-table-2-0123456789";
+
+    /// A table that answers `ok <keyword>` (the board with a position), as the real one would
+    /// answer through the hub.
+    fn stand_in(name: &str) -> TableHandle {
+        let (requests, mut inbox) = mpsc::channel::<Request>(8);
+        let (events, _) = broadcast::channel(16);
+        tokio::spawn(async move {
+            while let Some(request) = inbox.recv().await {
+                let reply = match request.command.keyword() {
+                    "board" => "ok 8/8/8/8/8/8/8/8 w - - 0 1".to_owned(),
+                    keyword => format!("ok {keyword} {} {}", request.role, request.lang.code()),
+                };
+                let _ = request.reply.send(reply);
+            }
+        });
+        TableHandle {
+            name: Arc::from(name),
+            requests,
+            events,
+        }
+    }
+
+    async fn next_text(
+        ws: &mut tokio_tungstenite::WebSocketStream<
+            tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+        >,
+    ) -> Option<String> {
+        loop {
+            match tokio::time::timeout(WAIT, ws.next())
+                .await
+                .expect("a message in time")
+            {
+                Some(Ok(Message::Text(t))) => return Some(t.to_string()),
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
 
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async {
-        let control = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let control_addr = control.local_addr().unwrap();
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = control.accept().await {
-                tokio::spawn(async move {
-                    let (read, mut write) = stream.into_split();
-                    let mut lines = tokio::io::BufReader::new(read).lines();
-                    write.write_all(b"event hello\n").await.ok();
-                    while let Ok(Some(line)) = lines.next_line().await {
-                        write
-                            .write_all(format!("ok {line}\n").as_bytes())
-                            .await
-                            .ok();
-                    }
-                });
-            }
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
+        let tables = vec![stand_in("table-1"), stand_in("table-2")];
+        let feed = tables[0].events.clone();
+        let tokens = Tokens::new([
+            (
+                ASSISTANT.to_owned(),
+                Grant {
+                    role: Role::Assistant,
+                    tables: None,
+                },
+                Origin::Config,
+            ),
+            (
+                TABLE_2_ONLY.to_owned(),
+                Grant {
+                    role: Role::Observer,
+                    tables: Some(Arc::from(vec![Arc::<str>::from("table-2")])),
+                },
+                Origin::Config,
+            ),
+        ]);
+        let control = ControlService::new(
+            Hub::new(tables),
+            tokens,
+            ControlSettings {
+                max_connections: 2,
+                ..ControlSettings::default()
+            },
+        );
+        let wav = tempfile::tempdir().unwrap();
+        std::fs::write(wav.path().join("table-1-3.wav"), b"RIFF-record").unwrap();
         let (stop, shutdown) = tokio::sync::watch::channel(false);
-        let mut settings = WebSettings::new(Language::german(), &[]);
-        settings.max_connections = 1;
-        let server = tokio::spawn(web::run(listener, control_addr, settings, shutdown));
+        // Two web servers on one control service: one allowing a single page, one allowing
+        // more pages than there are control connection slots.
+        let mut servers = Vec::new();
+        let mut addrs = Vec::new();
+        for pages in [1, 5] {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            addrs.push(listener.local_addr().unwrap());
+            let mut settings = WebSettings::new(Language::german(), &[]);
+            settings.max_connections = pages;
+            settings.wav_dirs = vec![wav.path().to_path_buf()];
+            servers.push(tokio::spawn(web::run(
+                listener,
+                control.clone(),
+                settings,
+                shutdown.clone(),
+            )));
+        }
+        let (addr, roomy) = (addrs[0], addrs[1]);
 
         let url = format!("ws://{addr}/ws");
         let (mut ws, _) = tokio_tungstenite::connect_async(&url).await.unwrap();
-        let greeting = loop {
-            match ws.next().await {
-                Some(Ok(Message::Text(t))) => break t.to_string(),
-                Some(Ok(_)) => continue,
-                other => panic!("the bridge closed: {other:?}"),
-            }
-        };
-        assert_eq!(greeting, "event hello");
+        ws.send(Message::text("board")).await.unwrap();
+        assert_eq!(
+            next_text(&mut ws).await.unwrap(),
+            "error auth board before auth; send auth TOKEN first"
+        );
+        ws.send(Message::text(format!("auth {ASSISTANT}\r\n")))
+            .await
+            .unwrap();
+        assert_eq!(next_text(&mut ws).await.unwrap(), "ok assistant table-1");
+        ws.send(Message::text("events")).await.unwrap();
+        assert_eq!(next_text(&mut ws).await.unwrap(), "ok events table-1");
+        feed.send(Arc::from("event hello")).unwrap();
+        assert_eq!(next_text(&mut ws).await.unwrap(), "event hello");
         ws.send(Message::text("board")).await.unwrap();
         ws.send(Message::text("move e4\nresign")).await.unwrap();
         ws.send(Message::binary(vec![1, 2, 3])).await.unwrap();
+        ws.send(Message::text("x".repeat(600))).await.unwrap();
+        ws.send(Message::text("lang de")).await.unwrap();
+        ws.send(Message::text("status")).await.unwrap();
         let mut replies = Vec::new();
-        while replies.len() < 3 {
-            if let Some(Ok(Message::Text(t))) = ws.next().await {
-                replies.push(t.to_string());
-            }
+        while replies.len() < 6 {
+            replies.push(next_text(&mut ws).await.expect("a reply"));
         }
-        replies.sort();
-        assert_eq!(replies[2], "ok board", "{replies:?}");
-        assert!(replies[0].starts_with("error syntax binary"), "{replies:?}");
-        assert!(
-            replies[1].starts_with("error syntax one request"),
-            "{replies:?}"
+        assert_eq!(
+            replies,
+            [
+                "ok 8/8/8/8/8/8/8/8 w - - 0 1",
+                "error syntax one request per message; this one holds a line break",
+                "error syntax binary messages are not requests; send one text line",
+                "error syntax line of 600 bytes skipped; at most 512",
+                "ok lang de",
+                "ok status assistant de",
+            ]
         );
 
-        // A second page while the first is open: refused, with the reason.
+        // A second page on the first server, while the first is open: refused, with the reason.
         match tokio_tungstenite::connect_async(&url).await {
             Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
                 assert_eq!(response.status(), 503);
             }
             other => panic!("a second page was not refused: {other:?}"),
         }
-        let page = http_get(addr, "/").await;
+        // The second server takes the last control connection slot; one more page is told so
+        // in the protocol's words and closed.
+        let roomy_url = format!("ws://{roomy}/ws");
+        let (mut second, _) = tokio_tungstenite::connect_async(&roomy_url).await.unwrap();
+        second.send(Message::text("help")).await.unwrap();
+        assert!(
+            next_text(&mut second)
+                .await
+                .unwrap()
+                .starts_with("ok requests: ")
+        );
+        let (mut third, _) = tokio_tungstenite::connect_async(&roomy_url).await.unwrap();
+        assert_eq!(
+            next_text(&mut third).await.unwrap(),
+            "error rate too many connections (at most 2); try again later"
+        );
+        assert_eq!(next_text(&mut third).await, None);
+
+        let page = http_get(addr, "/", "").await;
         assert!(page.starts_with("HTTP/1.1 200"), "{page}");
         assert!(page.contains("Skip to move entry"));
-        let words = http_get(addr, "/words.json").await;
+        let words = http_get(addr, "/words.json", "").await;
         assert!(words.contains("\"Felix\""), "{words}");
-        let audio = http_get(addr, "/audio/table-1").await;
+        let audio = http_get(addr, "/audio/table-1", "").await;
         assert!(audio.starts_with("HTTP/1.1 401"), "{audio}");
-        let traversal = http_get(addr, "/audio/..%2Fetc").await;
+        let traversal = http_get(addr, "/audio/..%2Fetc", "").await;
         assert!(!traversal.starts_with("HTTP/1.1 200"), "{traversal}");
+        // The audio route's token check is the sessions'.
+        let bearer = |token: &str| format!("Authorization: Bearer {token}\r\n");
+        let wrong = http_get(addr, "/audio/table-1", &bearer("not-a-token-at-all")).await;
+        assert!(wrong.starts_with("HTTP/1.1 403"), "{wrong}");
+        assert!(wrong.ends_with("error auth wrong token\n"), "{wrong}");
+        let elsewhere = http_get(addr, "/audio/table-1", &bearer(TABLE_2_ONLY)).await;
+        assert!(elsewhere.starts_with("HTTP/1.1 403"), "{elsewhere}");
+        assert!(
+            elsewhere.ends_with(
+                "error forbidden no table \"table-1\" for this token; tables: table-2\n"
+            ),
+            "{elsewhere}"
+        );
+        let record = http_get(addr, "/audio/table-1", &bearer(ASSISTANT)).await;
+        assert!(record.starts_with("HTTP/1.1 200"), "{record}");
+        assert!(record.ends_with("RIFF-record"), "{record}");
+        let none_yet = http_get(addr, "/audio/table-2", &bearer(TABLE_2_ONLY)).await;
+        assert!(none_yet.starts_with("HTTP/1.1 404"), "{none_yet}");
 
+        // Shutdown: every page is told, then closed; the servers stop.
         stop.send(true).unwrap();
-        drop(ws);
-        tokio::time::timeout(Duration::from_secs(10), server)
-            .await
-            .expect("the server stops on shutdown")
-            .unwrap()
-            .unwrap();
+        assert_eq!(next_text(&mut ws).await.unwrap(), "event shutdown");
+        assert_eq!(next_text(&mut ws).await, None);
+        assert_eq!(next_text(&mut second).await.unwrap(), "event shutdown");
+        for server in servers {
+            tokio::time::timeout(Duration::from_secs(10), server)
+                .await
+                .expect("the server stops on shutdown")
+                .unwrap()
+                .unwrap();
+        }
     });
 }
 
-/// A plain HTTP/1.1 GET, the whole response as text.
-async fn http_get(addr: std::net::SocketAddr, path: &str) -> String {
+/// A plain HTTP/1.1 GET with `headers` (each ending in CRLF), the whole response as text.
+async fn http_get(addr: std::net::SocketAddr, path: &str, headers: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     s.write_all(
-        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes(),
+        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n")
+            .as_bytes(),
     )
     .await
     .unwrap();

@@ -179,11 +179,10 @@ pub async fn run(
     let listen = listener.local_addr()?;
     let mut control = config.control.clone();
     control.default_lang = lang;
+    let control = crate::app::session_driver::ControlService::new(hub.clone(), tokens, control);
     tasks.spawn(crate::io::control_server::run(
         listener,
-        hub.clone(),
-        tokens,
-        control,
+        control.clone(),
         shutdown.clone(),
     ));
     let web = match config.web_listen {
@@ -193,7 +192,6 @@ pub async fn run(
                 .with_context(|| format!("listening for the web page on {addr}"))?;
             let web = listener.local_addr()?;
             let settings = WebSettings::new(lang, &config.speech);
-            let control = control_address(listen);
             let shutdown = shutdown.clone();
             tasks.spawn(async move {
                 if let Err(e) = crate::io::web::run(listener, control, settings, shutdown).await {
@@ -258,21 +256,6 @@ pub async fn run(
     }
     tracing::info!("stopped");
     Ok(())
-}
-
-/// Where the web page reaches the control interface: a wildcard listen address is reached on
-/// the loopback address of its family.
-fn control_address(listen: SocketAddr) -> SocketAddr {
-    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-    match listen.ip() {
-        IpAddr::V4(ip) if ip.is_unspecified() => {
-            SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), listen.port())
-        }
-        IpAddr::V6(ip) if ip.is_unspecified() => {
-            SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), listen.port())
-        }
-        _ => listen,
-    }
 }
 
 fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language) -> TableSettings {

@@ -1,5 +1,14 @@
 //! The daemon's wiring: tables as actors, their boards, speech, journal and control interface.
+//!
+//! - [`rate_limit`]: the token bucket a session's requests go through.
+//! - [`session`]: one control connection's conversation without I/O (lines in, actions out),
+//!   and the one token check.
+//! - [`session_driver`]: runs sessions over the TCP control interface and the page's
+//!   WebSocket alike, against the [`hub`]'s tables.
 
 pub mod daemon;
 pub mod hub;
+pub mod rate_limit;
+pub mod session;
+pub mod session_driver;
 pub mod table_actor;

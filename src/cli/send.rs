@@ -4,7 +4,7 @@
 //! Exit status: 0 when every reply was `ok`, 1 on an `error` reply (printed to standard error),
 //! 2 when the daemon could not be reached.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,13 +13,16 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 
+use crate::io::lines::{self, Line, LineSplitter};
 use crate::io::tokens;
 use crate::table::control::{MAX_LINE_BYTES, Role};
 
 /// The environment variable `send` reads a token from when `--token` is not given.
 pub const TOKEN_VARIABLE: &str = "ANNABELLA_TOKEN";
 /// Longest reply line read (a scoresheet is long, but not this long).
-const MAX_REPLY_BYTES: u64 = 1024 * 1024;
+const MAX_REPLY_BYTES: usize = 1024 * 1024;
+/// Bytes of an overlong reply skipped, waiting for its line feed, before `send` gives up.
+const MAX_SKIPPED_REPLY_BYTES: usize = 4 * MAX_REPLY_BYTES;
 
 #[derive(Debug, Args)]
 pub struct SendArgs {
@@ -60,6 +63,7 @@ fn parse_role(text: &str) -> Result<Role, String> {
 struct Session {
     addr: String,
     reader: BufReader<TcpStream>,
+    lines: LineSplitter,
     writer: TcpStream,
     subscribed: bool,
 }
@@ -121,17 +125,26 @@ impl Session {
         }
     }
 
+    /// The daemon's next line, without its line feed (and carriage return); `None` when it
+    /// has closed the connection. A line longer than [`MAX_REPLY_BYTES`] is an error.
     fn read_line(&mut self) -> anyhow::Result<Option<String>> {
-        let mut bytes = Vec::new();
-        (&mut self.reader)
-            .take(MAX_REPLY_BYTES)
-            .read_until(b'\n', &mut bytes)
+        let line = lines::read_line(&mut self.reader, &mut self.lines)
             .with_context(|| format!("reading from {}", self.addr))?;
-        if bytes.is_empty() {
-            return Ok(None);
+        match line {
+            None => Ok(None),
+            Some(Line::Text(bytes)) => {
+                let text = String::from_utf8_lossy(&bytes);
+                Ok(Some(text.trim_end_matches('\r').to_owned()))
+            }
+            Some(Line::TooLong(n)) => bail!(
+                "{} sent a line of {n} bytes; at most {MAX_REPLY_BYTES}",
+                self.addr
+            ),
+            Some(Line::Runaway) => bail!(
+                "{} sent more than {MAX_SKIPPED_REPLY_BYTES} bytes without a line feed",
+                self.addr
+            ),
         }
-        let text = String::from_utf8_lossy(&bytes);
-        Ok(Some(text.trim_end_matches(['\n', '\r']).to_owned()))
     }
 }
 
@@ -231,6 +244,7 @@ pub fn run(args: SendArgs) -> anyhow::Result<ExitCode> {
     let mut session = Session {
         addr: args.connect.clone(),
         reader: BufReader::new(stream.try_clone()?),
+        lines: LineSplitter::new(MAX_REPLY_BYTES, MAX_SKIPPED_REPLY_BYTES),
         writer: stream,
         subscribed: false,
     };

@@ -1,7 +1,9 @@
 //! The adapters: the only code that touches devices, sockets, audio, disk and the clock.
 //!
 //! - [`clock`]: milliseconds for stamping events; the only clock reads.
-//! - [`control_server`]: the control interface's TCP server (tokens, limits, events).
+//! - [`control_server`]: the control interface's TCP server (listener, connection cap, lines
+//!   framed for a control session).
+//! - [`lines`]: the one bounded line reader (the server's requests, `annabella send`'s replies).
 //! - [`link`]: a board behind a serial device or a TCP bridge, with reconnect and backoff.
 //! - [`simulator`]: a simulated peg or DGT board behind a pseudo-terminal or a TCP port.
 //! - [`speech`]: speech output — the system voice, espeak-ng, the WAV record, the transcript —
@@ -9,10 +11,11 @@
 //! - [`store`]: the durable journal (SQLite) every accepted record is written to before it is
 //!   acknowledged or announced, the heartbeat, and the PGN archive of finished games.
 //! - [`tokens`]: the control interface's tokens (`<state-dir>/tokens.toml`, the configuration's).
-//! - [`web`]: the table's web page, its WebSocket bridged to the control interface.
+//! - [`web`]: the table's web page; its WebSocket is a control session of its own.
 
 pub mod clock;
 pub mod control_server;
+pub mod lines;
 pub mod link;
 pub mod simulator;
 pub mod speech;

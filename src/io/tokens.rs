@@ -197,8 +197,9 @@ impl Tokens {
     }
 
     /// The grant of a presented token, or `None`. Every token is compared, whichever matches,
-    /// so the time taken tells nothing about which one nearly matched.
-    pub fn authenticate(&self, presented: &str) -> Option<Grant> {
+    /// so the time taken tells nothing about which one nearly matched. Called only through
+    /// [`crate::app::session::check_token`], the one place tokens are checked.
+    pub(crate) fn authenticate(&self, presented: &str) -> Option<Grant> {
         let mut found = None;
         for entry in self.entries.iter() {
             if same_secret(&entry.secret, presented.as_bytes()) && found.is_none() {

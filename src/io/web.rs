@@ -1,9 +1,12 @@
 //! The table's web page: an axum server that serves the page embedded in the binary (`web/`),
-//! bridges each WebSocket to a connection of the daemon's own control interface, and hands out
-//! the audio record to a token holder.
+//! runs a control session over each WebSocket, and hands out the audio record to a token
+//! holder.
 //!
-//! The bridge forwards text lines both ways and decides nothing: authentication, roles and rate
-//! limits stay in the control server, so the page can do exactly what `nc` can and no more.
+//! A WebSocket is one more transport of the control protocol, one text message per line: the
+//! session ([`crate::app::session`], driven by [`crate::app::session_driver`]) is the same as a
+//! TCP connection's, with its authentication, roles, rate limit and connection cap, so the page
+//! can do exactly what `nc` can and no more. Nothing goes through the control interface's TCP
+//! port.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -13,18 +16,18 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::{ConnectInfo, Path as UrlPath, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
-use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::sync::{Semaphore, watch};
 
+use crate::app::session_driver::{ControlService, Incoming, Transport};
 use crate::chess::language::Language;
+use crate::io::lines::Line;
 use crate::io::speech::BackendSpec;
 use crate::io::speech::wav::file_stem;
-use crate::table::control::MAX_LINE_BYTES;
+use crate::table::control::{ErrorCode, MAX_LINE_BYTES, Refusal};
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
@@ -36,10 +39,8 @@ pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
 /// Largest WebSocket message the page may send: one request line, with room for the framing of
 /// multi-byte characters.
 const MAX_MESSAGE_BYTES: usize = 4 * MAX_LINE_BYTES;
-/// How long the page may leave a line unread before the bridge gives up on it.
-const SEND_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long the audio route waits for the control interface to judge a token.
-const AUTH_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the page is given to take its close frame.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Largest audio record served: a long game's speech is tens of megabytes.
 const MAX_AUDIO_BYTES: u64 = 512 * 1024 * 1024;
 
@@ -56,7 +57,7 @@ const URGENT_EVENTS: &[&str] = &[
     "move_withdrawn",
 ];
 
-/// What the web server needs besides the control interface's address.
+/// What the web server needs besides the control service.
 #[derive(Debug, Clone)]
 pub struct WebSettings {
     /// The tables' language: the page reads squares and pieces with its words.
@@ -86,18 +87,19 @@ impl WebSettings {
 
 #[derive(Clone)]
 struct Shared {
-    control: SocketAddr,
+    control: ControlService,
     settings: Arc<WebSettings>,
     words: Arc<str>,
     slots: Arc<Semaphore>,
     shutdown: watch::Receiver<bool>,
 }
 
-/// Serves the page on `listener` until `shutdown` turns true; each WebSocket talks to the
-/// control interface at `control`.
+/// Serves the page on `listener` until `shutdown` turns true; each WebSocket is a session of
+/// `control`, the same service the TCP control interface runs (its tokens, tables, limits and
+/// connection slots).
 pub async fn run(
     listener: tokio::net::TcpListener,
-    control: SocketAddr,
+    control: ControlService,
     settings: WebSettings,
     shutdown: watch::Receiver<bool>,
 ) -> std::io::Result<()> {
@@ -110,15 +112,18 @@ pub async fn run(
     };
     let app = router(shared);
     let mut stop = shutdown;
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            while !*stop.borrow() {
-                if stop.changed().await.is_err() {
-                    break;
-                }
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        while !*stop.borrow() {
+            if stop.changed().await.is_err() {
+                break;
             }
-        })
-        .await
+        }
+    })
+    .await
 }
 
 fn router(shared: Shared) -> Router {
@@ -239,7 +244,7 @@ pub fn words_json(lang: &Language) -> String {
 /// typed only to this page, but a foreign page should not even reach the control interface.
 fn same_origin(headers: &HeaderMap) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
-        // Not a browser (a test client, a script): the control interface's token decides.
+        // Not a browser (a test client, a script): the session's token check decides.
         return true;
     };
     let (Ok(origin), Some(Ok(host))) = (
@@ -255,6 +260,7 @@ fn same_origin(headers: &HeaderMap) -> bool {
 
 async fn upgrade(
     State(shared): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
@@ -276,162 +282,106 @@ async fn upgrade(
     ws.max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
         .on_upgrade(move |socket| async move {
-            bridge(socket, shared.control, shared.shutdown).await;
+            let control = &shared.control;
+            let mut transport = PageTransport {
+                socket,
+                write_timeout: control.settings().write_timeout,
+            };
+            // A page is a control connection like any other: it needs one of their slots.
+            match control.slot() {
+                Some(control_slot) => {
+                    let peer = format!("web page {peer}");
+                    control
+                        .converse(transport, &peer, shared.shutdown.clone())
+                        .await;
+                    drop(control_slot);
+                }
+                None => {
+                    tracing::warn!(%peer, "web page refused: too many control connections");
+                    transport.send(&control.too_many_connections()).await;
+                    transport.close().await;
+                }
+            }
             drop(slot);
         })
 }
 
-/// Pipes one WebSocket to one control connection, line for message, until either side closes
-/// or the daemon stops.
-async fn bridge(mut socket: WebSocket, control: SocketAddr, mut shutdown: watch::Receiver<bool>) {
-    let stream = match TcpStream::connect(control).await {
-        Ok(s) => s,
-        Err(e) => {
-            let line = format!(
-                "error state the web page cannot reach the control interface at {control}: {e}"
-            );
-            socket.send(Message::Text(line.into())).await.ok();
-            socket.send(Message::Close(None)).await.ok();
-            return;
-        }
-    };
-    stream.set_nodelay(true).ok();
-    let (read, mut write) = stream.into_split();
-    let (lines_tx, mut lines) = mpsc::channel::<Result<String, String>>(64);
-    let reader = tokio::spawn(read_lines(BufReader::new(read), lines_tx));
-    loop {
-        tokio::select! {
-            incoming = socket.recv() => {
-                let text = match incoming {
-                    Some(Ok(Message::Text(text))) => text,
-                    Some(Ok(Message::Binary(_))) => {
-                        if !send(&mut socket, "error syntax binary messages are not requests; send one text line").await {
-                            break;
-                        }
-                        continue;
-                    }
-                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
-                };
-                match request_line(&text) {
-                    Ok(line) => {
-                        if write.write_all(line.as_bytes()).await.is_err() {
-                            break;
-                        }
-                    }
-                    Err(why) => {
-                        if !send(&mut socket, &why).await {
-                            break;
-                        }
-                    }
+/// A WebSocket as a session's transport: each text message is one request line, each line the
+/// session writes one text message.
+struct PageTransport {
+    socket: WebSocket,
+    /// A page that does not take a message for this long is disconnected.
+    write_timeout: Duration,
+}
+
+impl Transport for PageTransport {
+    async fn next(&mut self) -> Incoming {
+        loop {
+            match self.socket.recv().await {
+                Some(Ok(Message::Text(text))) => {
+                    return match request_line(&text) {
+                        Ok(line) => Incoming::Line(line),
+                        Err(refusal) => Incoming::Refused(refusal),
+                    };
                 }
-            }
-            line = lines.recv() => {
-                match line {
-                    Some(Ok(line)) => {
-                        if !send(&mut socket, &line).await {
-                            break;
-                        }
-                    }
-                    Some(Err(why)) => {
-                        send(&mut socket, &why).await;
-                        break;
-                    }
-                    None => break,
+                Some(Ok(Message::Binary(_))) => {
+                    return Incoming::Refused(Refusal::new(
+                        ErrorCode::Syntax,
+                        "binary messages are not requests; send one text line",
+                    ));
                 }
-            }
-            _ = shutdown.changed() => {
-                // The control server says `event shutdown` itself; the page is told here too in
-                // case the control connection is already gone.
-                send(&mut socket, "event shutdown").await;
-                break;
+                // Answered by the WebSocket layer itself.
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return Incoming::Closed,
             }
         }
     }
-    reader.abort();
-    write.shutdown().await.ok();
-    socket.send(Message::Close(None)).await.ok();
+
+    async fn send(&mut self, line: &str) -> bool {
+        if line.len() > MAX_REPLY_BYTES {
+            let why = format!(
+                "error state the daemon sent a line of more than {MAX_REPLY_BYTES} bytes; the page stops here"
+            );
+            self.send_text(&why).await;
+            return false;
+        }
+        self.send_text(line).await
+    }
+
+    async fn close(&mut self) {
+        let _ = tokio::time::timeout(CLOSE_TIMEOUT, self.socket.send(Message::Close(None))).await;
+    }
 }
 
-/// One WebSocket message as one request line, or the error line the page is answered with.
-fn request_line(text: &Utf8Bytes) -> Result<String, String> {
+impl PageTransport {
+    async fn send_text(&mut self, line: &str) -> bool {
+        matches!(
+            tokio::time::timeout(
+                self.write_timeout,
+                self.socket.send(Message::Text(line.into()))
+            )
+            .await,
+            Ok(Ok(()))
+        )
+    }
+}
+
+/// One WebSocket message as one request line (a line feed and a carriage return at its end
+/// are dropped), or why it is none. A line over [`MAX_LINE_BYTES`] is skipped as on TCP.
+fn request_line(text: &Utf8Bytes) -> Result<Line, Refusal> {
     let text = text.as_str();
     let text = text.strip_suffix('\n').unwrap_or(text);
     let text = text.strip_suffix('\r').unwrap_or(text);
     if text.contains(['\n', '\r']) {
-        return Err("error syntax one request per message; this one holds a line break".into());
+        return Err(Refusal::new(
+            ErrorCode::Syntax,
+            "one request per message; this one holds a line break",
+        ));
     }
-    Ok(format!("{text}\n"))
-}
-
-async fn send(socket: &mut WebSocket, line: &str) -> bool {
-    matches!(
-        tokio::time::timeout(SEND_TIMEOUT, socket.send(Message::Text(line.into()))).await,
-        Ok(Ok(()))
-    )
-}
-
-/// Reads the control interface's lines, each bounded by [`MAX_REPLY_BYTES`].
-async fn read_lines(
-    mut read: BufReader<tokio::net::tcp::OwnedReadHalf>,
-    lines: mpsc::Sender<Result<String, String>>,
-) {
-    loop {
-        match read_bounded_line(&mut read, MAX_REPLY_BYTES).await {
-            Ok(Some(line)) => {
-                if lines.send(Ok(line)).await.is_err() {
-                    return;
-                }
-            }
-            Ok(None) => return,
-            Err(why) => {
-                lines.send(Err(why)).await.ok();
-                return;
-            }
-        }
+    if text.len() > MAX_LINE_BYTES {
+        return Ok(Line::TooLong(text.len()));
     }
-}
-
-/// One line without its line feed (and CR), `None` at the end of the stream; a line longer than
-/// `max` bytes or not UTF-8 is an error.
-async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(
-    read: &mut R,
-    max: usize,
-) -> Result<Option<String>, String> {
-    let mut line = Vec::new();
-    loop {
-        let available = read
-            .fill_buf()
-            .await
-            .map_err(|e| format!("error state the control connection failed: {e}"))?;
-        if available.is_empty() {
-            return if line.is_empty() {
-                Ok(None)
-            } else {
-                Err("error state the control connection closed in the middle of a line".into())
-            };
-        }
-        let (used, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (available.len(), false),
-        };
-        line.extend_from_slice(&available[..used]);
-        read.consume(used);
-        if line.len() > max + 1 {
-            return Err(format!(
-                "error state the daemon sent a line of more than {max} bytes; the page stops here"
-            ));
-        }
-        if done {
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            return String::from_utf8(line)
-                .map(Some)
-                .map_err(|_| "error state the daemon sent a line that is not UTF-8".into());
-        }
-    }
+    Ok(Line::Text(text.as_bytes().to_vec()))
 }
 
 /// `GET /audio/TABLE` with `Authorization: Bearer TOKEN`: the table's current game as recorded
@@ -465,15 +415,10 @@ async fn audio(
             "a table name is letters, digits, '-', '_' and '.', at most 100 characters",
         );
     }
-    match tokio::time::timeout(AUTH_TIMEOUT, may_see(shared.control, token, &table)).await {
-        Ok(Ok(())) => {}
-        Ok(Err((status, why))) => return refuse(status, &why),
-        Err(_) => {
-            return refuse(
-                StatusCode::GATEWAY_TIMEOUT,
-                "the control interface did not judge the token within 5 s",
-            );
-        }
+    // The control sessions' own check: a wrong token and a table the token may not use are
+    // refused with the line a session would give.
+    if let Err(refusal) = shared.control.authorize(token, &table) {
+        return refuse(StatusCode::FORBIDDEN, &refusal.line());
     }
     let Some(path) = newest_record(&shared.settings.wav_dirs, &table).await else {
         return refuse(
@@ -524,56 +469,6 @@ fn valid_table_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-/// Asks the control interface whether `token` is valid and may use `table`.
-async fn may_see(
-    control: SocketAddr,
-    token: &str,
-    table: &str,
-) -> Result<(), (StatusCode, String)> {
-    let unreachable = |e: std::io::Error| {
-        (
-            StatusCode::BAD_GATEWAY,
-            format!("the control interface at {control} cannot be reached: {e}"),
-        )
-    };
-    if token.contains(['\n', '\r']) || table.contains(['\n', '\r']) {
-        return Err((StatusCode::BAD_REQUEST, "a line break in the token".into()));
-    }
-    let stream = TcpStream::connect(control).await.map_err(unreachable)?;
-    let (read, mut write) = stream.into_split();
-    let mut read = BufReader::new(read);
-    let mut ask = async |line: String| -> Result<String, (StatusCode, String)> {
-        write
-            .write_all(line.as_bytes())
-            .await
-            .map_err(unreachable)?;
-        loop {
-            match read_bounded_line(&mut read, 4096).await {
-                Ok(Some(reply)) if reply.starts_with("event ") => continue,
-                Ok(Some(reply)) => return Ok(reply),
-                Ok(None) => {
-                    return Err((
-                        StatusCode::BAD_GATEWAY,
-                        "the control interface closed the connection".into(),
-                    ));
-                }
-                Err(why) => return Err((StatusCode::BAD_GATEWAY, why)),
-            }
-        }
-    };
-    let auth = ask(format!("auth {token}\n")).await?;
-    if !auth.starts_with("ok") {
-        return Err((StatusCode::FORBIDDEN, auth));
-    }
-    let chosen = ask(format!("table {table}\n")).await?;
-    ask("quit\n".to_owned()).await.ok();
-    if chosen.starts_with("ok") {
-        Ok(())
-    } else {
-        Err((StatusCode::FORBIDDEN, chosen))
-    }
-}
-
 /// The newest `<table>-<game>.wav` in the WAV directories: the file name is built from a
 /// directory listing, never from the request, so no path leaves the directories.
 async fn newest_record(dirs: &[PathBuf], table: &str) -> Option<PathBuf> {
@@ -610,38 +505,23 @@ fn is_inside(path: &Path, dirs: &[PathBuf]) -> bool {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn lines_are_bounded_and_split() {
-        let data: &[u8] = b"ok one\r\nevent two\nlast";
-        let mut r = BufReader::new(data);
-        assert_eq!(
-            read_bounded_line(&mut r, 64).await,
-            Ok(Some("ok one".into()))
-        );
-        assert_eq!(
-            read_bounded_line(&mut r, 64).await,
-            Ok(Some("event two".into()))
-        );
-        assert!(read_bounded_line(&mut r, 64).await.is_err());
-        let long = [b'x'; 100];
-        let mut r = BufReader::new(&long[..]);
-        assert!(
-            read_bounded_line(&mut r, 10)
-                .await
-                .unwrap_err()
-                .contains("more than 10 bytes")
-        );
-        let mut r = BufReader::new(&b""[..]);
-        assert_eq!(read_bounded_line(&mut r, 10).await, Ok(None));
-        let mut r = BufReader::new(&b"\xff\xfe\n"[..]);
-        assert!(read_bounded_line(&mut r, 10).await.is_err());
-    }
-
     #[test]
     fn one_message_is_one_request() {
-        assert_eq!(request_line(&"move e4".into()), Ok("move e4\n".into()));
-        assert_eq!(request_line(&"move e4\r\n".into()), Ok("move e4\n".into()));
-        assert!(request_line(&"move e4\nresign".into()).is_err());
+        let text = |s: &str| Ok(Line::Text(s.as_bytes().to_vec()));
+        assert_eq!(request_line(&"move e4".into()), text("move e4"));
+        assert_eq!(request_line(&"move e4\r\n".into()), text("move e4"));
+        assert_eq!(
+            request_line(&"move e4\nresign".into()).unwrap_err().line(),
+            "error syntax one request per message; this one holds a line break"
+        );
+        assert_eq!(
+            request_line(&"x".repeat(600).as_str().into()),
+            Ok(Line::TooLong(600))
+        );
+        assert_eq!(
+            request_line(&"x".repeat(512).as_str().into()),
+            text(&"x".repeat(512))
+        );
     }
 
     #[test]

@@ -1,0 +1,438 @@
+//! The one async driver of control sessions: a [`Session`] fed from a transport (a TCP
+//! connection of the control interface, a WebSocket of the web page), its actions carried out
+//! against the [`Hub`]'s tables, its replies and the subscribed table's events written back.
+//!
+//! The transports only frame lines; what a connection may do, and every reply, is the
+//! session's. Both transports share one connection cap ([`ControlService::slot`]).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
+
+use crate::app::hub::{EVENT_BACKLOG, Hub};
+use crate::app::session::{self, Action, Answer, ControlSettings, Notice, SHUTDOWN_LINE, Session};
+use crate::io::clock;
+use crate::io::lines::Line;
+use crate::io::tokens::{Grant, Tokens};
+use crate::table::control::Refusal;
+
+/// What a transport read.
+#[derive(Debug)]
+pub enum Incoming {
+    /// One request line (or an overlong one, or a runaway).
+    Line(Line),
+    /// Input that is not a request line in this transport (a binary WebSocket message); the
+    /// refusal is the reply.
+    Refused(Refusal),
+    /// The client has gone.
+    Closed,
+}
+
+/// One client connection, line for line.
+pub trait Transport: Send {
+    /// The next input. Cancel-safe: it races events and shutdown, and a read interrupted there
+    /// loses nothing.
+    fn next(&mut self) -> impl Future<Output = Incoming> + Send;
+    /// Writes one line (without its line feed); `false` when the client has gone or has not
+    /// read it in time.
+    fn send(&mut self, line: &str) -> impl Future<Output = bool> + Send;
+    /// Ends the connection after the last line; bounded in time.
+    fn close(&mut self) -> impl Future<Output = ()> + Send;
+}
+
+/// What every control connection needs: the tables, the tokens, the limits and the shared
+/// connection slots. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ControlService {
+    hub: Hub,
+    tokens: Tokens,
+    tables: Arc<[Arc<str>]>,
+    settings: Arc<ControlSettings>,
+    slots: Arc<Semaphore>,
+}
+
+impl ControlService {
+    pub fn new(hub: Hub, tokens: Tokens, settings: ControlSettings) -> ControlService {
+        let tables = hub.tables().iter().map(|t| t.name.clone()).collect();
+        ControlService {
+            hub,
+            tokens,
+            tables,
+            slots: Arc::new(Semaphore::new(settings.max_connections)),
+            settings: Arc::new(settings),
+        }
+    }
+
+    pub fn settings(&self) -> &ControlSettings {
+        &self.settings
+    }
+
+    /// A connection slot, held for the connection's life; `None` when `max_connections` are
+    /// open (TCP connections and pages together).
+    pub fn slot(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.slots).try_acquire_owned().ok()
+    }
+
+    /// The line a connection beyond the cap gets before it is closed.
+    pub fn too_many_connections(&self) -> String {
+        session::too_many_connections(self.settings.max_connections)
+    }
+
+    /// Whether `token` may use `table`, by the sessions' own check ([`session::authorize`]).
+    pub fn authorize(&self, token: &str, table: &str) -> Result<Grant, Refusal> {
+        session::authorize(&self.tokens, &self.tables, token, table)
+    }
+
+    /// Runs one connection's session until the client leaves, the session closes it, or
+    /// `shutdown` turns true (every connection then gets `event shutdown`). `peer` names the
+    /// client in the log.
+    pub async fn converse<T: Transport>(
+        &self,
+        mut transport: T,
+        peer: &str,
+        mut shutdown: watch::Receiver<bool>,
+    ) {
+        tracing::debug!(peer, "control connection");
+        let settings = &*self.settings;
+        let mut session = Session::new(
+            self.tokens.clone(),
+            self.tables.clone(),
+            settings.clone(),
+            clock::now_ms(),
+        );
+        let mut events: Option<broadcast::Receiver<Arc<str>>> = None;
+        let auth_timer = tokio::time::sleep(settings.auth_timeout);
+        tokio::pin!(auth_timer);
+        'conversation: loop {
+            let step = tokio::select! {
+                biased;
+                () = stopped(&mut shutdown) => Step::Shutdown,
+                _ = &mut auth_timer, if session.role().is_none() => Step::AuthTimeout,
+                input = transport.next() => Step::Input(input),
+                event = maybe_next_event(events.as_mut()) => Step::Event(event),
+            };
+            let (lines, close) = match step {
+                Step::Shutdown => {
+                    // Events already published still reach a subscriber, then the goodbye.
+                    let mut lines = drain_events(events.as_mut());
+                    lines.push(SHUTDOWN_LINE.to_owned());
+                    (lines, true)
+                }
+                Step::AuthTimeout => match session.on_auth_timeout() {
+                    Some(line) => (vec![line], true),
+                    None => continue,
+                },
+                Step::Input(Incoming::Line(line)) => {
+                    let action = session.on_line(line, clock::now_ms());
+                    self.perform(action, &mut session, &mut events).await
+                }
+                Step::Input(Incoming::Refused(refusal)) => {
+                    let action = session.on_refused(refusal, clock::now_ms());
+                    self.perform(action, &mut session, &mut events).await
+                }
+                Step::Input(Incoming::Closed) => break,
+                Step::Event(Some(line)) => (vec![line], false),
+                Step::Event(None) => {
+                    events = None;
+                    session.on_events_closed();
+                    continue;
+                }
+            };
+            match session.take_notice() {
+                Some(Notice::Authenticated(role)) => {
+                    tracing::info!(peer, %role, "control connection authenticated");
+                }
+                Some(Notice::WrongToken) => tracing::warn!(peer, "control connection: wrong token"),
+                Some(Notice::Flood) => {
+                    tracing::warn!(peer, "control connection closed: request flood");
+                }
+                None => {}
+            }
+            for line in &lines {
+                if !transport.send(line).await {
+                    tracing::debug!(peer, "control connection dropped: the client does not read");
+                    break 'conversation;
+                }
+            }
+            if close {
+                break;
+            }
+        }
+        transport.close().await;
+        tracing::debug!(peer, "control connection closed");
+    }
+
+    /// Carries out a session's action: the lines to write, and whether to close after them.
+    async fn perform(
+        &self,
+        action: Action,
+        session: &mut Session,
+        events: &mut Option<broadcast::Receiver<Arc<str>>>,
+    ) -> (Vec<String>, bool) {
+        match action {
+            Action::Reply(line) => (vec![line], false),
+            Action::Close(line) => (vec![line], true),
+            Action::Ask(ask) => {
+                let answer = match self.hub.get(&ask.table) {
+                    Some(table) => {
+                        let asked = table.ask(ask.role, ask.lang, ask.command);
+                        match tokio::time::timeout(self.settings.reply_timeout, asked).await {
+                            Ok(line) => Answer::Line(line),
+                            Err(_) => Answer::TimedOut,
+                        }
+                    }
+                    None => Answer::Stopped,
+                };
+                (vec![session.on_answer(&ask.table, answer)], false)
+            }
+            Action::Subscribe { table, reply } => {
+                // The previous table's receiver is dropped here: its events stop.
+                *events = self.hub.get(&table).map(|t| t.events.subscribe());
+                if events.is_none() {
+                    session.on_events_closed();
+                }
+                (vec![reply], false)
+            }
+        }
+    }
+}
+
+enum Step {
+    Shutdown,
+    AuthTimeout,
+    Input(Incoming),
+    Event(Option<String>),
+}
+
+/// Resolves once shutdown is asked for, or its sender is gone. (The guard `wait_for` returns
+/// is dropped here: held across an await it would make the task not `Send`.)
+pub async fn stopped(shutdown: &mut watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|&stop| stop).await;
+}
+
+/// The next event line for a subscriber, or `None` when the table's feed has closed; a
+/// subscriber that fell behind gets one `event lagged N` line instead of what it missed.
+pub async fn next_event(events: &mut broadcast::Receiver<Arc<str>>) -> Option<String> {
+    match events.recv().await {
+        Ok(line) => Some(session::event_line(&line)),
+        Err(broadcast::error::RecvError::Lagged(missed)) => Some(session::lagged_line(missed)),
+        Err(broadcast::error::RecvError::Closed) => None,
+    }
+}
+
+async fn maybe_next_event(events: Option<&mut broadcast::Receiver<Arc<str>>>) -> Option<String> {
+    match events {
+        Some(events) => next_event(events).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The event lines already waiting for a subscriber, at most a backlog's worth.
+fn drain_events(events: Option<&mut broadcast::Receiver<Arc<str>>>) -> Vec<String> {
+    let mut lines = Vec::new();
+    let Some(events) = events else {
+        return lines;
+    };
+    while lines.len() < EVENT_BACKLOG {
+        match events.try_recv() {
+            Ok(line) => lines.push(session::event_line(&line)),
+            Err(broadcast::error::TryRecvError::Lagged(n)) => lines.push(session::lagged_line(n)),
+            Err(_) => break,
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::hub::{Request, TableHandle};
+    use crate::io::tokens::Origin;
+    use crate::table::control::Role;
+    use std::time::Duration;
+    use tokio::sync::mpsc;
+
+    const TOKEN: &str = "observer-token-0123456789";
+
+    /// A transport from a script of inputs; what the driver writes is collected.
+    struct Scripted {
+        inputs: mpsc::Receiver<Incoming>,
+        sent: mpsc::UnboundedSender<String>,
+    }
+
+    impl Transport for Scripted {
+        async fn next(&mut self) -> Incoming {
+            self.inputs.recv().await.unwrap_or(Incoming::Closed)
+        }
+
+        async fn send(&mut self, line: &str) -> bool {
+            self.sent.send(line.to_owned()).is_ok()
+        }
+
+        async fn close(&mut self) {
+            let _ = self.sent.send("<closed>".to_owned());
+        }
+    }
+
+    fn text(line: &str) -> Incoming {
+        Incoming::Line(Line::Text(line.as_bytes().to_vec()))
+    }
+
+    /// One table that answers `ok <keyword>`, and never answers `clock`.
+    fn service(settings: ControlSettings) -> (ControlService, broadcast::Sender<Arc<str>>) {
+        let (requests, mut inbox) = mpsc::channel::<Request>(8);
+        let (events, _) = broadcast::channel(4);
+        tokio::spawn(async move {
+            let mut silent = Vec::new();
+            while let Some(request) = inbox.recv().await {
+                if request.command.keyword() == "clock" {
+                    silent.push(request.reply);
+                } else {
+                    let _ = request
+                        .reply
+                        .send(format!("ok {}", request.command.keyword()));
+                }
+            }
+        });
+        let table = TableHandle {
+            name: Arc::from("table-1"),
+            requests,
+            events: events.clone(),
+        };
+        let tokens = Tokens::new([(
+            TOKEN.to_owned(),
+            Grant {
+                role: Role::Observer,
+                tables: None,
+            },
+            Origin::File,
+        )]);
+        (
+            ControlService::new(Hub::new(vec![table]), tokens, settings),
+            events,
+        )
+    }
+
+    struct Run {
+        inputs: mpsc::Sender<Incoming>,
+        sent: mpsc::UnboundedReceiver<String>,
+        stop: watch::Sender<bool>,
+        task: tokio::task::JoinHandle<()>,
+    }
+
+    fn start(service: &ControlService) -> Run {
+        let (inputs, script) = mpsc::channel(16);
+        let (out, sent) = mpsc::unbounded_channel();
+        let (stop, shutdown) = watch::channel(false);
+        let service = service.clone();
+        let task = tokio::spawn(async move {
+            let transport = Scripted {
+                inputs: script,
+                sent: out,
+            };
+            service.converse(transport, "test", shutdown).await;
+        });
+        Run {
+            inputs,
+            sent,
+            stop,
+            task,
+        }
+    }
+
+    impl Run {
+        async fn line(&mut self) -> String {
+            tokio::time::timeout(Duration::from_secs(5), self.sent.recv())
+                .await
+                .expect("a line within 5 s")
+                .expect("the driver is running")
+        }
+
+        async fn ask(&mut self, input: Incoming) -> String {
+            self.inputs.send(input).await.unwrap();
+            self.line().await
+        }
+    }
+
+    #[tokio::test]
+    async fn requests_reach_the_table_and_events_come_between_replies() {
+        let (service, feed) = service(ControlSettings::default());
+        let mut run = start(&service);
+        assert_eq!(
+            run.ask(text(&format!("auth {TOKEN}"))).await,
+            "ok observer table-1"
+        );
+        assert_eq!(run.ask(text("board")).await, "ok board");
+        assert_eq!(run.ask(text("events")).await, "ok events table-1");
+        feed.send(Arc::from("event move\n1")).unwrap();
+        assert_eq!(run.line().await, "event move 1");
+        // More events than the backlog: the subscriber is told how many it missed.
+        for i in 0..10 {
+            feed.send(Arc::from(format!("event n {i}"))).unwrap();
+        }
+        assert_eq!(run.line().await, "event lagged 6");
+        for i in 6..10 {
+            assert_eq!(run.line().await, format!("event n {i}"));
+        }
+        assert_eq!(
+            run.ask(Incoming::Refused(Refusal::new(
+                crate::table::control::ErrorCode::Syntax,
+                "binary messages are not requests"
+            )))
+            .await,
+            "error syntax binary messages are not requests"
+        );
+        assert_eq!(run.ask(text("quit")).await, "ok bye");
+        assert_eq!(run.line().await, "<closed>");
+        run.task.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_silent_table_times_out_and_shutdown_says_goodbye_after_pending_events() {
+        let (service, feed) = service(ControlSettings {
+            reply_timeout: Duration::from_millis(100),
+            ..ControlSettings::default()
+        });
+        let mut run = start(&service);
+        run.ask(text(&format!("auth {TOKEN}"))).await;
+        assert_eq!(
+            run.ask(text("clock")).await,
+            "error state table table-1 did not answer within 0.1 s"
+        );
+        assert_eq!(run.ask(text("events")).await, "ok events table-1");
+        feed.send(Arc::from("event last")).unwrap();
+        run.stop.send(true).unwrap();
+        let mut lines = vec![run.line().await];
+        while lines.last().map(String::as_str) != Some("<closed>") {
+            lines.push(run.line().await);
+        }
+        assert_eq!(lines, ["event last", "event shutdown", "<closed>"]);
+        run.task.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn no_auth_in_time_closes_and_the_slots_are_shared() {
+        let (service, _feed) = service(ControlSettings {
+            auth_timeout: Duration::from_millis(100),
+            max_connections: 1,
+            ..ControlSettings::default()
+        });
+        let slot = service.slot().expect("a free slot");
+        assert!(service.slot().is_none());
+        assert_eq!(
+            service.too_many_connections(),
+            "error rate too many connections (at most 1); try again later"
+        );
+        drop(slot);
+        assert!(service.slot().is_some());
+        let mut run = start(&service);
+        assert_eq!(
+            run.line().await,
+            "error auth no auth within 0.1 s of connecting; closing"
+        );
+        assert_eq!(run.line().await, "<closed>");
+        assert!(service.authorize(TOKEN, "table-1").is_ok());
+        assert!(service.authorize(TOKEN, "table-2").is_err());
+    }
+}
