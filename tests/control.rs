@@ -14,6 +14,8 @@ use annabella::app::session_driver::ControlService;
 use annabella::io::control_server::{self, ControlSettings};
 use annabella::io::tokens::{Grant, Origin, Tokens};
 use annabella::table::control::{Command as Request_, Role, permitted};
+use annabella::table::event::TableEvent;
+use annabella::table::record::Source;
 use shakmaty::Color;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -53,9 +55,26 @@ struct Server {
     shutdown: watch::Sender<bool>,
     task: tokio::task::JoinHandle<()>,
     /// The tables' event feeds, to publish events the way a table would.
-    events: Vec<broadcast::Sender<Arc<str>>>,
+    events: Vec<broadcast::Sender<Arc<TableEvent>>>,
     /// Requests that reached a table.
     asked: Arc<AtomicUsize>,
+}
+
+/// White's first move as the table publishes it.
+fn e2e4() -> Arc<TableEvent> {
+    Arc::new(TableEvent::Move {
+        ply: 1,
+        color: Color::White,
+        uci: "e2e4".into(),
+        san: "e4".into(),
+        source: Source::Control(Role::Player(Color::White)),
+    })
+}
+
+fn explain(line: &str) -> Arc<TableEvent> {
+    Arc::new(TableEvent::Explain {
+        line: line.to_owned(),
+    })
 }
 
 /// A stand-in for the table actor: white is to move, and the replies say what arrived (table,
@@ -78,7 +97,7 @@ fn stand_in_table(name: &str, asked: Arc<AtomicUsize>) -> TableHandle {
                 Err(refusal) => refusal.line(),
                 Ok(()) => match &request.command {
                     Request_::Move { .. } => {
-                        let _ = feed.send(Arc::from("event move 1 white e2e4 e4"));
+                        let _ = feed.send(e2e4());
                         "ok e2e4 e4".to_owned()
                     }
                     Request_::Board => format!("ok {FEN}"),
@@ -415,32 +434,26 @@ async fn events_are_forwarded_between_replies_and_follow_the_table() {
     assert_eq!(watcher.ask("events").await, "ok events table-1");
     let mut white = Client::authenticated(server.addr, WHITE).await;
     assert_eq!(white.ask("move e4").await, "ok e2e4 e4");
-    assert_eq!(watcher.line().await.unwrap(), "event move 1 white e2e4 e4");
+    assert_eq!(
+        watcher.line().await.unwrap(),
+        "event move 1 white e2e4 e4 white"
+    );
     // The unsubscribed mover gets replies only.
     assert_eq!(white.ask("board").await, format!("ok {FEN}"));
 
     // An event is a line of its own between replies.
     server.events[0]
-        .send(Arc::from("event clock white 5400000 black 5400000"))
+        .send(Arc::new(TableEvent::ClockRunning { running: false }))
         .unwrap();
-    assert_eq!(
-        watcher.line().await.unwrap(),
-        "event clock white 5400000 black 5400000"
-    );
+    assert_eq!(watcher.line().await.unwrap(), "event clock pause");
     assert_eq!(watcher.ask("board").await, format!("ok {FEN}"));
 
     // After `table`, the subscription is the new table's.
     assert_eq!(watcher.ask("table table-2").await, "ok table table-2");
     // Nobody listens to table-1 any more.
-    assert!(
-        server.events[0]
-            .send(Arc::from("event from table-1"))
-            .is_err()
-    );
-    server.events[1]
-        .send(Arc::from("event from table-2"))
-        .unwrap();
-    assert_eq!(watcher.line().await.unwrap(), "event from table-2");
+    assert!(server.events[0].send(explain("from table-1")).is_err());
+    server.events[1].send(explain("from table-2")).unwrap();
+    assert_eq!(watcher.line().await.unwrap(), "event explain from table-2");
 }
 
 #[tokio::test]
@@ -785,15 +798,13 @@ async fn send_events_prints_event_lines_until_the_daemon_closes() {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    server.events[0]
-        .send(Arc::from("event move 1 white e2e4 e4"))
-        .unwrap();
+    server.events[0].send(e2e4()).unwrap();
     // Published just before shutdown: it still reaches the subscriber, before the goodbye.
     server.shutdown.send(true).unwrap();
     let o = watcher.await.unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(
         text(&o.stdout),
-        "ok events table-1\nevent move 1 white e2e4 e4\nevent shutdown\n"
+        "ok events table-1\nevent move 1 white e2e4 e4 white\nevent shutdown\n"
     );
 }

@@ -19,6 +19,7 @@ use annabella::io::speech::Speaker;
 use annabella::table::clock::AnnounceSchedule;
 use annabella::table::control::{Command, Role, parse_line};
 use annabella::table::detector::TouchMove;
+use annabella::table::event::TableEvent;
 use annabella::table::state::{BoardId, NormalBoard, Table, TableSettings};
 use shakmaty::{Bitboard, Color, Square};
 use tokio::sync::{broadcast, mpsc, watch};
@@ -68,7 +69,7 @@ struct Running {
     boards: mpsc::Sender<BoardMessage>,
     journal: Arc<FlakyJournal>,
     wall: Arc<AtomicU64>,
-    events: broadcast::Receiver<Arc<str>>,
+    events: broadcast::Receiver<Arc<TableEvent>>,
     _shutdown: watch::Sender<bool>,
     _records: tempfile::TempDir,
 }
@@ -132,8 +133,8 @@ impl Running {
     /// Every event line published so far.
     fn drain_events(&mut self) -> Vec<String> {
         let mut lines = Vec::new();
-        while let Ok(line) = self.events.try_recv() {
-            lines.push(line.to_string());
+        while let Ok(event) = self.events.try_recv() {
+            lines.push(event.line());
         }
         lines
     }

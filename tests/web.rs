@@ -256,6 +256,7 @@ fn the_page_is_a_control_session_without_the_control_port() {
     use annabella::io::tokens::{Grant, Origin, Tokens};
     use annabella::io::web::{self, WebSettings};
     use annabella::table::control::Role;
+    use annabella::table::event::{Listener, Say, TableEvent, Urgency};
     use futures_util::{SinkExt, StreamExt};
     use tokio::sync::{broadcast, mpsc};
     use tokio_tungstenite::tungstenite::Message;
@@ -368,8 +369,31 @@ fn the_page_is_a_control_session_without_the_control_port() {
         assert_eq!(next_text(&mut ws).await.unwrap(), "ok assistant table-1");
         ws.send(Message::text("events")).await.unwrap();
         assert_eq!(next_text(&mut ws).await.unwrap(), "ok events table-1");
-        feed.send(Arc::from("event hello")).unwrap();
-        assert_eq!(next_text(&mut ws).await.unwrap(), "event hello");
+        // Events reach the page as objects with their fields by name (never by word position).
+        feed.send(Arc::new(TableEvent::Takeback {
+            plies: 2,
+            retracted: vec!["g1f3".into(), "b8c6".into()],
+            white_ms: 61_000,
+            black_ms: 59_000,
+        }))
+        .unwrap();
+        let event: serde_json::Value =
+            serde_json::from_str(&next_text(&mut ws).await.unwrap()).unwrap();
+        assert_eq!(event["event"], "takeback");
+        assert_eq!(event["plies"], 2);
+        assert_eq!(event["white"], "0:01:01");
+        assert_eq!(event["retracted"][1], "b8c6");
+        feed.send(Arc::new(TableEvent::Say(Say {
+            listener: Listener::BlindPlayer,
+            text: "Rücknahme".into(),
+            urgency: Urgency::Urgent,
+        })))
+        .unwrap();
+        let event: serde_json::Value =
+            serde_json::from_str(&next_text(&mut ws).await.unwrap()).unwrap();
+        assert_eq!(event["event"], "say");
+        assert_eq!(event["urgent"], true);
+        assert_eq!(event["line"], "event say blind Rücknahme");
         ws.send(Message::text("board")).await.unwrap();
         ws.send(Message::text("move e4\nresign")).await.unwrap();
         ws.send(Message::binary(vec![1, 2, 3])).await.unwrap();

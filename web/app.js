@@ -43,10 +43,6 @@ function announce(text, urgent) {
   setTimeout(() => { region.textContent = text; }, 30);
 }
 
-function isUrgent(text) {
-  return (app.words?.urgent || []).some((p) => p && text.startsWith(p));
-}
-
 // ---------- the connection ----------
 
 class Connection {
@@ -77,8 +73,17 @@ class Connection {
   }
 
   receive(line) {
+    // A table's event comes as an object with its fields by name; the connection's own
+    // events (`event lagged N`, `event shutdown`) as lines.
+    if (line.startsWith('{')) {
+      let event = null;
+      try { event = JSON.parse(line); } catch (e) { return; }
+      this.onEvent(event);
+      return;
+    }
     if (line.startsWith('event ')) {
-      this.onEvent(line.slice(6));
+      const [kind, ...rest] = line.slice(6).split(' ');
+      this.onEvent({ event: kind, detail: rest.join(' '), line });
       return;
     }
     const head = this.pending.shift();
@@ -449,38 +454,30 @@ const refreshSheets = coalesce(async () => {
   renderSheets();
 });
 
-function onEvent(body) {
-  const sp = body.indexOf(' ');
-  const kind = sp < 0 ? body : body.slice(0, sp);
-  const rest = sp < 0 ? '' : body.slice(sp + 1);
-  switch (kind) {
-    case 'say': {
-      const s2 = rest.indexOf(' ');
-      const who = rest.slice(0, s2);
-      const text = rest.slice(s2 + 1);
-      addTranscript(who, text);
-      announce(text, isUrgent(text));
+function onEvent(e) {
+  switch (e.event) {
+    case 'say':
+      addTranscript(e.listener, e.text);
+      // The utterance's own urgency, the same the speech interrupts for.
+      announce(e.text, e.urgent);
       break;
-    }
-    case 'move': {
-      const [, , uci, san] = rest.split(' ');
-      app.lastMove = `${san} (${uci})`;
+    case 'move':
+      app.lastMove = `${e.san} (${e.uci})`;
       $('promotion').hidden = true;
       refreshBoard(); refreshClock(); refreshSheets(); refreshStatus();
       break;
-    }
     case 'resolution':
-      onResolution(rest.split(' '));
+      onResolution(e);
       break;
     case 'explain':
-      app.explain.push(rest);
+      app.explain.push(e.text);
       renderResolution();
       break;
     case 'takeback': {
-      const w = rest.split(' ');
       app.resolution = null;
-      $('mm-result').textContent = `Takeback carried out: back to ${w[0]} half-moves; moves taken back ${w[2]}; clocks White ${w[5]}, Black ${w[7]}.`;
-      $('mm-clocks').textContent = `The clocks were put back: White ${w[5]}, Black ${w[7]}.`;
+      const taken = e.retracted.length ? e.retracted.join(', ') : 'none';
+      $('mm-result').textContent = `Takeback carried out: back to ${e.plies} half-moves; moves taken back ${taken}; clocks White ${e.white}, Black ${e.black}.`;
+      $('mm-clocks').textContent = `The clocks were put back: White ${e.white}, Black ${e.black}.`;
       announce($('mm-result').textContent);
       app.lastMove = '';
       refreshAll();
@@ -491,39 +488,41 @@ function onEvent(body) {
       break;
     case 'undo': case 'begin': case 'restored': case 'end': case 'lagged':
       refreshAll();
-      if (kind === 'end') $('action-result').textContent = 'Game over: ' + rest;
+      if (e.event === 'end') $('action-result').textContent = `Game over: ${e.result} ${e.description}`;
       break;
-    case 'draw-offer': case 'wrong-claim':
+    case 'draw-offer':
       refreshStatus(); refreshClock();
-      $('action-result').textContent = kind === 'draw-offer' ? rest + ' offers a draw' : 'Wrong draw claim: ' + rest;
+      $('action-result').textContent = `${e.color} offers a draw`;
+      break;
+    case 'wrong-claim':
+      refreshStatus(); refreshClock();
+      $('action-result').textContent = `Wrong draw claim: ${e.color} ${e.why}`;
       break;
     case 'clock-adjusted': case 'clock': case 'penalty': case 'resumed':
       refreshClock();
-      $('arbiter-result').textContent = arbiterEvent(kind, rest.split(' '));
+      $('arbiter-result').textContent = arbiterEvent(e);
       break;
     case 'board': case 'in-sync':
-      if (kind === 'in-sync') {
-        app.guide[rest.split(' ')[0]] = '';
-      }
+      if (e.event === 'in-sync') app.guide[e.board] = '';
       refreshStatus();
       break;
-    case 'guide': {
-      const [board, ...fixes] = rest.split(' ');
-      app.guide[board] = fixes.join(' ');
+    case 'guide':
+      app.guide[e.board] = e.corrections.join('; ');
       refreshStatus();
       refreshBoards();
       break;
-    }
     case 'peg': case 'normal': {
-      const [what, ...detail] = rest.split(' ');
-      // A move brings its own `event move`, which refreshes everything.
-      if (['touched', 'move', 'replicated'].includes(what)) break;
-      if (what === 'promotion-pending') showPromotion(detail[0].replace(/:$/, ''));
-      if (what === 'mismatch' || what === 'illegal') app.guide[kind] = detail.join(' ');
-      if (what === 'in-sync') app.guide[kind] = '';
+      // A move brings its own `move` event, which refreshes everything.
+      if (['touched', 'move', 'replicated'].includes(e.what)) break;
+      if (e.what === 'promotion-pending') showPromotion(e.detail.split(' ')[0].replace(/:$/, ''));
+      if (e.what === 'mismatch' || e.what === 'illegal') app.guide[e.board] = e.detail;
+      if (e.what === 'in-sync') app.guide[e.board] = '';
       refreshStatus();
       break;
     }
+    case 'journal-error':
+      $('action-result').textContent = `The table could not record the last action (${e.message}); nothing changed.`;
+      break;
     case 'shutdown':
       setConnection('The daemon is stopping.');
       break;
@@ -532,36 +531,35 @@ function onEvent(body) {
   }
 }
 
-function arbiterEvent(kind, w) {
-  if (kind === 'clock-adjusted') {
-    const secs = Number(w[1]) / 1000;
-    return `Clock adjusted: ${w[0]} ${secs >= 0 ? '+' : ''}${secs} s, ${w[2]} left.`;
+function arbiterEvent(e) {
+  if (e.event === 'clock-adjusted') {
+    const secs = e.delta_ms / 1000;
+    return `Clock adjusted: ${e.color} ${secs >= 0 ? '+' : ''}${secs} s, ${e.remaining} left.`;
   }
-  if (kind === 'clock') return w[0] === 'pause' ? 'Clocks paused by the arbiter.' : 'Clocks running again.';
-  if (kind === 'penalty') return `Penalty: ${w.join(' ')}.`;
-  return `After the restart: ${w.join(' ')}.`;
+  if (e.event === 'clock') return e.running ? 'Clocks running again.' : 'Clocks paused by the arbiter.';
+  if (e.event === 'penalty') return `Penalty: ${e.color} illegal move ${e.count}.`;
+  return `After the restart: downtime ${e.downtime_ms / 1000} s, charged ${e.charged_ms / 1000} s.`;
 }
 
-function onResolution(w) {
-  if (w[0] === 'proposed') {
-    const field = (k) => w[w.indexOf(k) + 1];
+function onResolution(e) {
+  if (e.verdict === 'proposed') {
+    const list = (moves) => (moves.length ? moves.join(',') : '-');
     app.resolution = {
-      plies: field('takeback-to'), a: field('retract-a'), b: field('retract-b'),
-      white: field('used-white'), black: field('used-black'),
+      plies: String(e.plies), a: list(e.retract_a), b: list(e.retract_b),
+      white: e.used_white, black: e.used_black,
     };
     app.explain = [];
     $('mm-result').textContent = '';
     $('mm-override-plies').value = app.resolution.plies;
     refreshSheets();
-  } else if (w[0] === 'lagging') {
-    const side = w[1];
+  } else if (e.verdict === 'lagging') {
     $('lagging').hidden = false;
-    $('lagging').dataset.side = side;
-    $('lagging-text').textContent = `Sheet ${side.toUpperCase()} lags; missing: ${w.slice(3).join(' ')}.`;
-  } else if (w[0] === 'agree') {
+    $('lagging').dataset.side = e.side;
+    $('lagging-text').textContent = `Sheet ${e.side.toUpperCase()} lags; missing: ${e.missing.join(',')}.`;
+  } else if (e.verdict === 'agree') {
     $('sheet-result').textContent = 'The sheets agree.';
     $('lagging').hidden = true;
-  } else if (w[0] === 'rejected') {
+  } else if (e.verdict === 'rejected') {
     app.resolution = null;
     $('mm-result').textContent = 'The arbiter rejected the proposed takeback; the game stands.';
   }

@@ -1,5 +1,5 @@
 //! The tables a daemon runs, as the network adapters see them: a request channel and an event
-//! feed per table. The control interface (and later the web page) talks to tables only here.
+//! feed per table. The control sessions (TCP and the page's WebSocket) talk to tables only here.
 
 use std::sync::Arc;
 
@@ -7,6 +7,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::chess::language::Language;
 use crate::table::control::{Command, Role};
+use crate::table::event::TableEvent;
 
 /// Events a slow subscriber may fall behind by before it is told it missed some.
 pub const EVENT_BACKLOG: usize = 256;
@@ -37,8 +38,9 @@ pub struct TableHandle {
     pub name: Arc<str>,
     /// Requests for the table's actor.
     pub requests: mpsc::Sender<Request>,
-    /// Every event at the table as one line (`event move …`), for `events` subscribers.
-    pub events: broadcast::Sender<Arc<str>>,
+    /// Every event at the table, typed; each transport encodes it (a line for TCP, fields by
+    /// name for the page).
+    pub events: broadcast::Sender<Arc<TableEvent>>,
 }
 
 impl TableHandle {

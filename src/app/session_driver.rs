@@ -16,6 +16,7 @@ use crate::io::clock;
 use crate::io::lines::Line;
 use crate::io::tokens::{Grant, Tokens};
 use crate::table::control::Refusal;
+use crate::table::event::TableEvent;
 
 /// What a transport read.
 #[derive(Debug)]
@@ -37,6 +38,12 @@ pub trait Transport: Send {
     /// Writes one line (without its line feed); `false` when the client has gone or has not
     /// read it in time.
     fn send(&mut self, line: &str) -> impl Future<Output = bool> + Send;
+    /// Writes one table event; by default its control-protocol line (the one encoder,
+    /// `TableEvent::line`). The page's transport writes its fields by name instead.
+    fn send_event(&mut self, event: &TableEvent) -> impl Future<Output = bool> + Send {
+        let line = event.line();
+        async move { self.send(&line).await }
+    }
     /// Ends the connection after the last line; bounded in time.
     fn close(&mut self) -> impl Future<Output = ()> + Send;
 }
@@ -101,7 +108,7 @@ impl ControlService {
             settings.clone(),
             clock::now_ms(),
         );
-        let mut events: Option<broadcast::Receiver<Arc<str>>> = None;
+        let mut events: Option<broadcast::Receiver<Arc<TableEvent>>> = None;
         let auth_timer = tokio::time::sleep(settings.auth_timeout);
         tokio::pin!(auth_timer);
         'conversation: loop {
@@ -116,11 +123,11 @@ impl ControlService {
                 Step::Shutdown => {
                     // Events already published still reach a subscriber, then the goodbye.
                     let mut lines = drain_events(events.as_mut());
-                    lines.push(SHUTDOWN_LINE.to_owned());
+                    lines.push(Out::Line(SHUTDOWN_LINE.to_owned()));
                     (lines, true)
                 }
                 Step::AuthTimeout => match session.on_auth_timeout() {
-                    Some(line) => (vec![line], true),
+                    Some(line) => (vec![Out::Line(line)], true),
                     None => continue,
                 },
                 Step::Input(Incoming::Line(line)) => {
@@ -132,7 +139,7 @@ impl ControlService {
                     self.perform(action, &mut session, &mut events).await
                 }
                 Step::Input(Incoming::Closed) => break,
-                Step::Event(Some(line)) => (vec![line], false),
+                Step::Event(Some(out)) => (vec![out], false),
                 Step::Event(None) => {
                     events = None;
                     session.on_events_closed();
@@ -149,8 +156,12 @@ impl ControlService {
                 }
                 None => {}
             }
-            for line in &lines {
-                if !transport.send(line).await {
+            for out in &lines {
+                let sent = match out {
+                    Out::Line(line) => transport.send(line).await,
+                    Out::Event(event) => transport.send_event(event).await,
+                };
+                if !sent {
                     tracing::debug!(peer, "control connection dropped: the client does not read");
                     break 'conversation;
                 }
@@ -168,11 +179,11 @@ impl ControlService {
         &self,
         action: Action,
         session: &mut Session,
-        events: &mut Option<broadcast::Receiver<Arc<str>>>,
-    ) -> (Vec<String>, bool) {
+        events: &mut Option<broadcast::Receiver<Arc<TableEvent>>>,
+    ) -> (Vec<Out>, bool) {
         match action {
-            Action::Reply(line) => (vec![line], false),
-            Action::Close(line) => (vec![line], true),
+            Action::Reply(line) => (vec![Out::Line(line)], false),
+            Action::Close(line) => (vec![Out::Line(line)], true),
             Action::Ask(ask) => {
                 let answer = match self.hub.get(&ask.table) {
                     Some(table) => {
@@ -184,7 +195,10 @@ impl ControlService {
                     }
                     None => Answer::Stopped,
                 };
-                (vec![session.on_answer(&ask.table, answer)], false)
+                (
+                    vec![Out::Line(session.on_answer(&ask.table, answer))],
+                    false,
+                )
             }
             Action::Subscribe { table, reply } => {
                 // The previous table's receiver is dropped here: its events stop.
@@ -192,17 +206,24 @@ impl ControlService {
                 if events.is_none() {
                     session.on_events_closed();
                 }
-                (vec![reply], false)
+                (vec![Out::Line(reply)], false)
             }
         }
     }
+}
+
+/// What the driver writes: a line the session made, or a table's event for the transport to
+/// encode.
+enum Out {
+    Line(String),
+    Event(Arc<TableEvent>),
 }
 
 enum Step {
     Shutdown,
     AuthTimeout,
     Input(Incoming),
-    Event(Option<String>),
+    Event(Option<Out>),
 }
 
 /// Resolves once shutdown is asked for, or its sender is gone. (The guard `wait_for` returns
@@ -213,15 +234,19 @@ pub async fn stopped(shutdown: &mut watch::Receiver<bool>) {
 
 /// The next event line for a subscriber, or `None` when the table's feed has closed; a
 /// subscriber that fell behind gets one `event lagged N` line instead of what it missed.
-pub async fn next_event(events: &mut broadcast::Receiver<Arc<str>>) -> Option<String> {
+async fn next_event(events: &mut broadcast::Receiver<Arc<TableEvent>>) -> Option<Out> {
     match events.recv().await {
-        Ok(line) => Some(session::event_line(&line)),
-        Err(broadcast::error::RecvError::Lagged(missed)) => Some(session::lagged_line(missed)),
+        Ok(event) => Some(Out::Event(event)),
+        Err(broadcast::error::RecvError::Lagged(missed)) => {
+            Some(Out::Line(session::lagged_line(missed)))
+        }
         Err(broadcast::error::RecvError::Closed) => None,
     }
 }
 
-async fn maybe_next_event(events: Option<&mut broadcast::Receiver<Arc<str>>>) -> Option<String> {
+async fn maybe_next_event(
+    events: Option<&mut broadcast::Receiver<Arc<TableEvent>>>,
+) -> Option<Out> {
     match events {
         Some(events) => next_event(events).await,
         None => std::future::pending().await,
@@ -229,15 +254,17 @@ async fn maybe_next_event(events: Option<&mut broadcast::Receiver<Arc<str>>>) ->
 }
 
 /// The event lines already waiting for a subscriber, at most a backlog's worth.
-fn drain_events(events: Option<&mut broadcast::Receiver<Arc<str>>>) -> Vec<String> {
+fn drain_events(events: Option<&mut broadcast::Receiver<Arc<TableEvent>>>) -> Vec<Out> {
     let mut lines = Vec::new();
     let Some(events) = events else {
         return lines;
     };
     while lines.len() < EVENT_BACKLOG {
         match events.try_recv() {
-            Ok(line) => lines.push(session::event_line(&line)),
-            Err(broadcast::error::TryRecvError::Lagged(n)) => lines.push(session::lagged_line(n)),
+            Ok(event) => lines.push(Out::Event(event)),
+            Err(broadcast::error::TryRecvError::Lagged(n)) => {
+                lines.push(Out::Line(session::lagged_line(n)))
+            }
             Err(_) => break,
         }
     }
@@ -275,12 +302,18 @@ mod tests {
         }
     }
 
+    fn explain(line: &str) -> Arc<TableEvent> {
+        Arc::new(TableEvent::Explain {
+            line: line.to_owned(),
+        })
+    }
+
     fn text(line: &str) -> Incoming {
         Incoming::Line(Line::Text(line.as_bytes().to_vec()))
     }
 
     /// One table that answers `ok <keyword>`, and never answers `clock`.
-    fn service(settings: ControlSettings) -> (ControlService, broadcast::Sender<Arc<str>>) {
+    fn service(settings: ControlSettings) -> (ControlService, broadcast::Sender<Arc<TableEvent>>) {
         let (requests, mut inbox) = mpsc::channel::<Request>(8);
         let (events, _) = broadcast::channel(4);
         tokio::spawn(async move {
@@ -365,15 +398,16 @@ mod tests {
         );
         assert_eq!(run.ask(text("board")).await, "ok board");
         assert_eq!(run.ask(text("events")).await, "ok events table-1");
-        feed.send(Arc::from("event move\n1")).unwrap();
-        assert_eq!(run.line().await, "event move 1");
+        // Each event is written by the transport's encoder: here the protocol's line.
+        feed.send(explain("one\ntwo")).unwrap();
+        assert_eq!(run.line().await, "event explain one two");
         // More events than the backlog: the subscriber is told how many it missed.
         for i in 0..10 {
-            feed.send(Arc::from(format!("event n {i}"))).unwrap();
+            feed.send(explain(&format!("n {i}"))).unwrap();
         }
         assert_eq!(run.line().await, "event lagged 6");
         for i in 6..10 {
-            assert_eq!(run.line().await, format!("event n {i}"));
+            assert_eq!(run.line().await, format!("event explain n {i}"));
         }
         assert_eq!(
             run.ask(Incoming::Refused(Refusal::new(
@@ -401,13 +435,13 @@ mod tests {
             "error state table table-1 did not answer within 0.1 s"
         );
         assert_eq!(run.ask(text("events")).await, "ok events table-1");
-        feed.send(Arc::from("event last")).unwrap();
+        feed.send(explain("last")).unwrap();
         run.stop.send(true).unwrap();
         let mut lines = vec![run.line().await];
         while lines.last().map(String::as_str) != Some("<closed>") {
             lines.push(run.line().await);
         }
-        assert_eq!(lines, ["event last", "event shutdown", "<closed>"]);
+        assert_eq!(lines, ["event explain last", "event shutdown", "<closed>"]);
         run.task.await.unwrap();
     }
 

@@ -48,7 +48,7 @@ pub struct TableActor<J: Journal> {
     pub voice: String,
     /// Names the per-game audio record (`<table>-<game>`).
     pub game_id: String,
-    pub events: broadcast::Sender<Arc<str>>,
+    pub events: broadcast::Sender<Arc<TableEvent>>,
     /// Where the table's record of two-board resolutions is kept (`<state-dir>/records/`).
     pub record_dir: PathBuf,
 }
@@ -201,10 +201,9 @@ impl<J: Journal> TableActor<J> {
     }
 
     fn publish(&self, event: &TableEvent) {
-        let line = event.line();
-        tracing::debug!(table = self.table.name(), "{line}");
+        tracing::debug!(table = self.table.name(), "{}", event.line());
         // No subscriber is no error.
-        self.events.send(Arc::from(line)).ok();
+        self.events.send(Arc::new(event.clone())).ok();
     }
 }
 

@@ -18,6 +18,7 @@ use tokio::sync::{broadcast, oneshot, watch};
 use crate::app::daemon::{self, Options, Running};
 use crate::config::{RawConfig, RawTable};
 use crate::table::control::Role;
+use crate::table::event::{BoardId, TableEvent};
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
@@ -220,10 +221,10 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
         let deadline = tokio::time::Instant::now() + Duration::from_millis(pace_ms.max(700));
         loop {
             match tokio::time::timeout_at(deadline, events.recv()).await {
-                Ok(Ok(line)) => {
-                    show(&line);
-                    if let Some(path) = line.strip_prefix("event archived ") {
-                        archived = Some(path.to_owned());
+                Ok(Ok(event)) => {
+                    show(&event);
+                    if let TableEvent::Archived { path } = &*event {
+                        archived = Some(path.clone());
                     }
                 }
                 Ok(Err(broadcast::error::RecvError::Lagged(n))) => {
@@ -235,15 +236,19 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
     }
     let path = match archived {
         Some(path) => path,
-        None => wait_for(
-            &mut events,
-            |e| e.starts_with("event archived "),
-            Duration::from_secs(5),
-        )
-        .await
-        .context("the finished game was not archived")?
-        .trim_start_matches("event archived ")
-        .to_owned(),
+        None => {
+            let archived = wait_for(
+                &mut events,
+                |e| matches!(e, TableEvent::Archived { .. }),
+                Duration::from_secs(5),
+            )
+            .await
+            .context("the finished game was not archived")?;
+            match &*archived {
+                TableEvent::Archived { path } => path.clone(),
+                _ => bail!("the finished game was not archived"),
+            }
+        }
     };
     println!("\n== The game as PGN ({path})\n");
     let pgn = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
@@ -251,29 +256,37 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
     Ok(())
 }
 
-/// Prints an event line the way a person follows the game.
-fn show(line: &str) {
-    let rest = line.trim_start_matches("event ");
-    if let Some(said) = rest.strip_prefix("say ") {
-        let (listener, text) = said.split_once(' ').unwrap_or((said, ""));
-        println!("   speaks to {listener:<8} «{text}»");
-    } else if !rest.starts_with("peg touched") {
-        println!("   table: {rest}");
+/// Prints an event the way a person follows the game.
+fn show(event: &TableEvent) {
+    match event {
+        TableEvent::Say(say) => println!(
+            "   speaks to {:<8} «{}»",
+            say.listener.to_string(),
+            say.text
+        ),
+        TableEvent::Detected {
+            board: BoardId::Peg,
+            description,
+        } if description.starts_with("touched") => {}
+        other => {
+            let line = other.line();
+            println!("   table: {}", line.trim_start_matches("event "));
+        }
     }
 }
 
 async fn wait_for(
-    events: &mut broadcast::Receiver<Arc<str>>,
-    want: impl Fn(&str) -> bool,
+    events: &mut broadcast::Receiver<Arc<TableEvent>>,
+    want: impl Fn(&TableEvent) -> bool,
     within: Duration,
-) -> anyhow::Result<String> {
+) -> anyhow::Result<Arc<TableEvent>> {
     let deadline = tokio::time::Instant::now() + within;
     loop {
         match tokio::time::timeout_at(deadline, events.recv()).await {
-            Ok(Ok(line)) => {
-                show(&line);
-                if want(&line) {
-                    return Ok(line.to_string());
+            Ok(Ok(event)) => {
+                show(&event);
+                if want(&event) {
+                    return Ok(event);
                 }
             }
             Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}

@@ -24,10 +24,12 @@ use tokio::sync::{Semaphore, watch};
 
 use crate::app::session_driver::{ControlService, Incoming, Transport};
 use crate::chess::language::Language;
+use crate::chess::scoresheet::format_clock;
 use crate::io::lines::Line;
 use crate::io::speech::BackendSpec;
 use crate::io::speech::wav::file_stem;
 use crate::table::control::{ErrorCode, MAX_LINE_BYTES, Refusal};
+use crate::table::event::{KeyPress, ResolutionEvent, TableEvent};
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
@@ -43,19 +45,6 @@ const MAX_MESSAGE_BYTES: usize = 4 * MAX_LINE_BYTES;
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Largest audio record served: a long game's speech is tens of megabytes.
 const MAX_AUDIO_BYTES: u64 = 512 * 1024 * 1024;
-
-/// Spoken events the speech gives urgently; the page's live region interrupts for them too
-/// (an `event say` line does not carry the urgency).
-const URGENT_EVENTS: &[&str] = &[
-    "illegal_move",
-    "board_mismatch",
-    "board_disconnected",
-    "white_lost_on_time",
-    "black_lost_on_time",
-    "white_flag_draw",
-    "black_flag_draw",
-    "move_withdrawn",
-];
 
 /// What the web server needs besides the control service.
 #[derive(Debug, Clone)]
@@ -234,8 +223,6 @@ pub fn words_json(lang: &Language) -> String {
         "white_pieces": pieces(Some(Color::White)),
         "black_pieces": pieces(Some(Color::Black)),
         "letters": letters,
-        // Phrases the page announces assertively, as the speech says them urgently.
-        "urgent": URGENT_EVENTS.iter().filter_map(|k| v.event(k)).collect::<Vec<_>>(),
     })
     .to_string()
 }
@@ -348,9 +335,129 @@ impl Transport for PageTransport {
         self.send_text(line).await
     }
 
+    /// The page reads an event's fields by name: one JSON object per event.
+    async fn send_event(&mut self, event: &TableEvent) -> bool {
+        self.send(&event_json(event).to_string()).await
+    }
+
     async fn close(&mut self) {
         let _ = tokio::time::timeout(CLOSE_TIMEOUT, self.socket.send(Message::Close(None))).await;
     }
+}
+
+/// A table event as the page reads it: `{"event": kind, …fields by name…, "line": the
+/// control protocol's line}`. Urgency is the utterance's own (`"urgent"` on `say`), the same
+/// value the speech interrupts for.
+pub fn event_json(event: &TableEvent) -> serde_json::Value {
+    use serde_json::json;
+    use shakmaty::Color;
+    let color = |c: Color| if c == Color::White { "white" } else { "black" };
+    let fields = match event {
+        TableEvent::Begin { time_control, fen } => {
+            json!({"time_control": time_control, "fen": fen})
+        }
+        TableEvent::Restored { ply, fen } => json!({"ply": ply, "fen": fen}),
+        TableEvent::Resumed {
+            downtime_ms,
+            charged_ms,
+        } => {
+            json!({"downtime_ms": downtime_ms, "charged_ms": charged_ms})
+        }
+        TableEvent::Move {
+            ply,
+            color: c,
+            uci,
+            san,
+            source,
+        } => json!({
+            "ply": ply, "color": color(*c), "uci": uci, "san": san, "source": source.to_string()
+        }),
+        TableEvent::Say(say) => json!({
+            "listener": say.listener.to_string(), "text": say.text, "urgent": say.urgency.is_urgent()
+        }),
+        TableEvent::BoardError { board, message } => {
+            json!({"board": board.to_string(), "message": message})
+        }
+        TableEvent::InSync { board } | TableEvent::Unverifiable { board } => {
+            json!({"board": board.to_string()})
+        }
+        TableEvent::Detected { board, description } => {
+            let (what, detail) = description.split_once(' ').unwrap_or((description, ""));
+            json!({"board": board.to_string(), "what": what, "detail": detail})
+        }
+        TableEvent::TouchMove { board, warning } => {
+            json!({"board": board.to_string(), "warning": warning})
+        }
+        TableEvent::Refused { board, reason } => {
+            json!({"board": board.to_string(), "reason": reason})
+        }
+        TableEvent::Guide { board, corrections } => json!({
+            "board": board.to_string(),
+            "corrections": corrections.iter().map(ToString::to_string).collect::<Vec<_>>()
+        }),
+        TableEvent::Link { board, up, detail } => {
+            json!({"board": board.to_string(), "up": up, "detail": detail})
+        }
+        TableEvent::Key(key) => json!({"key": match key {
+            KeyPress::Repeat => "repeat".to_owned(),
+            KeyPress::Time => "time".to_owned(),
+            KeyPress::Unknown(c) => c.to_string(),
+        }}),
+        TableEvent::End {
+            result,
+            description,
+        } => {
+            json!({"result": result.pgn(), "description": description})
+        }
+        TableEvent::DrawOffer { color: c } => json!({"color": color(*c)}),
+        TableEvent::WrongClaim { color: c, why } => json!({"color": color(*c), "why": why}),
+        TableEvent::Undo { uci } => json!({"uci": uci}),
+        TableEvent::ClockAdjusted {
+            color: c,
+            delta_ms,
+            remaining_ms,
+        } => json!({
+            "color": color(*c), "delta_ms": delta_ms, "remaining": format_clock(*remaining_ms)
+        }),
+        TableEvent::Penalty { color: c, count } => json!({"color": color(*c), "count": count}),
+        TableEvent::ClockRunning { running } => json!({"running": running}),
+        TableEvent::Resolution(r) => match r {
+            ResolutionEvent::Agree { plies } => json!({"verdict": "agree", "plies": plies}),
+            ResolutionEvent::Lagging { side, missing } => {
+                json!({"verdict": "lagging", "side": side.to_string(), "missing": missing})
+            }
+            ResolutionEvent::Proposed {
+                plies,
+                retract_a,
+                retract_b,
+                used_white_ms,
+                used_black_ms,
+            } => json!({
+                "verdict": "proposed", "plies": plies, "retract_a": retract_a, "retract_b": retract_b,
+                "used_white": format_clock(*used_white_ms), "used_black": format_clock(*used_black_ms)
+            }),
+            ResolutionEvent::Rejected => json!({"verdict": "rejected"}),
+        },
+        TableEvent::Takeback {
+            plies,
+            retracted,
+            white_ms,
+            black_ms,
+        } => json!({
+            "plies": plies, "retracted": retracted,
+            "white": format_clock(*white_ms), "black": format_clock(*black_ms)
+        }),
+        TableEvent::Explain { line } => json!({"text": line}),
+        TableEvent::JournalError { message } => json!({"message": message}),
+        TableEvent::Recorded { path } | TableEvent::Archived { path } => json!({"path": path}),
+    };
+    let mut object = match fields {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    object.insert("event".to_owned(), json!(event.kind()));
+    object.insert("line".to_owned(), json!(event.line()));
+    serde_json::Value::Object(object)
 }
 
 impl PageTransport {
