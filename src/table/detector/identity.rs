@@ -10,7 +10,7 @@ use super::table::{Cand, Turn, board_after, moved_squares, squares_differing};
 use super::{BoardKind, Conclusion, MoveDetector};
 use crate::boards::{Millis, SensorEvent};
 
-/// What the detector knows of an identity board. Meaningful only when the board is one.
+/// What the detector knows of an identity board. Read only when the board is one.
 #[derive(Debug, Clone)]
 pub(super) struct PieceBoard {
     /// The board as its updates and dumps show it, in its true orientation.

@@ -50,7 +50,7 @@
 //! # Where the code is
 //! - this file: the settings, the detector's state and its public calls, which hand each
 //!   event to the half for its kind of board;
-//! - [`conclusion`]: what the detector reports, and why a board is illegal, in words;
+//! - `conclusion`: what the detector reports, and why a board is illegal, in words;
 //! - `line`: the game as far as the board has gone, kept in step with the table's game;
 //! - `table`: the candidate moves of one position, and the move geometry they are built from;
 //! - `occupancy`: the peg board — lifts and placements, pegs in hand, event order, deferral;
@@ -181,11 +181,11 @@ pub struct MoveDetector {
     /// The candidate moves of `line.base`, rebuilt whenever that position or what is owed
     /// changes, so that an event costs only comparisons.
     table: Table,
-    /// An occupancy board's holes, pegs in hand, event order and held move. Left at its
-    /// starting value on an identity board.
+    /// An occupancy board's holes, pegs in hand, event order and held move. Never read on an
+    /// identity board.
     pegs: PegBoard,
-    /// An identity board's observed pieces and the conclusion held for quiet time. Left at its
-    /// starting value on an occupancy board.
+    /// An identity board's observed pieces and the conclusion held for quiet time. Never read
+    /// on an occupancy board.
     pieces: PieceBoard,
     /// The pieces touched in this window, in order, and which touches were reported.
     touch: Touches,

@@ -13,7 +13,7 @@ use crate::boards::{Millis, SensorEvent};
 /// More pegs than squares can never be out of their holes; a cap keeps hostile input bounded.
 const MAX_HAND: usize = 64;
 
-/// What the detector knows of an occupancy board. Meaningful only when the board is one.
+/// What the detector knows of an occupancy board. Read only when the board is one.
 #[derive(Debug, Clone)]
 pub(super) struct PegBoard {
     /// The holes that hold a peg now.
