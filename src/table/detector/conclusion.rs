@@ -114,6 +114,7 @@ impl fmt::Display for IllegalReason {
     }
 }
 
+/// The colour as a word in a sentence.
 fn color_word(color: Color) -> &'static str {
     match color {
         Color::White => "white",
