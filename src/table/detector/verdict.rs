@@ -232,20 +232,22 @@ impl MoveDetector {
         }
     }
 
+    /// The board shows `position` as far as it can see: the same occupancy on an occupancy
+    /// board, the same pieces on an identity board.
+    fn shows(&self, position: &Board) -> bool {
+        match self.kind {
+            BoardKind::Occupancy => self.pegs.occ == position.occupied(),
+            BoardKind::Identity => self.pieces.observed == *position,
+        }
+    }
+
     /// A board at rest that shows no move: takeback, or wrong.
     pub(super) fn settled(&mut self, explained: bool, out: &mut Vec<Conclusion>) {
-        if self.current_occ() == self.line.history[self.line.ply].occupied()
-            && (self.kind == BoardKind::Occupancy
-                || self.pieces.observed == self.line.history[self.line.ply])
-        {
+        if self.shows(&self.line.history[self.line.ply]) {
             self.back_at_base(out);
             return;
         }
-        let shows_game = match self.kind {
-            BoardKind::Occupancy => self.pegs.occ == self.table.target.occupied(),
-            BoardKind::Identity => self.pieces.observed == self.table.target,
-        };
-        if self.table.turn == Turn::Owed && shows_game {
+        if self.table.turn == Turn::Owed && self.shows(&self.table.target) {
             // Every owed move replicated by a path the events do not explain (a snapshot, a
             // board faster than its scan): the board shows the game, so take it as such.
             self.jump_to_game();
@@ -256,13 +258,9 @@ impl MoveDetector {
         if self.already_reported() || self.taking_back_a_capture() {
             return;
         }
-        let shows = |b: &Board| match self.kind {
-            BoardKind::Occupancy => b.occupied() == self.pegs.occ,
-            BoardKind::Identity => *b == self.pieces.observed,
-        };
         if let Some(k) = (0..self.line.ply)
             .rev()
-            .find(|&k| shows(&self.line.history[k]))
+            .find(|&k| self.shows(&self.line.history[k]))
         {
             out.push(Conclusion::Takeback {
                 plies: self.line.ply + self.line.owed.len() - k,
@@ -291,26 +289,19 @@ impl MoveDetector {
         };
         let mut before = self.line.history[self.line.ply - 1].clone();
         before.discard_piece_at(taken);
-        match self.kind {
-            BoardKind::Occupancy => self.pegs.occ == before.occupied(),
-            BoardKind::Identity => self.pieces.observed == before,
-        }
+        self.shows(&before)
     }
 
     /// The first snapshot after power-up or a reconnect: no events explain it.
     pub(super) fn fresh_compare(&mut self, out: &mut Vec<Conclusion>) {
         let away = std::mem::take(&mut self.link.back_from_away);
-        let shows = |d: &MoveDetector, b: &Board| match d.kind {
-            BoardKind::Occupancy => d.pegs.occ == b.occupied(),
-            BoardKind::Identity => d.pieces.observed == *b,
-        };
-        if shows(self, &self.table.target.clone()) {
+        if self.shows(&self.table.target) {
             self.jump_to_game();
             self.pegs.belief = self.table.target.clone();
             self.back_at_base(out);
             return;
         }
-        if shows(self, &self.line.history[self.line.ply].clone()) {
+        if self.shows(&self.line.history[self.line.ply]) {
             self.pegs.belief = self.line.history[self.line.ply].clone();
             self.back_at_base(out);
             return;
