@@ -6,8 +6,9 @@
 //!   move among all possible ones (capture lifted before or after the capturer, the three
 //!   en-passant orders, castling king or rook first, the promotion key), with now and then an
 //!   own piece touched and put back first; 100 ms between events.
-//! - **dgt**: each move as the field updates of an e-board, every changed square once, in a
-//!   scrambled scan order; 10 ms between updates.
+//! - **dgt**: each move as the field updates of an e-board in a scan order chosen per move among
+//!   all possible ones (every changed square once in any order, or a captured square seen empty
+//!   first); 10 ms between updates.
 //!
 //! The stream is replayed as the daemon would: every `Moved` is played into the game, so the
 //! figure includes `Game::play`. `per-event` times every single `handle` call and prints the
@@ -17,11 +18,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use annabella::boards::gestures::{identity_events, peg_events};
 use annabella::boards::{SensorEvent, Timed};
 use annabella::chess::game::Game;
-use annabella::table::detector::{
-    BoardKind, Conclusion, DetectorSettings, MoveDetector, human_events,
-};
+use annabella::table::detector::{BoardKind, Conclusion, DetectorSettings, MoveDetector};
 use common::games;
 use criterion::{Criterion, Throughput};
 use shakmaty::{Move, Position};
@@ -60,7 +60,7 @@ fn peg_stream(game: &Game, seed: u64) -> Stream {
                 evs.push(SensorEvent::Place(sq));
             }
         }
-        evs.extend(human_events(&pos, m, next(&mut rng)));
+        evs.extend(peg_events(&pos, m, next(&mut rng) as usize));
         for event in evs {
             t += 100;
             events.push(Timed { at: t, event });
@@ -84,20 +84,8 @@ fn dgt_stream(game: &Game, seed: u64) -> Stream {
         event: SensorEvent::Pieces(pos.board().clone()),
     }];
     for &m in game.moves() {
-        let before = pos.board().clone();
+        let changes = identity_events(&pos, m, next(&mut rng) as usize);
         pos.play_unchecked(m);
-        let after = pos.board();
-        let mut changes: Vec<SensorEvent> = (before.occupied() | after.occupied())
-            .into_iter()
-            .filter(|&sq| before.piece_at(sq) != after.piece_at(sq))
-            .map(|square| SensorEvent::SquareChanged {
-                square,
-                piece: after.piece_at(square),
-            })
-            .collect();
-        for i in (1..changes.len()).rev() {
-            changes.swap(i, (next(&mut rng) % (i as u64 + 1)) as usize);
-        }
         for event in changes {
             t += 10;
             events.push(Timed { at: t, event });

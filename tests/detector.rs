@@ -7,12 +7,13 @@
 //! end of the script release held conclusions. Like the replay command, the runner plays every
 //! `Moved` into the game and accepts every takeback.
 
+use annabella::boards::gestures::{identity_events, peg_events, peg_variants};
 use annabella::boards::{BoardKey, SensorEvent, Timed};
 use annabella::chess::game::Game;
 use annabella::table::corrections::{self, Correction, Observed};
 use annabella::table::detector::{
     BoardKind, Conclusion, DetectorSettings, IllegalReason, MoveDetector, TouchMove,
-    TouchMoveWarning, human_events,
+    TouchMoveWarning,
 };
 use proptest::prelude::*;
 use shakmaty::fen::Fen;
@@ -1522,7 +1523,7 @@ fn replay_as_human(
                 }
             }
         }
-        events.extend(human_events(&pos, m, seed.wrapping_add(i as u64)));
+        events.extend(peg_events(&pos, m, order(seed, i)));
         for event in events {
             t += 10;
             det.handle(&game, &Timed { at: t, event }, &mut out);
@@ -1535,29 +1536,15 @@ fn replay_as_human(
     (concluded, other)
 }
 
-/// The field updates a DGT board could send for `m`: every changed square once, in an order
-/// picked by `seed` (the board's scan may report the arrival before the departure).
-fn field_updates(pos: &Chess, m: Move, seed: u64) -> Vec<SensorEvent> {
-    let before = pos.board().clone();
-    let mut after = pos.clone();
-    after.play_unchecked(m);
-    let after = after.board().clone();
-    let mut changes: Vec<SensorEvent> = (before.occupied() | after.occupied())
-        .into_iter()
-        .filter(|&sq| before.piece_at(sq) != after.piece_at(sq))
-        .map(|square| SensorEvent::SquareChanged {
-            square,
-            piece: after.piece_at(square),
-        })
-        .collect();
-    let mut rng = seed | 1;
-    for i in (1..changes.len()).rev() {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        changes.swap(i, (rng % (i as u64 + 1)) as usize);
-    }
-    changes
+/// Which of the physical orders the hand uses for move `i` of a game replayed with `seed`:
+/// scrambled, so that successive moves (and a side's successive captures) take unrelated
+/// orders, and every order is taken over many seeds.
+fn order(seed: u64, i: usize) -> usize {
+    let mut x = seed.wrapping_add(i as u64) ^ 0x9e37_79b9_7f4a_7c15;
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x as usize
 }
 
 fn replay_on_dgt(start: &Game, moves: &[Move], seed: u64) -> (Vec<Move>, Vec<String>) {
@@ -1574,7 +1561,7 @@ fn replay_on_dgt(start: &Game, moves: &[Move], seed: u64) -> (Vec<Move>, Vec<Str
     let mut pos = start.position().clone();
     let mut events = vec![SensorEvent::Pieces(pos.board().clone())];
     for (i, &m) in moves.iter().enumerate() {
-        events.extend(field_updates(&pos, m, seed.wrapping_add(i as u64)));
+        events.extend(identity_events(&pos, m, order(seed, i)));
         pos.play_unchecked(m);
     }
     let mut take = |out: &mut Vec<Conclusion>, game: &mut Game| {
@@ -1648,7 +1635,7 @@ fn replay_with_replication(
             det.poll(&game, t, &mut out);
             take(&mut out, &mut game);
         }
-        for event in human_events(&pos, m, seed.wrapping_add(i as u64)) {
+        for event in peg_events(&pos, m, order(seed, i)) {
             if !ours && matches!(event, SensorEvent::Key(_)) {
                 continue;
             }
@@ -1978,19 +1965,37 @@ fn corrections_take_the_shortest_pairing() {
     assert_eq!(total, best, "{c:?}");
 }
 
+/// The orders the replays above pick (peg_events with a scrambled variant) reach every order
+/// a hand can make: the three en-passant orders and the six of castling.
 #[test]
-fn human_events_cover_every_order() {
-    let pos: Chess = Fen::from_ascii(EN_PASSANT.as_bytes())
-        .unwrap()
-        .into_position(CastlingMode::Standard)
-        .unwrap();
-    let m = Move::EnPassant {
-        from: Square::E5,
-        to: Square::D6,
-    };
-    let mut orders = std::collections::BTreeSet::new();
-    for seed in 0..200 {
-        orders.insert(format!("{:?}", human_events(&pos, m, seed)));
+fn replayed_moves_take_every_order() {
+    for (fen, m, expected) in [
+        (
+            EN_PASSANT,
+            Move::EnPassant {
+                from: Square::E5,
+                to: Square::D6,
+            },
+            3,
+        ),
+        (
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            Move::Castle {
+                king: Square::E1,
+                rook: Square::H1,
+            },
+            6,
+        ),
+    ] {
+        let pos: Chess = Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        assert_eq!(peg_variants(&pos, m), expected);
+        let mut orders = std::collections::BTreeSet::new();
+        for seed in 0..200 {
+            orders.insert(format!("{:?}", peg_events(&pos, m, order(seed, 3))));
+        }
+        assert_eq!(orders.len(), expected, "{orders:?}");
     }
-    assert_eq!(orders.len(), 3, "{orders:?}");
 }

@@ -1,178 +1,274 @@
-//! The sensor events a person produces when making a move on a board, in the orders people use.
+//! The sensor events a person produces when making a move on a board, in every order a hand can.
 //!
-//! The simulated board turns typed moves into these, and tests and benchmarks turn real games
-//! into recorded streams with them. `variant` picks one of the physically possible orders
-//! (captured piece lifted before or after the capturer, castling king or rook first, the three
-//! en-passant orders), so a loop over variants covers every order.
+//! The one generator of such events: the simulated board turns typed moves into them, and tests
+//! and benchmarks turn real games into recorded streams with them. Each kind of board has a
+//! list of every physically possible order for a move ([`peg_orders`], [`identity_orders`]);
+//! `variant` picks one of them by number, wrapping, so a loop over `0..variants` covers every
+//! order and a random number picks a random one (seeded variation).
+//!
+//! - **Peg (occupancy) board**: a peg is lifted before it is placed, a hole must be empty before
+//!   a peg goes in, and a captured piece is lifted and put aside at any time before its hole is
+//!   refilled: the capture lifted before or after the capturer, the three en-passant orders,
+//!   castling king or rook first, each placed at once or both lifted first (in Chess960 a piece
+//!   whose destination is the other's hole waits for it). A promotion ends with the key for the
+//!   new piece, as the player presses it on the key strip.
+//! - **Identity (DGT) board**: the scan reports every changed square once with its new content,
+//!   in any order (an arrival may come before the departure); for a capture on the destination
+//!   square the board may also show that square empty between the two pieces.
 
-use shakmaty::{Chess, Color, Move, Piece, Position, Role, Square};
+use shakmaty::{Bitboard, CastlingSide, Chess, Move, Piece, Position, Square};
 
 use super::{BoardKey, SensorEvent};
 
-/// How many different orders [`peg_events`] knows for this move (at least 1).
-pub fn peg_variants(m: Move) -> usize {
-    match m {
-        Move::EnPassant { .. } => 3,
-        Move::Castle { .. } => 2,
-        Move::Normal {
-            capture: Some(_), ..
-        } => 2,
-        _ => 1,
+/// Every order in which a hand can make `m`, a legal move of `pos`, on an occupancy (peg) board,
+/// as lifts and placements; a promotion ends with the promotion key. The first order lifts the
+/// moving piece first and places each piece as soon as its hole is free.
+pub fn peg_orders(pos: &Chess, m: Move) -> Vec<Vec<SensorEvent>> {
+    let pegs = peg_paths(pos, m);
+    let mut orders = Vec::new();
+    let mut state = vec![PegState::Home; pegs.len()];
+    let mut events = Vec::with_capacity(pegs.len() * 2 + 1);
+    walk(
+        &pegs,
+        pos.board().occupied(),
+        &mut state,
+        &mut events,
+        &mut orders,
+    );
+    if let Some(role) = m.promotion() {
+        for order in &mut orders {
+            order.push(SensorEvent::Key(BoardKey::Promote(role)));
+        }
     }
+    orders
 }
 
-/// Lifts and places on an occupancy (peg) board for `m`, a legal move of `pos`; a promotion
-/// ends with the promotion key, as the player presses it on the key strip.
+/// How many orders [`peg_orders`] knows for `m` in `pos` (at least 1).
+pub fn peg_variants(pos: &Chess, m: Move) -> usize {
+    peg_orders(pos, m).len().max(1)
+}
+
+/// The lifts and placements of order number `variant` (wrapping) of [`peg_orders`].
 pub fn peg_events(pos: &Chess, m: Move, variant: usize) -> Vec<SensorEvent> {
-    use SensorEvent::{Lift, Place};
-    let mut out = Vec::with_capacity(5);
-    match m {
-        Move::Normal {
-            from,
-            to,
-            capture,
-            promotion,
-            ..
-        } => {
-            match (capture.is_some(), variant % 2) {
-                (true, 1) => out.extend([Lift(to), Lift(from), Place(to)]),
-                (true, _) => out.extend([Lift(from), Lift(to), Place(to)]),
-                (false, _) => out.extend([Lift(from), Place(to)]),
-            }
-            if let Some(role) = promotion {
-                out.push(SensorEvent::Key(BoardKey::Promote(role)));
-            }
+    pick(peg_orders(pos, m), variant)
+}
+
+/// Every order in which a piece-identity board (DGT) can report `m`, a legal move of `pos`, as
+/// field updates. The first order reports the emptied squares first.
+pub fn identity_orders(pos: &Chess, m: Move) -> Vec<Vec<SensorEvent>> {
+    let before = pos.board();
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    let after = after.board();
+    let changed = (before.occupied() | after.occupied())
+        .into_iter()
+        .filter(|&sq| before.piece_at(sq) != after.piece_at(sq));
+    // Emptied squares first, so that the first order is the one a fast scan gives.
+    let mut changes: Vec<(Square, Option<Piece>)> = changed
+        .clone()
+        .filter(|&sq| after.piece_at(sq).is_none())
+        .chain(changed.filter(|&sq| after.piece_at(sq).is_some()))
+        .map(|sq| (sq, after.piece_at(sq)))
+        .collect();
+    let mut orders = Vec::new();
+    permutations(&mut changes, 0, &mut orders);
+    // A capture on the destination: the captured piece lifted and the square seen empty
+    // before the capturer arrives.
+    if let Move::Normal {
+        from,
+        to,
+        capture: Some(_),
+        ..
+    } = m
+    {
+        let placed = after.piece_at(to);
+        for steps in [
+            [(from, None), (to, None), (to, placed)],
+            [(to, None), (from, None), (to, placed)],
+            [(to, None), (to, placed), (from, None)],
+        ] {
+            orders.push(steps.to_vec());
         }
-        Move::EnPassant { from, to } => {
-            let captured = Square::from_coords(to.file(), from.rank());
-            match variant % 3 {
-                0 => out.extend([Lift(from), Place(to), Lift(captured)]),
-                1 => out.extend([Lift(from), Lift(captured), Place(to)]),
-                _ => out.extend([Lift(captured), Lift(from), Place(to)]),
-            }
-        }
-        Move::Castle { king, rook } => {
-            let (king_to, rook_to) = castling_destinations(pos.turn(), m, king);
-            // Chess960: a destination can be the other piece's origin, so that piece must be
-            // lifted before the hole can take a peg.
-            let king_first = variant.is_multiple_of(2);
-            let king_to_is_free = king_to == king || king_to != rook;
-            let rook_to_is_free = rook_to == rook || rook_to != king;
-            if king_first && king_to_is_free {
-                out.extend([Lift(king), Place(king_to), Lift(rook), Place(rook_to)]);
-            } else if !king_first && rook_to_is_free {
-                out.extend([Lift(rook), Place(rook_to), Lift(king), Place(king_to)]);
-            } else if king_first {
-                out.extend([Lift(king), Lift(rook), Place(king_to), Place(rook_to)]);
-            } else {
-                out.extend([Lift(rook), Lift(king), Place(rook_to), Place(king_to)]);
-            }
-            // A piece that castles onto its own square never leaves the hole.
-            out.retain(|e| !matches!(e, Lift(s) | Place(s) if (*s == king && king == king_to) || (*s == rook && rook == rook_to)));
-        }
-        Move::Put { .. } => {}
     }
-    out
+    orders
+        .into_iter()
+        .map(|order| {
+            order
+                .into_iter()
+                .map(|(square, piece)| SensorEvent::SquareChanged { square, piece })
+                .collect()
+        })
+        .collect()
 }
 
-/// How many orders [`identity_events`] knows for this move.
-pub fn identity_variants(_m: Move) -> usize {
-    2
+/// How many orders [`identity_orders`] knows for `m` in `pos` (at least 1).
+pub fn identity_variants(pos: &Chess, m: Move) -> usize {
+    identity_orders(pos, m).len().max(1)
 }
 
-/// Field updates of a piece-identity board (DGT) for `m`. Variant 1 reports the destination
-/// before the origin and never shows a captured square empty, as a slowly scanning board does.
+/// The field updates of order number `variant` (wrapping) of [`identity_orders`].
 pub fn identity_events(pos: &Chess, m: Move, variant: usize) -> Vec<SensorEvent> {
-    let turn = pos.turn();
-    let change =
-        |square: Square, piece: Option<Piece>| SensorEvent::SquareChanged { square, piece };
-    let mut out = Vec::with_capacity(4);
-    match m {
-        Move::Normal {
-            role,
-            from,
-            to,
-            capture,
-            promotion,
-        } => {
-            let placed = Piece {
-                color: turn,
-                role: promotion.unwrap_or(role),
-            };
-            if variant % 2 == 1 {
-                out.extend([change(to, Some(placed)), change(from, None)]);
-            } else {
-                out.push(change(from, None));
-                if capture.is_some() {
-                    out.push(change(to, None));
-                }
-                out.push(change(to, Some(placed)));
-            }
-        }
-        Move::EnPassant { from, to } => {
-            let captured = Square::from_coords(to.file(), from.rank());
-            let pawn = Some(Piece {
-                color: turn,
-                role: Role::Pawn,
-            });
-            out.extend([change(from, None), change(to, pawn), change(captured, None)]);
-            if variant % 2 == 1 {
-                out.rotate_left(1);
-            }
-        }
-        Move::Castle { king, rook } => {
-            let (king_to, rook_to) = castling_destinations(turn, m, king);
-            let k = Some(Piece {
-                color: turn,
-                role: Role::King,
-            });
-            let r = Some(Piece {
-                color: turn,
-                role: Role::Rook,
-            });
-            // The final content of each square (a destination may be the other piece's origin);
-            // a square that ends as it began is not reported.
-            let mut changes: Vec<(Square, Option<Piece>)> = Vec::with_capacity(4);
-            for (square, piece) in [(king, None), (rook, None), (king_to, k), (rook_to, r)] {
-                changes.retain(|(s, _)| *s != square);
-                changes.push((square, piece));
-            }
-            changes.retain(|(square, piece)| pos.board().piece_at(*square) != *piece);
-            // Variant 0 empties the origins first; variant 1 shows the pieces arriving first.
-            changes.sort_by_key(|(_, piece)| piece.is_some() == (variant.is_multiple_of(2)));
-            out.extend(
-                changes
-                    .into_iter()
-                    .map(|(square, piece)| change(square, piece)),
-            );
-        }
-        Move::Put { .. } => {}
-    }
-    out
+    pick(identity_orders(pos, m), variant)
 }
 
-fn castling_destinations(turn: Color, m: Move, _king: Square) -> (Square, Square) {
-    let side = m.castling_side().expect("a castling move has a side");
-    (side.king_to(turn), side.rook_to(turn))
+fn pick(mut orders: Vec<Vec<SensorEvent>>, variant: usize) -> Vec<SensorEvent> {
+    if orders.is_empty() {
+        return Vec::new();
+    }
+    let i = variant % orders.len();
+    orders.swap_remove(i)
+}
+
+/// Where one peg of a move goes: from its hole to another, or (a captured piece) off the board.
+#[derive(Debug, Clone, Copy)]
+struct PegPath {
+    origin: Option<Square>,
+    destination: Option<Square>,
+}
+
+/// How far one peg of a move has got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PegState {
+    /// Still in its hole (or, for a dropped piece, beside the board).
+    Home,
+    /// In the hand.
+    Held,
+    /// In its destination, or put aside.
+    Done,
+}
+
+/// The pegs `m` moves; a castling piece that ends on its own hole never leaves it.
+fn peg_paths(pos: &Chess, m: Move) -> Vec<PegPath> {
+    let path = |origin, destination| PegPath {
+        origin: Some(origin),
+        destination,
+    };
+    match m {
+        Move::Normal {
+            from, to, capture, ..
+        } => {
+            let mut pegs = vec![path(from, Some(to))];
+            if capture.is_some() {
+                pegs.push(path(to, None));
+            }
+            pegs
+        }
+        Move::EnPassant { from, to } => vec![
+            path(from, Some(to)),
+            path(Square::from_coords(to.file(), from.rank()), None),
+        ],
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_king_side(king < rook);
+            let turn = pos.turn();
+            let (king_to, rook_to) = (side.king_to(turn), side.rook_to(turn));
+            let mut pegs = Vec::with_capacity(2);
+            if king != king_to {
+                pegs.push(path(king, Some(king_to)));
+            }
+            if rook != rook_to {
+                pegs.push(path(rook, Some(rook_to)));
+            }
+            pegs
+        }
+        // A piece from beside the board is only placed.
+        Move::Put { to, .. } => vec![PegPath {
+            origin: None,
+            destination: Some(to),
+        }],
+    }
+}
+
+/// Depth first over the next possible actions: lift a peg still home, or place a held peg whose
+/// destination is empty. Each complete sequence is one order.
+fn walk(
+    pegs: &[PegPath],
+    occ: Bitboard,
+    state: &mut [PegState],
+    events: &mut Vec<SensorEvent>,
+    orders: &mut Vec<Vec<SensorEvent>>,
+) {
+    if state.iter().all(|&s| s == PegState::Done) {
+        orders.push(events.clone());
+        return;
+    }
+    for i in 0..pegs.len() {
+        let PegPath {
+            origin,
+            destination,
+        } = pegs[i];
+        match state[i] {
+            PegState::Home => {
+                state[i] = if destination.is_some() {
+                    PegState::Held
+                } else {
+                    PegState::Done
+                };
+                match origin {
+                    Some(o) => {
+                        events.push(SensorEvent::Lift(o));
+                        walk(pegs, occ.without(o), state, events, orders);
+                        events.pop();
+                    }
+                    None => walk(pegs, occ, state, events, orders),
+                }
+                state[i] = PegState::Home;
+            }
+            PegState::Held => {
+                if let Some(d) = destination
+                    && !occ.contains(d)
+                {
+                    state[i] = PegState::Done;
+                    events.push(SensorEvent::Place(d));
+                    walk(pegs, occ.with(d), state, events, orders);
+                    events.pop();
+                    state[i] = PegState::Held;
+                }
+            }
+            PegState::Done => {}
+        }
+    }
+}
+
+/// Every ordering of `items[k..]` after `items[..k]`, in lexicographic order of positions.
+fn permutations<T: Copy>(items: &mut Vec<T>, k: usize, out: &mut Vec<Vec<T>>) {
+    if k + 1 >= items.len() {
+        out.push(items.clone());
+        return;
+    }
+    for i in k..items.len() {
+        // Rotating (not swapping) keeps the rest in order, so the first ordering is the input.
+        items[k..=i].rotate_right(1);
+        permutations(items, k + 1, out);
+        items[k..=i].rotate_left(1);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use shakmaty::fen::Fen;
-    use shakmaty::{Bitboard, Board, CastlingMode};
+    use shakmaty::{Board, CastlingMode};
+    use std::collections::BTreeSet;
 
     fn pos(fen: &str, mode: CastlingMode) -> Chess {
         fen.parse::<Fen>().unwrap().into_position(mode).unwrap()
     }
 
-    /// Applying the events to the occupancy before the move gives the occupancy after it, and no
-    /// place ever goes into an occupied hole.
+    /// Applying the events to the occupancy before the move gives the occupancy after it, no
+    /// peg is lifted from an empty hole or placed into an occupied one, no two orders are the
+    /// same, and `peg_events` walks through them all.
     fn check_peg(p: &Chess, m: Move) {
-        for v in 0..peg_variants(m) {
+        let orders = peg_orders(p, m);
+        assert!(!orders.is_empty(), "{m:?}");
+        assert_eq!(peg_variants(p, m), orders.len());
+        let distinct: BTreeSet<String> = orders.iter().map(|o| format!("{o:?}")).collect();
+        assert_eq!(distinct.len(), orders.len(), "{m:?}: {orders:?}");
+        for (v, order) in orders.iter().enumerate() {
+            assert_eq!(&peg_events(p, m, v), order);
+            assert_eq!(&peg_events(p, m, v + orders.len()), order, "wraps");
             let mut occ = p.board().occupied();
-            for e in peg_events(p, m, v) {
-                match e {
+            for e in order {
+                match *e {
                     SensorEvent::Lift(s) => {
                         assert!(occ.contains(s), "{m:?} v{v}: lift from empty {s}");
                         occ.discard(s);
@@ -181,7 +277,11 @@ mod tests {
                         assert!(!occ.contains(s), "{m:?} v{v}: place into occupied {s}");
                         occ.add(s);
                     }
-                    _ => {}
+                    SensorEvent::Key(BoardKey::Promote(role)) => {
+                        assert_eq!(Some(role), m.promotion());
+                        assert_eq!(Some(e), order.last(), "the key comes last");
+                    }
+                    ref e => panic!("{m:?} v{v}: {e:?} on a peg board"),
                 }
             }
             let after = p.clone().play(m).unwrap();
@@ -189,15 +289,22 @@ mod tests {
         }
     }
 
+    /// Applying the updates gives the board after the move; every order is different.
     fn check_identity(p: &Chess, m: Move) {
-        for v in 0..identity_variants(m) {
+        let orders = identity_orders(p, m);
+        assert_eq!(identity_variants(p, m), orders.len());
+        let distinct: BTreeSet<String> = orders.iter().map(|o| format!("{o:?}")).collect();
+        assert_eq!(distinct.len(), orders.len(), "{m:?}: {orders:?}");
+        for (v, order) in orders.iter().enumerate() {
+            assert_eq!(&identity_events(p, m, v), order);
             let mut board: Board = p.board().clone();
-            for e in identity_events(p, m, v) {
-                if let SensorEvent::SquareChanged { square, piece } = e {
-                    match piece {
-                        Some(piece) => board.set_piece_at(square, piece),
-                        None => board.discard_piece_at(square),
-                    }
+            for e in order {
+                let SensorEvent::SquareChanged { square, piece } = *e else {
+                    panic!("{m:?} v{v}: {e:?} on an identity board");
+                };
+                match piece {
+                    Some(piece) => board.set_piece_at(square, piece),
+                    None => board.discard_piece_at(square),
                 }
             }
             let after = p.clone().play(m).unwrap();
@@ -206,7 +313,7 @@ mod tests {
     }
 
     #[test]
-    fn every_move_of_special_positions_is_physically_possible() {
+    fn every_order_of_every_move_of_special_positions_is_physically_possible() {
         for (fen, mode) in [
             (
                 "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1",
@@ -215,6 +322,7 @@ mod tests {
             ("1k5r/8/8/8/8/8/8/RK5R w HAh - 0 1", CastlingMode::Chess960),
             ("4k3/8/8/8/8/8/8/5KR1 w G - 0 1", CastlingMode::Chess960),
             ("4k3/8/8/8/8/8/8/1RK5 w B - 0 1", CastlingMode::Chess960),
+            ("4k3/8/8/8/8/8/8/2RK4 w C - 0 1", CastlingMode::Chess960),
             (
                 "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
                 CastlingMode::Standard,
@@ -226,19 +334,67 @@ mod tests {
                 check_identity(&p, m);
             }
         }
-        assert_eq!(Bitboard::EMPTY.count(), 0);
     }
 
     #[test]
-    fn en_passant_has_three_orders() {
-        let p = pos("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", CastlingMode::Standard);
-        let ep = p
-            .legal_moves()
-            .into_iter()
-            .find(|m| m.is_en_passant())
-            .unwrap();
-        let orders: Vec<_> = (0..3).map(|v| peg_events(&p, ep, v)).collect();
-        assert_ne!(orders[0], orders[1]);
-        assert_ne!(orders[1], orders[2]);
+    fn the_orders_are_all_a_hand_can_make() {
+        use SensorEvent::{Lift, Place};
+        use Square::*;
+        let p = pos(
+            "r3k2r/1P4P1/8/3pP3/8/8/1p4p1/R3K2R w KQkq d6 0 1",
+            CastlingMode::Standard,
+        );
+        let find = |p: &Chess, pred: &dyn Fn(&Move) -> bool| {
+            p.legal_moves().into_iter().find(pred).unwrap()
+        };
+        // En passant: the capturer placed before or after the pawn is lifted, or that first.
+        let ep = find(&p, &|m| m.is_en_passant());
+        assert_eq!(
+            peg_orders(&p, ep),
+            [
+                vec![Lift(E5), Place(D6), Lift(D5)],
+                vec![Lift(E5), Lift(D5), Place(D6)],
+                vec![Lift(D5), Lift(E5), Place(D6)],
+            ]
+        );
+        // A capture: the captured piece lifted after or before the capturer.
+        let capture = find(&p, &|m| {
+            m.is_capture() && !m.is_promotion() && !m.is_en_passant()
+        });
+        assert_eq!(peg_variants(&p, capture), 2);
+        // A capturing promotion: two orders, each ending with the key.
+        let promo = find(&p, &|m| m.is_promotion() && m.is_capture());
+        assert_eq!(peg_variants(&p, promo), 2);
+        // The DGT board: every order of the changed squares, plus the captured square seen
+        // empty in between.
+        assert_eq!(identity_variants(&p, ep), 6);
+        assert_eq!(identity_variants(&p, capture), 2 + 3);
+        // Castling: either piece first, each placed at once or after both are lifted.
+        let p = pos(
+            "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+            CastlingMode::Standard,
+        );
+        let castle = find(&p, &|m| m.is_castle());
+        assert_eq!(peg_variants(&p, castle), 6);
+        assert_eq!(identity_variants(&p, castle), 24);
+    }
+
+    #[test]
+    fn chess960_castling_into_the_other_pieces_hole_waits_for_it() {
+        // King f1, rook g1, king side: the king goes to g1, the rook's hole, and the rook to f1,
+        // the king's: each is placed only after both are lifted.
+        let p = pos("4k3/8/8/8/8/8/8/5KR1 w G - 0 1", CastlingMode::Chess960);
+        let castle = p.legal_moves().into_iter().find(|m| m.is_castle()).unwrap();
+        use SensorEvent::{Lift, Place};
+        use Square::*;
+        assert_eq!(
+            peg_orders(&p, castle),
+            [
+                vec![Lift(F1), Lift(G1), Place(G1), Place(F1)],
+                vec![Lift(F1), Lift(G1), Place(F1), Place(G1)],
+                vec![Lift(G1), Lift(F1), Place(G1), Place(F1)],
+                vec![Lift(G1), Lift(F1), Place(F1), Place(G1)],
+            ]
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! - [`peg`]: our tactile peg-board protocol (ASCII lines; `docs/peg-protocol.md`).
 //! - [`dgt`]: the DGT e-board serial protocol (`docs/dgt.md`).
 //! - [`debounce`]: merges the chatter of reed switches and hall sensors.
-//! - [`gestures`]: the events a person produces for a move, in the orders people use.
+//! - [`gestures`]: the events a person produces for a move, in every order a hand can.
 
 pub mod debounce;
 pub mod dgt;
