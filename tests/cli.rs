@@ -257,7 +257,7 @@ fn long_uci_game(plies: usize) -> Vec<String> {
 fn a_bare_game_longer_than_the_ply_limit_is_refused() {
     use annabella::chess::pgn::MAX_PLIES;
     let moves = long_uci_game(MAX_PLIES + 1);
-    let o = annabella(&["convert", "--to", "iccf"], &[], &moves.join(" "));
+    let o = annabella(&["convert", "--to", "iccf"], &[], moves.join(" "));
     assert!(!o.status.success());
     assert_eq!(stdout(&o), "");
     let err = stderr(&o);

@@ -26,26 +26,26 @@ fn command(args: &[&str]) -> Command {
     command
 }
 
-/// Starts `annabella ARGS` with all three streams piped, for a test that handles them itself.
-pub fn spawn(args: &[&str]) -> Child {
-    command(args)
+/// Starts `command` with all three streams piped.
+fn spawn_piped(command: &mut Command) -> Child {
+    command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("{BIN} does not start: {e}"))
+        .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"))
+}
+
+/// Starts `annabella ARGS` with all three streams piped, for a test that handles them itself.
+pub fn spawn(args: &[&str]) -> Child {
+    spawn_piped(&mut command(args))
 }
 
 /// Runs `annabella ARGS` to its end with `env` set and `stdin` as its standard input.
 pub fn annabella(args: &[&str], env: &[(&str, &str)], stdin: impl AsRef<[u8]>) -> Output {
     let mut command = command(args);
     command.envs(env.iter().copied());
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{BIN} does not start: {e}"));
+    let mut child = spawn_piped(&mut command);
     // Written from another thread, so a child that answers before it has read everything
     // cannot stall on a full pipe while this one stalls on its input.
     let mut input = child.stdin.take().expect("stdin is piped");
@@ -145,12 +145,7 @@ impl Running {
         let name = Path::new(command.get_program())
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
+        let mut child = spawn_piped(command);
         let stdin = child.stdin.take();
         let stdout: Box<dyn Read + Send> = Box::new(child.stdout.take().expect("piped"));
         let stderr: Box<dyn Read + Send> = Box::new(child.stderr.take().expect("piped"));
