@@ -79,10 +79,10 @@ pub fn stderr(o: &Output) -> String {
     text(&o.stderr)
 }
 
-/// Reads `reader` line by line until its end, handing each complete line (without its line
-/// feed, invalid UTF-8 replaced) to `each` until that returns false. A last line without a line
-/// feed was cut off (by a kill) and is no line.
-fn for_each_line(reader: impl Read, mut each: impl FnMut(String) -> bool) {
+/// Reads `reader` line by line until its end, handing each line (without its line feed, invalid
+/// UTF-8 replaced) to `each` until that returns false. A last line without a line feed was cut
+/// off (by a kill): it is handed on only if `cut_too`.
+fn for_each_line(reader: impl Read, cut_too: bool, mut each: impl FnMut(String) -> bool) {
     let mut reader = BufReader::new(reader);
     let mut line = Vec::new();
     loop {
@@ -94,7 +94,12 @@ fn for_each_line(reader: impl Read, mut each: impl FnMut(String) -> bool) {
             }
             // Longer than `MAX_LINE`: this piece now, the rest as the next line.
             Ok(n) if n as u64 == MAX_LINE => {}
-            Ok(_) => return,
+            Ok(_) => {
+                if cut_too {
+                    each(String::from_utf8_lossy(&line).into_owned());
+                }
+                return;
+            }
         }
         if !each(String::from_utf8_lossy(&line).into_owned()) {
             return;
@@ -157,7 +162,8 @@ impl Running {
         let label = name.clone();
         // Threads spawned by a test write into its captured output.
         std::thread::spawn(move || {
-            for_each_line(watched, |line| {
+            // A cut line is no line a test could rely on (a half-written acknowledgement).
+            for_each_line(watched, false, |line| {
                 if watch == Watch::Stderr {
                     eprintln!("{label}: {line}");
                     // The test may stop listening; the log still goes to its output.
@@ -172,7 +178,7 @@ impl Running {
         let kept = other.clone();
         let label = name.clone();
         let other_reader = std::thread::spawn(move || {
-            for_each_line(unwatched, |line| {
+            for_each_line(unwatched, true, |line| {
                 eprintln!("{label}: {line}");
                 let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
                 kept.push_str(&line);
