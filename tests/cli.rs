@@ -1,41 +1,15 @@
 //! The command-line contract, tested on the built binary: `annabella convert` and `announce`.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+pub mod common;
 
-fn annabella(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_annabella"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    // The binary may refuse its arguments and exit before reading standard input: a broken pipe
-    // here is that refusal, which the caller checks through the exit status and stderr.
-    if let Err(e) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
-        assert_eq!(
-            e.kind(),
-            std::io::ErrorKind::BrokenPipe,
-            "writing stdin: {e}"
-        );
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
+use common::fs::scratch_dir;
+use common::process::{annabella, stderr, stdout};
 
 /// Runs a conversion that must succeed and returns its standard output.
 fn convert(args: &[&str], input: &str) -> String {
     let mut all = vec!["convert"];
     all.extend_from_slice(args);
-    let o = annabella(&all, input);
+    let o = annabella(&all, &[], input);
     assert!(
         o.status.success(),
         "convert {args:?} failed: {}",
@@ -173,7 +147,7 @@ fn san_input_and_output_in_the_players_language() {
 #[test]
 fn a_bad_game_is_reported_and_the_good_ones_are_still_converted() {
     let pgn = "[Event \"one\"]\n\n1. e4 e5 *\n\n[Event \"two\"]\n\n1. e4 e5 2. Ke3 *\n\n[Event \"three\"]\n\n1. d4 *\n";
-    let o = annabella(&["convert", "--to", "uci"], pgn);
+    let o = annabella(&["convert", "--to", "uci"], &[], pgn);
     assert!(!o.status.success());
     assert_eq!(stdout(&o), "e2e4 e7e5\nd2d4\n");
     let err = stderr(&o);
@@ -208,6 +182,7 @@ fn pgn_is_recognised_when_it_does_not_start_with_a_tag() {
 fn bare_list_errors_name_game_ply_and_token() {
     let o = annabella(
         &["convert", "--to", "san"],
+        &[],
         "e4 e5\nd4 d5 c4\nd4 Nf6 Bg5 xx\n",
     );
     assert!(!o.status.success());
@@ -225,6 +200,7 @@ fn an_unclosed_comment_or_variation_is_reported_not_swallowed() {
     // The `(` swallows e5 and the rest of the line; the `{` of game 2 swallows d5.
     let o = annabella(
         &["convert", "--to", "san"],
+        &[],
         "1. e4 (1. d4 e5\n\n1. d4 {oops d5\n\n1. c4 c5\n",
     );
     assert!(!o.status.success());
@@ -281,7 +257,7 @@ fn long_uci_game(plies: usize) -> Vec<String> {
 fn a_bare_game_longer_than_the_ply_limit_is_refused() {
     use annabella::chess::pgn::MAX_PLIES;
     let moves = long_uci_game(MAX_PLIES + 1);
-    let o = annabella(&["convert", "--to", "iccf"], &moves.join(" "));
+    let o = annabella(&["convert", "--to", "iccf"], &[], moves.join(" "));
     assert!(!o.status.success());
     assert_eq!(stdout(&o), "");
     let err = stderr(&o);
@@ -307,6 +283,7 @@ fn missing_promotion_digit_says_which_digits_are_allowed() {
             "--to",
             "san",
         ],
+        &[],
         "1718",
     );
     assert!(!o.status.success());
@@ -354,7 +331,7 @@ fn chess960_by_position_number() {
 #[test]
 fn chess960_numbers_out_of_range_are_named_as_such() {
     for n in ["960", "-1", "99999999999999999999"] {
-        let o = annabella(&["convert", "--chess960", &format!("--fen={n}")], "e4");
+        let o = annabella(&["convert", "--chess960", &format!("--fen={n}")], &[], "e4");
         assert!(!o.status.success());
         assert_eq!(stdout(&o), "");
         let err = stderr(&o);
@@ -363,7 +340,7 @@ fn chess960_numbers_out_of_range_are_named_as_such() {
             "{err}"
         );
     }
-    let o = annabella(&["convert", "--fen", "518"], "e4");
+    let o = annabella(&["convert", "--fen", "518"], &[], "e4");
     assert!(!o.status.success());
     assert!(stderr(&o).contains("needs --chess960"), "{}", stderr(&o));
     assert_eq!(
@@ -417,7 +394,7 @@ fn braille_scoresheet() {
 
 #[test]
 fn announce_prints_one_phrase_per_move() {
-    let o = annabella(&["announce", "--lang", "de", "e4", "e5", "Sf3"], "");
+    let o = annabella(&["announce", "--lang", "de", "e4", "e5", "Sf3"], &[], "");
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), "Eva vier\nEva fünf\nSpringer Felix drei\n");
     let long = annabella(
@@ -431,13 +408,18 @@ fn announce_prints_one_phrase_per_move() {
             "5755",
             "7163",
         ],
+        &[],
         "",
     );
     assert_eq!(
         stdout(&long),
         "Eva zwei Eva vier\nEva sieben Eva fünf\nSpringer Gustav eins Felix drei\n"
     );
-    let mate = annabella(&["announce", "--lang", "de", "f3", "e5", "g4", "Dh4"], "");
+    let mate = annabella(
+        &["announce", "--lang", "de", "f3", "e5", "g4", "Dh4"],
+        &[],
+        "",
+    );
     assert!(
         stdout(&mate).trim_end().ends_with("Matt"),
         "{}",
@@ -447,7 +429,7 @@ fn announce_prints_one_phrase_per_move() {
 
 #[test]
 fn announce_reports_an_illegal_move_with_its_place() {
-    let o = annabella(&["announce", "--lang", "de", "e4", "e4"], "");
+    let o = annabella(&["announce", "--lang", "de", "e4", "e4"], &[], "");
     assert!(!o.status.success());
     assert_eq!(stdout(&o), "Eva vier\n");
     let err = stderr(&o);
@@ -464,6 +446,7 @@ fn announce_does_not_speak_a_move_the_game_refuses() {
             "8/8/8/4k3/8/8/8/2B1K3 w - - 0 1",
             "Kd2",
         ],
+        &[],
         "",
     );
     assert!(!o.status.success());
@@ -482,6 +465,7 @@ fn announce_does_not_speak_a_move_the_game_refuses() {
             "Rb1",
             "Kh7",
         ],
+        &[],
         "",
     );
     assert!(!o.status.success());
@@ -499,6 +483,7 @@ fn ambiguous_moves_list_the_candidates() {
             "--to",
             "san",
         ],
+        &[],
         "Rd1",
     );
     assert!(!o.status.success());
@@ -511,7 +496,7 @@ fn ambiguous_moves_list_the_candidates() {
 
 #[test]
 fn bad_input_of_every_kind_is_refused_clearly() {
-    let bin_garbage = annabella(&["convert"], "\u{0}\u{1}\u{2}e4");
+    let bin_garbage = annabella(&["convert"], &[], "\u{0}\u{1}\u{2}e4");
     assert!(!bin_garbage.status.success());
     assert_eq!(stdout(&bin_garbage), "");
     let err = stderr(&bin_garbage);
@@ -520,24 +505,11 @@ fn bad_input_of_every_kind_is_refused_clearly() {
         "{err}"
     );
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_annabella"))
-        .args(["convert", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"e4 \xff\xfe e5")
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = annabella(&["convert", "-"], &[], b"e4 \xff\xfe e5");
     assert!(!o.status.success());
     assert!(stderr(&o).contains("not UTF-8"), "{}", stderr(&o));
 
-    let o = annabella(&["convert", "/nonexistent/game.pgn"], "");
+    let o = annabella(&["convert", "/nonexistent/game.pgn"], &[], "");
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains("/nonexistent/game.pgn"),
@@ -545,12 +517,12 @@ fn bad_input_of_every_kind_is_refused_clearly() {
         stderr(&o)
     );
 
-    let o = annabella(&["convert", "--lang", "xx"], "e4");
+    let o = annabella(&["convert", "--lang", "xx"], &[], "e4");
     assert!(!o.status.success());
     assert!(stderr(&o).contains("unknown language"), "{}", stderr(&o));
     // A directory or an endless device as the language file.
     for path in ["/", "/dev/zero"] {
-        let o = annabella(&["convert", "--lang", path], "e4");
+        let o = annabella(&["convert", "--lang", path], &[], "e4");
         assert!(!o.status.success());
         assert!(
             stderr(&o).contains(&format!("reading language file {path}")),
@@ -559,19 +531,18 @@ fn bad_input_of_every_kind_is_refused_clearly() {
         );
     }
 
-    let o = annabella(&["convert", "--fen", "not a fen"], "e4");
+    let o = annabella(&["convert", "--fen", "not a fen"], &[], "e4");
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--fen"), "{}", stderr(&o));
 
-    let o = annabella(&["convert"], "");
+    let o = annabella(&["convert"], &[], "");
     assert!(!o.status.success());
     assert!(stderr(&o).contains("no moves"), "{}", stderr(&o));
 }
 
 #[test]
 fn a_language_file_can_be_added_without_code() {
-    let dir = std::env::temp_dir().join(format!("annabella-lang-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("lang");
     let de = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/config/voices/de.toml"
@@ -591,6 +562,7 @@ fn a_language_file_can_be_added_without_code() {
             "e5",
             "Sf3",
         ],
+        &[],
         "",
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -598,7 +570,11 @@ fn a_language_file_can_be_added_without_code() {
 
     let broken = dir.join("broken.toml");
     std::fs::write(&broken, "code = \"zz\"\nname = 3\n").unwrap();
-    let o = annabella(&["announce", "--lang", broken.to_str().unwrap(), "e4"], "");
+    let o = annabella(
+        &["announce", "--lang", broken.to_str().unwrap(), "e4"],
+        &[],
+        "",
+    );
     assert!(!o.status.success());
     assert!(stderr(&o).contains("broken.toml"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();

@@ -2,9 +2,10 @@
 //! with a stand-in table that answers with fixed lines, and `annabella send`, the built binary,
 //! against that server and against a scripted listener.
 
+pub mod common;
+
 use std::io::{BufRead, BufReader as StdBufReader, Write};
 use std::net::SocketAddr;
-use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -16,6 +17,9 @@ use annabella::io::tokens::{Grant, Origin, Tokens};
 use annabella::table::control::{Command as Request_, Role, permitted};
 use annabella::table::event::TableEvent;
 use annabella::table::record::Source;
+use common::fs::scratch_dir;
+use common::net::free_port;
+use common::process::{annabella, text};
 use shakmaty::Color;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -478,27 +482,6 @@ async fn shutdown_says_so_and_closes_every_connection() {
 
 // ---- annabella send ----
 
-fn annabella(args: &[&str], env: &[(&str, &str)], stdin: &str) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_annabella"));
-    command
-        .args(args)
-        .env_remove("ANNABELLA_TOKEN")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command.spawn().expect("the binary runs");
-    // A refusal before reading standard input is a broken pipe here, checked by the caller.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
-}
-
 /// A listener that plays the daemon from a script of (expected request, reply lines) and
 /// returns what it received.
 fn scripted(
@@ -655,11 +638,7 @@ fn send_refuses_an_overlong_reply_without_holding_it() {
 
 #[test]
 fn send_without_a_daemon_exits_2_naming_the_address() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let addr = format!("127.0.0.1:{port}");
     let o = annabella(
         &["send", "--connect", &addr, "--token", "x", "board"],
@@ -702,9 +681,7 @@ fn send_refuses_a_request_with_a_line_break_and_a_missing_token() {
 #[test]
 fn send_reads_the_roles_token_from_the_state_directory() {
     use std::os::unix::fs::OpenOptionsExt;
-    let dir = std::env::temp_dir().join(format!("annabella-send-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("send");
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

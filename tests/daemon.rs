@@ -4,239 +4,44 @@
 //! move, numeric moves from the correspondence side, a clock request, a refused move from the
 //! wrong side, and a `kill -9` in the middle with nothing lost.
 
+pub mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_annabella");
-const WAIT: Duration = Duration::from_secs(20);
+use common::board::SimulatedBoard;
+use common::daemon::{Daemon, Serve};
+use common::fs::scratch_dir;
 
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("annabella-e2e-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// `annabella serve` on the peg board at `DIR/peg`, speaking into `DIR/transcript.txt`, its
+/// state in `DIR/state`, 90 minutes and 30 seconds a move on the clock; ready within 10 s.
+fn serve(dir: &Path, extra: &[&str]) -> Daemon {
+    let peg = dir.join("peg");
+    let speech = format!("transcript:{}", dir.join("transcript.txt").display());
+    let daemon = Serve::new(&dir.join("state"))
+        .args(["--peg", peg.to_str().unwrap(), "--speech", &speech])
+        .args(["--time-control", "5400+30"])
+        .args(extra.iter().copied())
+        .start();
+    assert!(daemon.ready_after < Duration::from_secs(10));
+    daemon
 }
 
-/// The simulated peg board: another process, moves typed on its standard input.
-struct Board {
-    child: Child,
-    stdin: ChildStdin,
-}
-
-impl Board {
-    fn start(link: &Path) -> Board {
-        let mut child = Command::new(BIN)
-            .args(["simulate-board", "--protocol", "peg", "--pty", "--link"])
-            .arg(link)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("simulate-board runs");
-        let stdin = child.stdin.take().unwrap();
-        // It prints the pseudo-terminal's path once the link exists.
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        assert!(first.starts_with("/dev/"), "{first}");
-        Board { child, stdin }
-    }
-
-    /// Hands on the board: a move (the board performs it as a hand would) or `raw LINE`.
-    fn hand(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-}
-
-impl Drop for Board {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `annabella serve`, with its log lines on a channel.
-struct Daemon {
-    child: Child,
-    port: u16,
-    state: PathBuf,
-}
-
-impl Daemon {
-    fn start(dir: &Path, port: u16, extra: &[&str]) -> Daemon {
-        let state = dir.join("state");
-        let started = Instant::now();
-        let mut child = Command::new(BIN)
-            .arg("serve")
-            .arg("--peg")
-            .arg(dir.join("peg"))
-            .args(["--listen", &format!("127.0.0.1:{port}")])
-            .args(["--web", "off"])
-            .arg("--speech")
-            .arg(format!(
-                "transcript:{}",
-                dir.join("transcript.txt").display()
-            ))
-            .arg("--state-dir")
-            .arg(&state)
-            .args(["--time-control", "5400+30"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .env("RUST_LOG", "info")
-            .spawn()
-            .expect("annabella serve runs");
-        let (tx, log) = channel();
-        let stderr = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                eprintln!("serve: {line}");
-                // The test may stop listening; the log still goes to the test's output.
-                tx.send(line).ok();
-            }
-        });
-        wait_line(&log, "ready", |l| l.contains("ready"));
-        assert!(started.elapsed() < Duration::from_secs(10));
-        Daemon { child, port, state }
-    }
-
-    fn connect(&self, role: &str) -> Client {
-        let raw =
-            annabella::io::tokens::read_file(&self.state.join(annabella::io::tokens::TOKENS_FILE))
-                .unwrap();
-        let token = annabella::io::tokens::token_for(&raw, role.parse().unwrap(), None).unwrap();
-        let stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        let mut c = Client::new(stream);
-        assert!(c.ask(&format!("auth {token}")).starts_with("ok"));
-        c
-    }
-
-    fn kill9(mut self) {
-        // SIGKILL: no shutdown, no flush; only what the journal already holds survives.
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-        std::mem::forget(self);
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn wait_line(lines: &Receiver<String>, what: &str, want: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + WAIT;
-    let mut seen = Vec::new();
-    loop {
-        match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(line) => {
-                if want(&line) {
-                    return line;
-                }
-                seen.push(line);
-            }
-            Err(_) => panic!("no {what} within {WAIT:?}; saw {seen:#?}"),
-        }
-    }
-}
-
-/// A control connection: replies on one channel, `event` lines on another.
-struct Client {
-    stream: TcpStream,
-    replies: Receiver<String>,
-    events: Receiver<String>,
-}
-
-impl Client {
-    fn new(stream: TcpStream) -> Client {
-        let (reply_tx, replies) = channel();
-        let (event_tx, events) = channel();
-        let reader = BufReader::new(stream.try_clone().unwrap());
-        std::thread::spawn(move || {
-            for line in reader.lines() {
-                let line = match line {
-                    Ok(l) => l,
-                    Err(e) => {
-                        eprintln!("control connection read failed: {e}");
-                        break;
-                    }
-                };
-                let to = if line.starts_with("event ") {
-                    &event_tx
-                } else {
-                    &reply_tx
-                };
-                if to.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Client {
-            stream,
-            replies,
-            events,
-        }
-    }
-
-    fn ask(&mut self, line: &str) -> String {
-        writeln!(self.stream, "{line}").unwrap();
-        self.replies.recv_timeout(WAIT).expect("a reply")
-    }
-
-    fn expect_event(&self, what: &str, want: impl Fn(&str) -> bool) -> String {
-        wait_line(&self.events, what, want)
-    }
-
-    /// Asks `status` until its reply contains `want`.
-    fn wait_status(&mut self, want: &str) -> String {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let status = self.ask("status");
-            if status.contains(want) {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "status never showed {want:?}: {status}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Waits until the blind player is told exactly `text`.
-    fn heard(&self, text: &str) {
-        let want = format!("event say blind {text}");
-        self.expect_event(text, |l| l == want);
-    }
+fn board(dir: &Path) -> SimulatedBoard {
+    SimulatedBoard::on_pty("peg", &dir.join("peg"), &[])
 }
 
 fn transcript(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("transcript.txt")).unwrap_or_default()
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[test]
 fn a_whole_game_through_the_daemon_survives_kill_9() {
-    let dir = scratch_dir("game");
-    let mut board = Board::start(&dir.join("peg"));
-    let port = free_port();
-    let daemon = Daemon::start(&dir, port, &[]);
+    let dir = scratch_dir("daemon-game");
+    let mut board = board(&dir);
+    let daemon = serve(&dir, &[]);
     let mut black = daemon.connect("black");
     let mut watcher = daemon.connect("observer");
     assert!(watcher.ask("events").starts_with("ok events"));
@@ -337,7 +142,7 @@ fn a_whole_game_through_the_daemon_survives_kill_9() {
     daemon.kill9();
 
     // Restarted on the same state dir: the same game, the same sheet, clocks restored.
-    let daemon = Daemon::start(&dir, port, &[]);
+    let daemon = serve(&dir, &[]);
     let mut black = daemon.connect("black");
     assert_eq!(black.ask("sheet"), sheet);
     assert_eq!(black.ask("board"), fen);
@@ -368,7 +173,7 @@ fn a_whole_game_through_the_daemon_survives_kill_9() {
         "ok sheet b: 16 half-moves; the sheets agree (16 half-moves)"
     );
     assert!(
-        std::fs::read_to_string(daemon.state.join("records/table-1.txt"))
+        std::fs::read_to_string(daemon.state_dir.join("records/table-1.txt"))
             .unwrap()
             .contains("sheets agree")
     );
@@ -401,35 +206,19 @@ fn clock_field<'a>(reply: &'a str, color: &str) -> &'a str {
 
 #[test]
 fn sigterm_stops_the_daemon_gracefully_and_a_restart_restores_the_game() {
-    let dir = scratch_dir("sigterm");
-    let mut board = Board::start(&dir.join("peg"));
-    let port = free_port();
-    let mut daemon = Daemon::start(&dir, port, &["--log-format", "json"]);
+    let dir = scratch_dir("daemon-sigterm");
+    let mut board = board(&dir);
+    let mut daemon = serve(&dir, &["--log-format", "json"]);
     let mut black = daemon.connect("black");
     black.wait_status("peg connected in-sync");
     board.hand("e2e4");
     black.wait_status("ply 1");
     assert_eq!(black.ask("move 5755"), "ok e7e5 e5");
-    let status = Command::new("kill")
-        .args(["-TERM", &daemon.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let deadline = Instant::now() + WAIT;
-    let exit = loop {
-        if let Some(exit) = daemon.child.try_wait().unwrap() {
-            break exit;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the daemon did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let exit = daemon.terminate();
     assert!(exit.success(), "{exit:?}");
     // The subscriber heard the shutdown; the journal holds the game.
     drop(daemon);
-    let daemon = Daemon::start(&dir, port, &[]);
+    let daemon = serve(&dir, &[]);
     let mut black = daemon.connect("black");
     assert_eq!(black.ask("sheet"), "ok 1. e4 e5");
     drop(board);
@@ -438,12 +227,11 @@ fn sigterm_stops_the_daemon_gracefully_and_a_restart_restores_the_game() {
 
 #[test]
 fn a_hostile_client_gets_error_lines_and_the_table_plays_on() {
-    let dir = scratch_dir("hostile");
-    let mut board = Board::start(&dir.join("peg"));
-    let port = free_port();
-    let daemon = Daemon::start(&dir, port, &[]);
+    let dir = scratch_dir("daemon-hostile");
+    let mut board = board(&dir);
+    let daemon = serve(&dir, &[]);
     // Garbage before auth, binary bytes, an overlong line, a line feed flood without auth.
-    let mut rogue = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut rogue = TcpStream::connect(daemon.control).unwrap();
     rogue.write_all(b"\x00\xff\xfe garbage\n").unwrap();
     rogue.write_all(&vec![b'x'; 4096]).unwrap();
     rogue.write_all(b"\nmove e4\n").unwrap();

@@ -1,13 +1,16 @@
 //! `annabella reconcile` (FIDE D.2.9) tested on the built binary, one scenario per branch, and
 //! properties of the core: actions always bring a board to the position, no input panics.
 
+pub mod common;
+
 use std::collections::BTreeMap;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use annabella::chess::game::Game;
 use annabella::chess::language::Language;
 use annabella::table::corrections::{self, Observed};
 use annabella::table::reconcile::{BoardInput, ReconcileInput, Sheet, Side, read_sheet, reconcile};
+use common::process::annabella;
 use proptest::prelude::*;
 use serde_json::Value;
 use shakmaty::{Bitboard, Board, Chess, Position};
@@ -16,13 +19,6 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
 const START_PEGS: &str = "SFFFF00000000FFFF";
 /// After 1.e4 e5 2.Nf3.
 const AFTER_NF3: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R";
-
-fn annabella(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_annabella"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 fn run(extra: &[&str], a: &str, b: &str, board_a: &str, board_b: &str) -> Output {
     let mut args = vec!["reconcile"];
@@ -37,7 +33,7 @@ fn run(extra: &[&str], a: &str, b: &str, board_a: &str, board_b: &str) -> Output
         "--board-b",
         board_b,
     ]);
-    annabella(&args)
+    annabella(&args, &[], "")
 }
 
 /// A reconciliation that must succeed: its JSON, checked against the contract.

@@ -1,23 +1,19 @@
 //! The `annabella replay` contract on the built binary: recorded peg and DGT streams in, one line
 //! per conclusion out, malformed input reported with its place and skipped.
 
+pub mod common;
+
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use annabella::boards::{SensorEvent, dgt, gestures, peg};
+use common::process::{annabella, spawn};
 use shakmaty::{Chess, Position};
 
 fn replay(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_annabella"))
-        .arg("replay")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
+    let mut all = vec!["replay"];
+    all.extend_from_slice(args);
+    annabella(&all, &[], input)
 }
 
 fn lines(o: &Output) -> Vec<String> {
@@ -203,13 +199,7 @@ fn arbitrary_bytes_never_crash_the_replay() {
 fn a_closed_standard_error_is_no_panic() {
     // Malformed lines are reported on standard error; a reader that went away (`2>&1 | head`)
     // must not turn the report into a panic: the stream is still read to the end.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_annabella"))
-        .args(["replay", "--protocol", "peg"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["replay", "--protocol", "peg"]);
     drop(child.stderr.take());
     let mut input = Vec::new();
     for _ in 0..2000 {

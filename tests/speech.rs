@@ -1,7 +1,8 @@
 //! Speech adapters: spec parsing, the transcript format, the speaker's queue rules, dead engines, and real speech where the machine has it.
 
+pub mod common;
+
 use std::fs;
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,13 +16,7 @@ use annabella::io::speech::wav::{self, Format, WavBackend};
 use annabella::io::speech::{
     BackendSpec, Listener, Speaker, SpeechBackend, SpeechError, Urgency, Utterance, parse_backends,
 };
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("annabella-speech-{}-{name}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::fs::scratch_dir;
 
 fn normal(text: &str) -> Utterance {
     Utterance::new(Listener::BlindPlayer, text, "de", "g1", 1_700_000_000_000)
@@ -116,7 +111,7 @@ fn listeners_print_and_read_back() {
 
 #[test]
 fn transcript_lines_have_the_exact_format() {
-    let dir = scratch("transcript");
+    let dir = scratch_dir("transcript");
     let path = dir.join("sub/speech.txt");
     let speaker = Speaker::transcript_only(&path).unwrap();
     speaker.say(Utterance::new(
@@ -182,7 +177,7 @@ fn transcript_lines_have_the_exact_format() {
 
 #[test]
 fn transcript_appends_in_order_across_speakers() {
-    let dir = scratch("transcript-append");
+    let dir = scratch_dir("transcript-append");
     let path = dir.join("t.txt");
     for i in 0..3u64 {
         let speaker = Speaker::transcript_only(&path).unwrap();
@@ -203,7 +198,7 @@ fn transcript_appends_in_order_across_speakers() {
 
 #[test]
 fn an_unwritable_transcript_is_a_clear_error() {
-    let dir = scratch("transcript-bad");
+    let dir = scratch_dir("transcript-bad");
     // A directory where the file should be.
     let err = TranscriptBackend::open(&dir).unwrap_err();
     assert!(matches!(err, SpeechError::Unavailable(_)));
@@ -406,7 +401,7 @@ impl SpeechBackend for Broken {
 
 #[test]
 fn a_failing_or_panicking_backend_falls_silent_and_the_others_go_on() {
-    let dir = scratch("broken");
+    let dir = scratch_dir("broken");
     let path = dir.join("t.txt");
     let calls = Arc::new(Mutex::new(0));
     let speaker = Speaker::from_backends(
@@ -439,7 +434,7 @@ fn a_missing_espeak_ng_is_reported_and_does_not_block_the_speaker() {
     assert!(!missing.is_speaking().unwrap());
     missing.stop();
 
-    let dir = scratch("missing-engine");
+    let dir = scratch_dir("missing-engine");
     let path = dir.join("t.txt");
     let speaker = Speaker::from_backends(
         vec![
@@ -465,7 +460,7 @@ fn a_missing_espeak_ng_is_reported_and_does_not_block_the_speaker() {
 
 #[test]
 fn a_speaker_from_a_spec_with_an_unopenable_backend_still_writes_the_others() {
-    let dir = scratch("spec-bad");
+    let dir = scratch_dir("spec-bad");
     // The wav directory cannot be created under a file.
     fs::write(dir.join("file"), b"x").unwrap();
     let spec = format!(
@@ -507,7 +502,7 @@ fn assert_consistent_header(bytes: &[u8]) -> (Format, usize) {
 
 #[test]
 fn appending_keeps_the_wav_header_true_and_inserts_a_gap() {
-    let dir = scratch("wav-append");
+    let dir = scratch_dir("wav-append");
     let path = dir.join("g.wav");
     wav::append_pcm(&path, VOICE, &[1u8; 1000], wav::GAP_MS).unwrap();
     let bytes = fs::read(&path).unwrap();
@@ -561,7 +556,7 @@ fn espeak_ng_records_a_german_game_as_one_wav() {
         println!("skipped: espeak-ng is not on PATH (scripts/ensure-deps.sh installs it)");
         return;
     }
-    let dir = scratch("wav-real");
+    let dir = scratch_dir("wav-real");
     let speaker = Speaker::from_spec(&format!("wav:{}", dir.display())).unwrap();
     speaker.say(Utterance::new(
         Listener::BlindPlayer,
@@ -644,7 +639,7 @@ fn espeak_ng_speaks_and_can_be_cut_short() {
 
 #[test]
 fn the_system_voice_speaks_or_says_clearly_why_not() {
-    let dir = scratch("tts");
+    let dir = scratch_dir("tts");
     let path = dir.join("t.txt");
     let tts: Box<dyn SpeechBackend> = match TtsBackend::new() {
         Ok(b) => {
@@ -732,7 +727,7 @@ fn tts_unreachable_child() {
     assert!(msg.contains("spd-say hello"), "{msg}");
 
     // A speaker whose tts backend cannot open keeps the other backends and never blocks.
-    let dir = scratch("tts-unreachable");
+    let dir = scratch_dir("tts-unreachable");
     let path = dir.join("t.txt");
     let speaker = Speaker::from_spec(&format!("tts,transcript:{}", path.display())).unwrap();
     speaker.say(normal("Turm Anna eins"));

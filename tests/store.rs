@@ -5,14 +5,16 @@
 //! The writer is this test binary run again with `ANNABELLA_STORE_WRITER` set, running only the
 //! ignored test `journal_writer_child`, so no extra binary is needed.
 
+pub mod common;
+
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use annabella::io::store::{Store, StoreHandle};
+use common::process::Running;
 
 const WRITER_ENV: &str = "ANNABELLA_STORE_WRITER";
 const WRITER_TEST: &str = "journal_writer_child";
@@ -152,13 +154,9 @@ fn parse_acks(lines: &[String]) -> Vec<Ack> {
         .collect()
 }
 
-/// Starts the writer; its complete stdout lines arrive on the channel (a last line cut by the
-/// kill has no newline and is dropped: it was never a complete acknowledgement).
-fn start_writer(
-    mode: &str,
-    dir: &Path,
-    shell_prefix: Option<&str>,
-) -> (std::process::Child, mpsc::Receiver<String>) {
+/// Starts the writer; its stdout lines are its acknowledgements (a last line cut by the kill is
+/// no line: it was never a complete acknowledgement).
+fn start_writer(mode: &str, dir: &Path, shell_prefix: Option<&str>) -> Running {
     let exe = std::env::current_exe().unwrap();
     let mut command = match shell_prefix {
         Some(prefix) => {
@@ -170,7 +168,7 @@ fn start_writer(
         }
         None => Command::new(exe),
     };
-    let mut child = command
+    command
         .args([
             "--exact",
             WRITER_TEST,
@@ -178,31 +176,8 @@ fn start_writer(
             "--nocapture",
             "--test-threads=1",
         ])
-        .env(WRITER_ENV, format!("{mode}:{}", dir.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut reader = BufReader::new(stdout);
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) if line.ends_with(b"\n") => {
-                    let text = String::from_utf8_lossy(&line[..line.len() - 1]).into_owned();
-                    if tx.send(text).is_err() {
-                        break;
-                    }
-                }
-                Ok(_) => break,
-            }
-        }
-    });
-    (child, rx)
+        .env(WRITER_ENV, format!("{mode}:{}", dir.display()));
+    Running::start(&mut command)
 }
 
 /// Every acknowledged line is in the journal at its sequence number, and every line there
@@ -280,32 +255,16 @@ fn kill_rounds(mode: &str, tables: &[&str], rounds: usize) {
     let mut total = 0;
     for round in 0..rounds {
         let context = format!("{mode} round {round} (seed {start_seed})");
-        let (mut child, lines) = start_writer(mode, &dir, None);
+        let mut writer = start_writer(mode, &dir, None);
         // Wait for the first acknowledgement, then kill after a random further while.
-        let mut seen = Vec::new();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while seen.iter().all(|l: &String| !l.starts_with("ack ")) {
-            match lines.recv_timeout(Duration::from_millis(100)) {
-                Ok(l) => seen.push(l),
-                Err(_) => {
-                    if let Ok(Some(status)) = child.try_wait() {
-                        let mut err = String::new();
-                        let _ =
-                            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err);
-                        panic!("{context}: writer ended early ({status}): {err}");
-                    }
-                    assert!(
-                        Instant::now() < deadline,
-                        "{context}: writer never acknowledged"
-                    );
-                }
-            }
-        }
+        writer.expect_within(
+            &format!("{context}: acknowledgement from the writer"),
+            Duration::from_secs(30),
+            |l| l.starts_with("ack "),
+        );
         std::thread::sleep(Duration::from_micros(next(&mut rng) % 150_000));
-        child.kill().unwrap(); // SIGKILL
-        child.wait().unwrap();
-        seen.extend(lines.iter());
-        let acks = parse_acks(&seen);
+        writer.kill(); // SIGKILL
+        let acks = parse_acks(&writer.lines_to_end());
         acked += acks.len();
         total = check_journal(&dir, tables, &acks, &context);
         assert!(total >= acked, "{context}");
@@ -394,11 +353,10 @@ fn a_failing_disk_is_an_error_and_the_thread_goes_on() {
     let dir = tmp.path().join("state");
     // Create the journal first, so the limit bites on the log, not on the schema.
     Store::open(&dir).unwrap().close().unwrap();
-    let (mut child, lines) = start_writer("limited", &dir, Some("trap '' XFSZ; ulimit -f 256"));
-    let status = child.wait().unwrap();
-    let out: Vec<String> = lines.iter().collect();
-    let mut err = String::new();
-    let _ = std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err);
+    let mut writer = start_writer("limited", &dir, Some("trap '' XFSZ; ulimit -f 256"));
+    let status = writer.wait();
+    let out = writer.lines_to_end();
+    let err = writer.other_output();
     assert!(status.success(), "writer failed: {status}\n{err}\n{out:?}");
     assert!(out.iter().any(|l| l == "still serving"), "{out:?}");
     let errors: Vec<&String> = out.iter().filter(|l| l.starts_with("error ")).collect();

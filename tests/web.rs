@@ -5,95 +5,23 @@
 //! keyboard alone, 200 % zoom. Needs `chromium` and `node` (scripts/ensure-deps.sh installs
 //! them); without them the test fails and says so.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
+pub mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_annabella");
-const WAIT: Duration = Duration::from_secs(20);
+use common::WAIT;
+use common::fs::scratch_dir;
+use common::net::{free_port, wait_for_port};
+use common::process::{BIN, Running};
+
 /// The whole browser run; it takes a few seconds.
 const BROWSER_BUDGET: Duration = Duration::from_secs(180);
 
 const ASSISTANT: &str = "web-test-assistant-0123456789";
 const ARBITER: &str = "web-test-arbiter-0123456789";
 const OBSERVER: &str = "web-test-observer-0123456789";
-
-/// A child process whose standard output lines arrive on a channel; killed when dropped.
-struct Running {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl Running {
-    fn start(command: &mut Command) -> Running {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{command:?} does not start: {e}"));
-        let stdout = child.stdout.take().unwrap();
-        let stdin = child.stdin.take();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Running {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn expect(&mut self, what: &str, want: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + WAIT;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) if want(&line) => return line,
-                Ok(line) => seen.push(line),
-                Err(_) => panic!("no {what} within {WAIT:?}; saw {seen:#?}"),
-            }
-        }
-    }
-
-    fn type_line(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin is open");
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("annabella-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn find_program(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -133,7 +61,7 @@ fn the_table_page_in_a_real_browser() {
     let e2e_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/web");
     install_playwright(&e2e_dir);
 
-    let dir = temp_dir("web");
+    let dir = scratch_dir("web");
     let link = dir.join("pegboard");
     let transcript = dir.join("transcript.txt");
     let shots = dir.join("screenshots");
@@ -198,8 +126,8 @@ fn the_table_page_in_a_real_browser() {
     // simulated board and confirmed.
     let outcome = loop {
         let left = BROWSER_BUDGET.saturating_sub(started.elapsed());
-        match e2e.lines.recv_timeout(left) {
-            Ok(line) => {
+        match e2e.next_line(left) {
+            Some(line) => {
                 if let Some(m) = line.strip_prefix("peg ") {
                     sim.type_line(m);
                     e2e.type_line("typed");
@@ -207,10 +135,10 @@ fn the_table_page_in_a_real_browser() {
                     break result.to_owned();
                 }
             }
-            Err(_) => break format!("no end within {BROWSER_BUDGET:?}"),
+            None => break format!("no end within {BROWSER_BUDGET:?}"),
         }
     };
-    let status = e2e.child.wait().expect("node ends");
+    let status = e2e.wait();
     eprintln!("screenshots in {}", shots.display());
     assert!(
         outcome == "passed" && status.success(),
@@ -226,17 +154,6 @@ fn the_table_page_in_a_real_browser() {
     if std::env::var_os("ANNABELLA_UPDATE_SCREENSHOT").is_some() {
         let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/web-page.png");
         std::fs::copy(shots.join("table.png"), docs).unwrap();
-    }
-}
-
-fn wait_for_port(port: u16) {
-    let deadline = Instant::now() + WAIT;
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "the web page did not listen on port {port} within {WAIT:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
