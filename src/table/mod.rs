@@ -19,16 +19,12 @@
 //!   each board must show and the corrections, the takeback and the clocks, explained.
 
 pub mod board_feed;
-mod boards;
 pub mod clock;
 pub mod control;
 pub mod corrections;
 pub mod detector;
 pub mod event;
-mod game_state;
+pub mod name;
 pub mod reconcile;
 pub mod record;
-mod requests;
-mod sheets;
 pub mod state;
-mod words;

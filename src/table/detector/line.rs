@@ -7,8 +7,7 @@
 
 use shakmaty::{Bitboard, Board, CastlingMode, Chess, Color, Move, Position};
 
-use super::occupancy::Trigger;
-use super::{BoardKind, Conclusion, MoveDetector};
+use super::{BoardKind, Conclusion, MoveDetector, Trigger};
 use crate::chess::game::Game;
 
 /// The line of play the physical board follows.

@@ -348,3 +348,15 @@ impl MoveDetector {
         }
     }
 }
+
+/// What made the detector evaluate the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Trigger {
+    /// A peg left its hole: the board is never at rest after it.
+    Lift,
+    /// A peg went into a hole.
+    Place,
+    /// A snapshot's differences, or a re-check after the game changed: may settle the board,
+    /// but nothing was seen happening, so a wrong board is a mismatch, never "illegal".
+    Unexplained,
+}

@@ -7,7 +7,7 @@
 use shakmaty::{Bitboard, Board, Move, Piece, Position, Square};
 
 use super::table::{Cand, Turn, moved_squares, reachable};
-use super::{Conclusion, MoveDetector};
+use super::{Conclusion, MoveDetector, Trigger};
 use crate::boards::{Millis, SensorEvent};
 
 /// More pegs than squares can never be out of their holes; a cap keeps hostile input bounded.
@@ -76,18 +76,6 @@ pub(super) struct Deferred {
     pub(super) since: u64,
     /// The other castling piece is in the hand: no deadline until it is placed.
     pub(super) suspended: bool,
-}
-
-/// What made the detector evaluate the board.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Trigger {
-    /// A peg left its hole: the board is never at rest after it.
-    Lift,
-    /// A peg went into a hole.
-    Place,
-    /// A snapshot's differences, or a re-check after the game changed: may settle the board,
-    /// but nothing was seen happening, so a wrong board is a mismatch, never "illegal".
-    Unexplained,
 }
 
 impl MoveDetector {

@@ -11,13 +11,13 @@ use crate::table::control::{ErrorCode, Refusal, Resolve, Role};
 use crate::table::corrections::Observed;
 use crate::table::detector::BoardKind;
 use crate::table::event::{BoardId, Listener, ResolutionEvent, TableEvent, Urgency};
-use crate::table::game_state::Proposal;
 use crate::table::reconcile::{
     BoardInput, ClockRecord, ReconcileInput, Sheet, Side, Verdict, read_sheet, reconcile,
 };
 use crate::table::record::Record;
+use crate::table::state::game_state::Proposal;
+use crate::table::state::words::color_name;
 use crate::table::state::{Effect, Now, Reply, Step, Table};
-use crate::table::words::color_name;
 
 fn state(message: impl Into<String>) -> Refusal {
     Refusal::new(ErrorCode::State, message)

@@ -12,8 +12,8 @@ use crate::chess::scoresheet::format_clock;
 use crate::table::control::{Command, ErrorCode, Refusal, Role, permitted};
 use crate::table::event::{Listener, TableEvent, Urgency};
 use crate::table::record::{Record, Source};
+use crate::table::state::words::{color_name, json_string};
 use crate::table::state::{Now, Reply, Step, Table};
-use crate::table::words::{color_name, json_string};
 
 fn state(message: impl Into<String>) -> Refusal {
     Refusal::new(ErrorCode::State, message)

@@ -35,15 +35,21 @@ use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation::Verbosity;
 use crate::chess::scoresheet::Scoresheet;
+mod boards;
+mod game_state;
+mod requests;
+mod sheets;
+mod words;
+
 use crate::table::board_feed::min_opt;
-use crate::table::boards::Board;
 use crate::table::clock::{AnnounceSchedule, Clock, TimeControl};
 use crate::table::control::{Command, Refusal, Role as ControlRole, ok_line};
 use crate::table::detector::TouchMove;
 pub use crate::table::event::{BoardId, Listener, Say, TableEvent, Urgency};
-use crate::table::game_state::GameState;
-pub use crate::table::game_state::Proposal;
 use crate::table::record::{Entry, Record};
+use boards::Board;
+use game_state::GameState;
+pub use game_state::Proposal;
 
 /// What the sighted side plays on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

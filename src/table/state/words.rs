@@ -12,10 +12,10 @@ use crate::chess::phrases::{
 };
 use crate::chess::scoresheet::Headers;
 use crate::chess::vocabulary::Vocabulary;
-use crate::table::boards::Board;
 use crate::table::corrections::Observed;
 use crate::table::event::{Listener, Say, TableEvent, Urgency};
 use crate::table::reconcile::Side;
+use crate::table::state::boards::Board;
 use crate::table::state::{Effect, Now, Step, Table};
 
 impl Table {
@@ -311,17 +311,6 @@ impl Table {
         };
         format!("{peg} {normal}")
     }
-}
-
-/// English SAN for event lines, as the game's castling mode writes it.
-pub(crate) fn english_san(before: &Chess, mode: shakmaty::CastlingMode, m: Move) -> String {
-    format_move(
-        before,
-        mode,
-        m,
-        Notation::San,
-        &Style::new(Language::english()),
-    )
 }
 
 /// `YYYY.MM.DD` (UTC) of a Unix time in milliseconds, for the PGN `Date` tag; the civil date

@@ -4,10 +4,12 @@
 
 use std::collections::VecDeque;
 
-use shakmaty::{Color, Move, Position};
+use shakmaty::{Chess, Color, Move, Position};
 
 use crate::boards::{BoardKey, SensorEvent, Timed};
 use crate::chess::game::Game;
+use crate::chess::language::Language;
+use crate::chess::notation::{Notation, Style, format_move};
 use crate::chess::phrases::{Event, event_phrase};
 use crate::table::board_feed::BoardFeed;
 use crate::table::control::{ErrorCode, Refusal};
@@ -509,11 +511,22 @@ impl Table {
             ply: self.g.game.ply_count(),
             color: mover,
             uci: uci.to_string(),
-            san: crate::table::words::english_san(&before, self.g.game.castling_mode(), m),
+            san: english_san(&before, self.g.game.castling_mode(), m),
             source,
         });
         self.announce_move(&before, m, mover, out);
         self.announce_end(out);
         Ok(())
     }
+}
+
+/// English SAN for event lines, as the game's castling mode writes it.
+fn english_san(before: &Chess, mode: shakmaty::CastlingMode, m: Move) -> String {
+    format_move(
+        before,
+        mode,
+        m,
+        Notation::San,
+        &Style::new(Language::english()),
+    )
 }
