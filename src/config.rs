@@ -15,6 +15,7 @@ use crate::io::speech::{self, BackendSpec};
 use crate::io::tokens::{RawToken, Tokens};
 use crate::table::clock::{AnnounceSchedule, TimeControl};
 use crate::table::detector::TouchMove;
+use crate::table::name::TableName;
 
 /// Largest configuration file read; a real one is a few kilobytes.
 pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
@@ -191,7 +192,7 @@ pub enum NormalBoard {
 /// A validated table.
 #[derive(Debug, Clone)]
 pub struct TableConfig {
-    pub name: String,
+    pub name: TableName,
     pub peg: PegSource,
     pub peg_side: shakmaty::Color,
     pub normal: NormalBoard,
@@ -290,28 +291,12 @@ impl RawConfig {
         let mut tables = Vec::new();
         for (i, t) in self.tables.iter().enumerate() {
             let key = |field: &str| format!("table[{i}].{field}");
-            // The journal names tables in its records and files: the same bound as there.
-            if t.name.len() > crate::io::store::MAX_TABLE_NAME_BYTES
-                || t.name.chars().any(|c| c.is_control() || c.is_whitespace())
-            {
+            // One rule for a table's name: the journal, the files and the page's routes use it.
+            let name = TableName::new(&t.name).map_err(|e| bad(key("name"), e.to_string()))?;
+            if tables.iter().any(|other: &TableConfig| other.name == name) {
                 return Err(bad(
                     key("name"),
-                    format!(
-                        "{:?}: a table name is at most {} bytes, without spaces or control \
-                         characters (e.g. \"table-1\")",
-                        t.name.chars().take(80).collect::<String>(),
-                        crate::io::store::MAX_TABLE_NAME_BYTES
-                    ),
-                ));
-            }
-            if t.name.is_empty()
-                || tables
-                    .iter()
-                    .any(|other: &TableConfig| other.name == t.name)
-            {
-                return Err(bad(
-                    key("name"),
-                    format!("{:?}: each table needs its own non-empty name", t.name),
+                    format!("{:?}: each table needs its own name", t.name),
                 ));
             }
             let peg = match t.peg.as_str() {
@@ -351,7 +336,7 @@ impl RawConfig {
                 ));
             }
             tables.push(TableConfig {
-                name: t.name.clone(),
+                name,
                 peg,
                 peg_side,
                 normal,

@@ -21,7 +21,7 @@ const T0: u64 = 1_700_000_000_000;
 
 fn settings(peg_side: Color, tc: &str) -> TableSettings {
     TableSettings {
-        name: "t1".into(),
+        name: "t1".parse().unwrap(),
         peg_side,
         normal: NormalBoard::Virtual,
         lang: Language::german(),

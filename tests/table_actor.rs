@@ -47,7 +47,7 @@ impl Journal for FlakyJournal {
 
 fn settings(tc: &str) -> TableSettings {
     TableSettings {
-        name: "t1".into(),
+        name: "t1".parse().unwrap(),
         peg_side: Color::White,
         normal: NormalBoard::Virtual,
         lang: Language::german(),

@@ -21,6 +21,7 @@ use crate::io::simulator::{self, SimulatedBoard};
 use crate::io::speech::Speaker;
 use crate::io::store::{Store, StoreError, StoreHandle};
 use crate::io::web::WebSettings;
+use crate::table::name::TableName;
 use crate::table::state::{BoardId, NormalBoard, Step, Table, TableSettings};
 
 /// How often the daemon stamps "still alive" in the journal, which bounds the downtime a
@@ -38,7 +39,7 @@ pub struct Running {
     pub web: Option<SocketAddr>,
     pub hub: Hub,
     /// Operator lines for each table's simulated peg board (`--peg sim`), by table name.
-    pub simulated: Vec<(String, std::sync::mpsc::Sender<String>)>,
+    pub simulated: Vec<(TableName, std::sync::mpsc::Sender<String>)>,
 }
 
 /// How the daemon is embedded.
@@ -156,7 +157,9 @@ pub async fn run(
             journal: Arc::new(store.clone()),
             speaker: Arc::clone(&speaker),
             voice: lang.code().to_owned(),
-            game_id: format!("{}-{game_no}", tc.name),
+            // The audio record is named after the game: a name safe as a file, as the page
+            // looks it up (`/audio/TABLE`).
+            game_id: format!("{}-{game_no}", tc.name.file_stem()),
             events: events.clone(),
             record_dir: config.state_dir.join("records"),
         };

@@ -32,8 +32,7 @@ pub const GAMES_DIR: &str = "games";
 pub const LOCK_FILE: &str = "lock";
 /// The longest journal line recorded; the core's records are a few hundred bytes.
 pub const MAX_LINE_BYTES: usize = 4096;
-/// The longest table name (bytes of UTF-8).
-pub const MAX_TABLE_NAME_BYTES: usize = 64;
+pub use crate::table::name::MAX_TABLE_NAME_BYTES;
 /// The largest PGN archived for one game.
 pub const MAX_PGN_BYTES: usize = 1 << 20;
 /// The schema this code reads and writes (`PRAGMA user_version`).
@@ -143,7 +142,7 @@ pub enum StoreError {
         source: Arc<rusqlite::Error>,
     },
     #[error(
-        "table name {name:?} {problem}; a table name is 1 to {MAX_TABLE_NAME_BYTES} bytes without control characters"
+        "table name {name:?} {problem}; a table name is 1 to {MAX_TABLE_NAME_BYTES} bytes without spaces or control characters"
     )]
     BadTableName { name: String, problem: &'static str },
     #[error(
@@ -746,21 +745,12 @@ fn name_for_error(name: &str) -> String {
 }
 
 fn check_table(table: &str) -> Result<(), StoreError> {
-    let problem = if table.is_empty() {
-        Some("is empty")
-    } else if table.len() > MAX_TABLE_NAME_BYTES {
-        Some("is too long")
-    } else if table.chars().any(char::is_control) {
-        Some("contains a control character")
-    } else {
-        None
-    };
-    match problem {
-        Some(problem) => Err(StoreError::BadTableName {
+    match crate::table::name::TableName::new(table) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(StoreError::BadTableName {
             name: name_for_error(table),
-            problem,
+            problem: e.problem,
         }),
-        None => Ok(()),
     }
 }
 
@@ -794,30 +784,7 @@ fn check_entry(table: &str, at: u64, line: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// A table name as a file name: `[A-Za-z0-9_-]` kept, anything else `_`, and then a hash of the
-/// real name so that `a b` and `a_b` stay apart. The hash is FNV-1a, fixed forever (the
-/// standard library's hasher may change between releases).
-pub fn file_stem(table: &str) -> String {
-    let clean: String = table
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if clean == table {
-        return clean;
-    }
-    let mut hash: u32 = 0x811c_9dc5;
-    for &b in table.as_bytes() {
-        hash ^= u32::from(b);
-        hash = hash.wrapping_mul(0x0100_0193);
-    }
-    format!("{clean}-{hash:08x}")
-}
+pub use crate::table::name::file_stem;
 
 /// Creates the state directory (and missing parents) readable by its owner only, and makes
 /// the new entries durable.

@@ -27,9 +27,9 @@ use crate::chess::language::Language;
 use crate::chess::scoresheet::format_clock;
 use crate::io::lines::Line;
 use crate::io::speech::BackendSpec;
-use crate::io::speech::wav::file_stem;
 use crate::table::control::{ErrorCode, MAX_LINE_BYTES, Refusal};
 use crate::table::event::{KeyPress, ResolutionEvent, TableEvent};
+use crate::table::name::TableName;
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
@@ -516,12 +516,12 @@ async fn audio(
             "no audio record: the daemon runs no wav:DIR speech backend",
         );
     }
-    if !valid_table_name(&table) {
-        return refuse(
-            StatusCode::BAD_REQUEST,
-            "a table name is letters, digits, '-', '_' and '.', at most 100 characters",
-        );
-    }
+    // The one rule for a table's name (the configuration's); its records are found by the
+    // name's file stem, never by the request's text.
+    let table = match TableName::new(&table) {
+        Ok(name) => name,
+        Err(e) => return refuse(StatusCode::BAD_REQUEST, &e.to_string()),
+    };
     // The control sessions' own check: a wrong token and a table the token may not use are
     // refused with the line a session would give.
     if let Err(refusal) = shared.control.authorize(token, &table) {
@@ -567,19 +567,10 @@ async fn audio(
     response
 }
 
-fn valid_table_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 100
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
-
 /// The newest `<table>-<game>.wav` in the WAV directories: the file name is built from a
 /// directory listing, never from the request, so no path leaves the directories.
-async fn newest_record(dirs: &[PathBuf], table: &str) -> Option<PathBuf> {
-    let prefix = format!("{}-", file_stem(table));
+async fn newest_record(dirs: &[PathBuf], table: &TableName) -> Option<PathBuf> {
+    let prefix = format!("{}-", table.file_stem());
     let mut best: Option<(u64, PathBuf)> = None;
     for dir in dirs {
         let Ok(mut entries) = tokio::fs::read_dir(dir).await else {
@@ -631,22 +622,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn table_names_never_leave_the_directory() {
-        assert!(valid_table_name("table-1"));
-        for bad in [
-            "",
-            "..",
-            "../etc",
-            "a/b",
-            ".hidden",
-            "a b",
-            &"x".repeat(101),
-        ] {
-            assert!(!valid_table_name(bad), "{bad:?}");
-        }
-    }
-
     #[tokio::test]
     async fn the_audio_record_is_the_tables_newest_game() {
         let dir = tempfile::tempdir().unwrap();
@@ -662,12 +637,15 @@ mod tests {
         std::fs::create_dir(dir.path().join("table-1-100.wav")).unwrap();
         let dirs = [dir.path().to_path_buf()];
         assert_eq!(
-            newest_record(&dirs, "table-1").await,
+            newest_record(&dirs, &"table-1".parse().unwrap()).await,
             Some(dir.path().join("table-1-12.wav"))
         );
-        assert_eq!(newest_record(&dirs, "table-2").await, None);
         assert_eq!(
-            newest_record(&[dir.path().join("gone")], "table-1").await,
+            newest_record(&dirs, &"table-2".parse().unwrap()).await,
+            None
+        );
+        assert_eq!(
+            newest_record(&[dir.path().join("gone")], &"table-1".parse().unwrap()).await,
             None
         );
     }

@@ -12,6 +12,7 @@ use std::str::FromStr;
 use shakmaty::Color;
 
 use crate::chess::game::GameResult;
+pub use crate::table::control::one_line;
 use crate::table::corrections::Correction;
 use crate::table::reconcile::Side;
 use crate::table::record::Source;
@@ -258,14 +259,6 @@ pub enum TableEvent {
     Archived {
         path: String,
     },
-}
-
-/// Replies and events are one line each: control characters (a newline in a move text
-/// echoed back, say) become spaces.
-pub fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
 }
 
 fn color_name(color: Color) -> &'static str {

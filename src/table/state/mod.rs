@@ -46,6 +46,7 @@ use crate::table::clock::{AnnounceSchedule, Clock, TimeControl};
 use crate::table::control::{Command, Refusal, Role as ControlRole, ok_line};
 use crate::table::detector::TouchMove;
 pub use crate::table::event::{BoardId, Listener, Say, TableEvent, Urgency};
+use crate::table::name::TableName;
 use crate::table::record::{Entry, Record};
 use boards::Board;
 use game_state::GameState;
@@ -64,7 +65,7 @@ pub enum NormalBoard {
 /// A table's settings, fixed while it runs.
 #[derive(Clone, Debug)]
 pub struct TableSettings {
-    pub name: String,
+    pub name: TableName,
     /// The side the blind player plays on the peg board.
     pub peg_side: Color,
     pub normal: NormalBoard,
