@@ -1021,3 +1021,101 @@ fn urgency_belongs_to_what_is_said() {
     assert!(out.said().any(|s| s.urgency == Urgency::Urgent), "{out:?}");
     h.take(out);
 }
+
+/// What a random session at a table may do.
+#[derive(Debug, Clone)]
+enum Op {
+    /// The side to move plays its `n`th legal move (modulo their number).
+    Move(usize),
+    /// The player who moved last withdraws it.
+    Undo,
+    OfferDraw,
+    Resign,
+    /// The arbiter adds or takes seconds.
+    Adjust(bool, i8),
+    Pause,
+    Resume,
+    Tick,
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        8 => any::<usize>().prop_map(Op::Move),
+        1 => Just(Op::Undo),
+        1 => Just(Op::OfferDraw),
+        1 => Just(Op::Resign),
+        1 => (any::<bool>(), any::<i8>()).prop_map(|(w, s)| Op::Adjust(w, s)),
+        1 => Just(Op::Pause),
+        1 => Just(Op::Resume),
+        2 => Just(Op::Tick),
+    ]
+}
+
+/// Everything a journal must bring back: position, the sheet with its clock readings, the clock.
+fn fingerprint(t: &Table) -> (String, String, annabella::table::clock::ClockState) {
+    (t.game().fen(), t.pgn(), t.clock().state())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any session, with any of its journal writes refused: a refused step leaves the table
+    /// exactly as before it, and the journal of the accepted steps always restores the very
+    /// table that is running.
+    #[test]
+    fn a_refused_step_changes_nothing_and_the_journal_always_restores(
+        ops in proptest::collection::vec((op(), 0u64..30_000, proptest::prelude::any::<bool>()), 1..60)
+    ) {
+        use shakmaty::Position;
+        let mut s = settings(Color::White, "60+2");
+        s.announce = AnnounceSchedule::none();
+        let (mut table, begin) = Table::new(s.clone(), Now::at(T0)).unwrap();
+        let mut journal: Vec<(u64, String)> =
+            begin.records.iter().map(|e| (T0, e.to_string())).collect();
+        let mut now = T0;
+        for (op, wait, refuse) in ops {
+            now += wait;
+            let at = Now::at(now);
+            let turn = table.game().turn();
+            let line = match &op {
+                Op::Move(n) => {
+                    let legal = table.game().position().legal_moves();
+                    if legal.is_empty() {
+                        None
+                    } else {
+                        let m = legal[n % legal.len()];
+                        Some((Role::Player(turn), format!("move {}", m.to_uci(shakmaty::CastlingMode::Standard))))
+                    }
+                }
+                Op::Undo => Some((Role::Player(!turn), "undo".to_owned())),
+                Op::OfferDraw => Some((Role::Player(turn), "offer-draw".to_owned())),
+                Op::Resign => Some((Role::Player(turn), "resign".to_owned())),
+                Op::Adjust(white, secs) => Some((
+                    Role::Arbiter,
+                    format!("adjust {} {:+}", if *white { "white" } else { "black" }, secs),
+                )),
+                Op::Pause => Some((Role::Arbiter, "pause".to_owned())),
+                Op::Resume => Some((Role::Arbiter, "resume".to_owned())),
+                Op::Tick => None,
+            };
+            let before = fingerprint(&table);
+            let step = match line {
+                Some((role, line)) => {
+                    let command = annabella::table::control::parse_line(line.as_bytes()).unwrap();
+                    table.request(at, role, Language::english(), &command).1
+                }
+                None => table.handle(at, Input::Tick),
+            };
+            if refuse && !step.records.is_empty() {
+                table.rollback(step);
+                proptest::prop_assert_eq!(fingerprint(&table), before, "{:?} refused", op);
+            } else {
+                journal.extend(step.records.iter().map(|e| (now, e.to_string())));
+            }
+            let restored = Table::restore(s.clone(), &journal)
+                .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            proptest::prop_assert_eq!(fingerprint(&restored), fingerprint(&table), "after {:?}", op);
+        }
+    }
+}

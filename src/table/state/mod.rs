@@ -143,7 +143,7 @@ pub struct Step {
     /// Journal entries, in order, with the table time they were applied at.
     pub records: Vec<Entry>,
     pub effects: Vec<Effect>,
-    /// The table as it was before the step's first record.
+    /// The table as it was before the step (only while the step has records).
     undo: Option<Box<GameState>>,
 }
 
@@ -228,7 +228,6 @@ impl Table {
         let mut table = Table::empty(settings, start);
         let mut step = Step::default();
         table.commit(now, begin, &mut step)?;
-        step.undo = None;
         step.event(TableEvent::Begin {
             time_control: table.s.time_control.to_string(),
             fen: table.g.game.fen(),
@@ -330,8 +329,7 @@ impl Table {
     }
 
     /// Applies a live record to a copy of the game state, and keeps the copy only if the
-    /// record applies whole; the state before the step's first record is kept in the step for
-    /// [`Table::rollback`]. The record goes to the journal ahead of what it causes.
+    /// record applies whole. The record goes to the journal ahead of what it causes.
     pub(crate) fn commit(
         &mut self,
         now: Now,
@@ -340,10 +338,7 @@ impl Table {
     ) -> Result<(), String> {
         let mut next = self.g.clone();
         next.apply(&self.s, now.table_ms, now.unix_ms, &record)?;
-        let before = std::mem::replace(&mut self.g, next);
-        if out.undo.is_none() {
-            out.undo = Some(Box::new(before));
-        }
+        self.g = next;
         out.records.push(Entry {
             t: now.table_ms.max(self.g.last_t),
             record,
@@ -368,7 +363,7 @@ impl Table {
     /// record and the downtime are wall-time differences, clamped at zero. Both boards are
     /// compared with the game when they next report.
     pub fn resume(&mut self, now: Now, last_alive_unix_ms: u64, charge_downtime: bool) -> Step {
-        let mut out = Step::default();
+        let mut out = self.begin_step();
         if let Some(since) = self.g.clock.state().running_since
             && !self.g.game.is_over()
         {
@@ -393,7 +388,7 @@ impl Table {
             ply: self.g.game.ply_count(),
             fen: self.g.game.fen(),
         });
-        out
+        Self::end_step(out)
     }
 
     /// The earliest table time something is due: a flag, a clock announcement, a debounce
@@ -411,9 +406,26 @@ impl Table {
         min_opt(boards, clock)
     }
 
+    /// A step that can be rolled back to the table as it is now. The state is taken whole
+    /// before anything of the step happens (a talking-clock call arms the clock before any
+    /// record, say), and dropped when the step journals nothing.
+    fn begin_step(&self) -> Step {
+        Step {
+            undo: Some(Box::new(self.g.clone())),
+            ..Step::default()
+        }
+    }
+
+    fn end_step(mut out: Step) -> Step {
+        if out.records.is_empty() {
+            out.undo = None;
+        }
+        out
+    }
+
     /// Handles one input at `now`.
     pub fn handle(&mut self, now: Now, input: Input) -> Step {
-        let mut out = Step::default();
+        let mut out = self.begin_step();
         self.check_clock(now, &mut out);
         match input {
             Input::Sensor { board, event } => {
@@ -440,7 +452,7 @@ impl Table {
             Input::Tick => {}
         }
         self.poll_boards(now, &mut out);
-        out
+        Self::end_step(out)
     }
 
     /// A control request from `role`, whose connection reads moves in `lang`. Returns the
@@ -452,11 +464,11 @@ impl Table {
         lang: &Language,
         command: &Command,
     ) -> (Reply, Step) {
-        let mut out = Step::default();
+        let mut out = self.begin_step();
         self.check_clock(now, &mut out);
         let reply = self.answer(now, role, lang, command, &mut out);
         self.poll_boards(now, &mut out);
-        (reply, out)
+        (reply, Self::end_step(out))
     }
 
     /// The flag and the talking clock's announcements, before any input is judged.
