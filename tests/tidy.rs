@@ -112,6 +112,43 @@ fn the_control_session_does_no_io_and_reads_no_clock() {
     );
 }
 
+/// `anyhow` belongs to the binary's edge, where an error is a message for the operator with its
+/// context: `main`, the commands, the daemon's startup and the command line's simulated board.
+/// Everything below them returns typed errors a caller can act on.
+const ANYHOW_ALLOWED: [&str; 4] = [
+    "src/main.rs",
+    "src/cli/",
+    "src/app/daemon.rs",
+    "src/io/simulator.rs",
+];
+
+#[test]
+fn anyhow_only_at_the_binarys_edge() {
+    let mut offences = Vec::new();
+    for path in all_rust_files() {
+        let relative = path
+            .strip_prefix(root())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if !relative.starts_with("src/") || ANYHOW_ALLOWED.iter().any(|a| relative.starts_with(a)) {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("anyhow") {
+                offences.push(format!("{relative}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        offences.is_empty(),
+        "anyhow outside the binary's edge (docs/ARCHITECTURE.md):\n{}",
+        offences.join("\n")
+    );
+}
+
 /// Domain types own no wire format: the adapters do.
 #[test]
 fn the_core_derives_no_serialize() {
