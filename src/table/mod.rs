@@ -6,6 +6,8 @@
 //!   `sheets` and `words`.
 //! - [`event`]: what a table tells the world, typed (events, utterances with their urgency),
 //!   and the one encoder into the control protocol's event lines.
+//! - [`reply`]: what a table answers to a request, typed, and the one encoder of each into the
+//!   reply line.
 //! - [`record`]: the journal's records, one line each with its table time, from which a table
 //!   is restored.
 //! - [`board_feed`]: one board's debouncer and detector, for the table and the CLI alike.
@@ -27,4 +29,5 @@ pub mod event;
 pub mod name;
 pub mod reconcile;
 pub mod record;
+pub mod reply;
 pub mod state;

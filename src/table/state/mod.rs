@@ -43,11 +43,12 @@ mod words;
 
 use crate::table::board_feed::min_opt;
 use crate::table::clock::{AnnounceSchedule, Clock, TimeControl};
-use crate::table::control::{Command, Refusal, Role as ControlRole, ok_line};
+use crate::table::control::{Command, Role as ControlRole};
 use crate::table::detector::TouchMove;
 pub use crate::table::event::{BoardId, Listener, Say, TableEvent, Urgency};
 use crate::table::name::TableName;
 use crate::table::record::{Entry, Record};
+pub use crate::table::reply::{Answer, Reply, reply_line};
 use boards::Board;
 use game_state::GameState;
 pub use game_state::Proposal;
@@ -175,17 +176,6 @@ impl std::fmt::Debug for Step {
             .field("records", &self.records)
             .field("effects", &self.effects)
             .finish_non_exhaustive()
-    }
-}
-
-/// The reply to a control request: `ok` with its text, or a refusal.
-pub type Reply = Result<String, Refusal>;
-
-/// The reply's line in the control protocol.
-pub fn reply_line(reply: &Reply) -> String {
-    match reply {
-        Ok(text) => ok_line(text),
-        Err(refusal) => refusal.line(),
     }
 }
 

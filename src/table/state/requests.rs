@@ -8,12 +8,11 @@ use crate::chess::game::EndReason;
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, Verbosity, format_move, parse_move};
 use crate::chess::phrases::{Event, event_phrase, move_phrase};
-use crate::chess::scoresheet::format_clock;
 use crate::table::control::{Command, ErrorCode, Refusal, Role, permitted};
 use crate::table::event::{Listener, TableEvent, Urgency};
 use crate::table::record::{Record, Source};
-use crate::table::state::words::{color_name, json_string};
-use crate::table::state::{Now, Reply, Step, Table};
+use crate::table::state::words::color_name;
+use crate::table::state::{Answer, Now, Reply, Step, Table};
 
 fn state(message: impl Into<String>) -> Refusal {
     Refusal::new(ErrorCode::State, message)
@@ -43,12 +42,14 @@ impl Table {
         permitted(role, command, side)?;
         match command {
             Command::Move { text } => self.move_request(now, role, text, lang, out),
-            Command::Board => Ok(self.g.game.fen()),
+            Command::Board => Ok(Answer::Position {
+                fen: self.g.game.fen(),
+            }),
             Command::Clock | Command::ClockQuiet => {
                 Ok(self.clock_request(now, role, *command == Command::Clock, out))
             }
-            Command::Sheet => Ok(self.movetext(lang)),
-            Command::Status => Ok(self.status_words()),
+            Command::Sheet => Ok(Answer::Moves(self.movetext(lang))),
+            Command::Status => Ok(Answer::Status(self.status())),
             Command::OfferDraw => self.offer_draw(now, role, out),
             Command::ClaimDraw { intended } => {
                 self.claim_draw(now, role, intended.as_deref(), lang, out)
@@ -59,8 +60,8 @@ impl Table {
             Command::Penalty { color } => self.penalty(now, *color, out),
             Command::Pause => self.pause_or_resume(now, false, out),
             Command::Resume => self.pause_or_resume(now, true, out),
-            Command::SheetOf { side } => Ok(self.sheet_text(*side, lang)),
-            Command::Boards => Ok(self.boards_words()),
+            Command::SheetOf { side } => Ok(Answer::Moves(self.sheet_text(*side, lang))),
+            Command::Boards => Ok(Answer::Boards(self.boards_view())),
             Command::Record { side, moves } => {
                 self.record_sheet(now, role, *side, moves, lang, out)
             }
@@ -75,7 +76,7 @@ impl Table {
                         format!("no export format {format:?}; pgn, iccf, braille or brf"),
                     )
                 })?;
-                Ok(json_string(&text))
+                Ok(Answer::Export { text })
             }
             Command::Promote { piece } => Ok(self.promote(now, *piece, out)),
             Command::Auth { .. }
@@ -117,16 +118,15 @@ impl Table {
         self.play(now, m, Source::Control(role), out)?;
         let mut letters = Style::new(lang);
         letters.verbosity = Verbosity::Short;
-        Ok(format!(
-            "{} {}",
-            self.uci(m),
-            format_move(&before, mode, m, Notation::San, &letters)
-        ))
+        Ok(Answer::Played {
+            uci: self.uci(m).to_string(),
+            san: format_move(&before, mode, m, Notation::San, &letters),
+        })
     }
 
     /// `clock`: both clocks; spoken to the blind player when he or his assistant asks (D.2.10:
     /// the assistant tells him on request). `clock quiet` is never spoken.
-    fn clock_request(&mut self, now: Now, role: Role, spoken: bool, out: &mut Step) -> String {
+    fn clock_request(&mut self, now: Now, role: Role, spoken: bool, out: &mut Step) -> Answer {
         let r = self.g.clock.report(now.table_ms);
         let for_blind_player =
             matches!(role, Role::Player(c) if c == self.s.peg_side) || role == Role::Assistant;
@@ -134,13 +134,12 @@ impl Table {
             let words = self.clock_words(now);
             self.say(Listener::BlindPlayer, words, Urgency::Polite, out);
         }
-        format!(
-            "white {} black {} moves {} running {}",
-            format_clock(r.white_ms),
-            format_clock(r.black_ms),
-            r.moves_played,
-            r.running.map_or("none", color_name)
-        )
+        Answer::Clock {
+            white_ms: r.white_ms,
+            black_ms: r.black_ms,
+            moves: r.moves_played,
+            running: r.running,
+        }
     }
 
     /// The side a draw offer or resignation from `role` is made for.
@@ -161,14 +160,14 @@ impl Table {
         if self.g.draw_offer == Some(!color) {
             self.commit(now, Record::DrawAgreed, out).map_err(state)?;
             self.announce_end(out);
-            return Ok("draw agreed".to_owned());
+            return Ok(Answer::DrawAgreed);
         }
         self.commit(now, Record::DrawOffer { color }, out)
             .map_err(state)?;
         out.event(TableEvent::DrawOffer { color });
         let text = event_phrase(Event::DrawOffer(color), self.vocab());
         self.say(Listener::Everyone, text, Urgency::Polite, out);
-        Ok(format!("{} offers a draw", color_name(color)))
+        Ok(Answer::DrawOffered { by: color })
     }
 
     /// `claim-draw [MOVE]`: a correct claim ends the game; a wrong one costs penalty time.
@@ -206,7 +205,9 @@ impl Table {
                 self.commit(now, Record::Claim { intended }, out)
                     .map_err(state)?;
                 self.announce_end(out);
-                Ok(format!("draw by {reason}"))
+                Ok(Answer::DrawByClaim {
+                    reason: reason.to_string(),
+                })
             }
             Err(why) => {
                 self.commit(now, Record::WrongClaim { color: claimant }, out)
@@ -233,7 +234,7 @@ impl Table {
         self.commit(now, Record::Resign { color }, out)
             .map_err(state)?;
         self.announce_end(out);
-        Ok(format!("{} resigns", color_name(color)))
+        Ok(Answer::Resigned { by: color })
     }
 
     /// `undo`: a slip of the tongue (D.2.8), the last move withdrawn and its time given back.
@@ -257,7 +258,7 @@ impl Table {
         let withdrawn = move_phrase(&before, last, &self.style());
         let text = format!("{}: {withdrawn}", self.word("move_withdrawn"));
         self.say(Listener::Everyone, text, Urgency::Urgent, out);
-        Ok(format!("withdrawn {uci}"))
+        Ok(Answer::Withdrawn { uci })
     }
 
     /// `adjust COLOR ±TIME`: the arbiter changes a clock.
@@ -270,7 +271,10 @@ impl Table {
             delta_ms,
             remaining_ms: left,
         });
-        Ok(format!("{} {}", color_name(color), format_clock(left)))
+        Ok(Answer::ClockAdjusted {
+            color,
+            remaining_ms: left,
+        })
     }
 
     /// `penalty COLOR`: an illegal move completed (7.5.5).
@@ -284,16 +288,12 @@ impl Table {
         });
         if self.g.game.is_over() {
             self.announce_end(out);
-            Ok(format!(
-                "second illegal move by {}: the game is over",
-                color_name(color)
-            ))
+            Ok(Answer::SecondIllegalMove { by: color })
         } else {
-            Ok(format!(
-                "{} gets the penalty time; {} left",
-                color_name(!color),
-                format_clock(self.g.clock.remaining(!color, now.table_ms))
-            ))
+            Ok(Answer::PenaltyTime {
+                by: color,
+                opponent_ms: self.g.clock.remaining(!color, now.table_ms),
+            })
         }
     }
 
@@ -307,12 +307,7 @@ impl Table {
         };
         self.commit(now, record, out).map_err(state)?;
         out.event(TableEvent::ClockRunning { running });
-        Ok(if running {
-            "clock running"
-        } else {
-            "clock paused"
-        }
-        .to_owned())
+        Ok(Answer::ClockRunning { running })
     }
 
     /// `parse TEXT`: what the table would understand, without playing it.
@@ -322,28 +317,21 @@ impl Table {
         let m = parse_move(pos, mode, text, None, lang).map_err(bad_move)?;
         let mut style = Style::new(lang);
         style.verbosity = self.s.verbosity;
-        Ok(format!(
-            "{} {} {}",
-            self.uci(m),
-            format_move(pos, mode, m, Notation::San, &Style::new(lang)),
-            move_phrase(pos, m, &style)
-        ))
+        Ok(Answer::Parsed {
+            uci: self.uci(m).to_string(),
+            san: format_move(pos, mode, m, Notation::San, &Style::new(lang)),
+            spoken: move_phrase(pos, m, &style),
+        })
     }
 
     /// `promote PIECE`: the piece for a pending promotion, or for the next one.
-    fn promote(&mut self, now: Now, piece: shakmaty::Role, out: &mut Step) -> String {
-        if self.choose_promotion(now, piece, out) {
-            self.g
-                .game
-                .moves()
-                .last()
-                .map(|&m| self.uci(m).to_string())
-                .unwrap_or_default()
-        } else {
-            format!(
-                "{} chosen for the next promotion",
-                crate::chess::role_name(piece)
-            )
+    fn promote(&mut self, now: Now, piece: shakmaty::Role, out: &mut Step) -> Answer {
+        let played = self.choose_promotion(now, piece, out);
+        match self.g.game.moves().last() {
+            Some(&m) if played => Answer::Promoted {
+                uci: self.uci(m).to_string(),
+            },
+            _ => Answer::PromotionChosen { piece },
         }
     }
 }

@@ -6,7 +6,6 @@ use shakmaty::{Color, Move, Position};
 
 use crate::chess::game::Game;
 use crate::chess::language::Language;
-use crate::chess::scoresheet::format_clock;
 use crate::table::control::{ErrorCode, Refusal, Resolve, Role};
 use crate::table::corrections::Observed;
 use crate::table::detector::BoardKind;
@@ -17,7 +16,7 @@ use crate::table::reconcile::{
 use crate::table::record::Record;
 use crate::table::state::game_state::Proposal;
 use crate::table::state::words::color_name;
-use crate::table::state::{Effect, Now, Reply, Step, Table};
+use crate::table::state::{Answer, Effect, Now, Reply, Step, Table};
 
 fn state(message: impl Into<String>) -> Refusal {
     Refusal::new(ErrorCode::State, message)
@@ -41,15 +40,19 @@ impl Table {
         );
         let sheet = read_sheet(side, moves, &start, lang);
         self.commit_sheet(now, side, &sheet.moves, out)?;
-        let mut reply = format!("sheet {side}: {} half-moves", sheet.moves.len());
-        if let Some(bad) = &sheet.bad {
-            reply.push_str(&format!(
-                "; ply {} ({}) {:?} is not kept: {}",
+        let skipped = sheet.bad.as_ref().map(|bad| {
+            format!(
+                "ply {} ({}) {:?} is not kept: {}",
                 bad.ply, bad.label, bad.token, bad.reason
-            ));
-        }
+            )
+        });
         let verdict = self.reconcile_sheets(now, false, out);
-        Ok(format!("{reply}; {verdict}"))
+        Ok(Answer::SheetRecorded {
+            side,
+            plies: sheet.moves.len(),
+            skipped,
+            verdict,
+        })
     }
 
     /// `confirm a|b`: the lagging player accepts the moves read out to him.
@@ -69,7 +72,7 @@ impl Table {
         let other = self.g.sheets[1 - side.index()].clone();
         self.commit_sheet(now, side, &other, out)?;
         let verdict = self.reconcile_sheets(now, false, out);
-        Ok(format!("sheet {side} confirmed; {verdict}"))
+        Ok(Answer::SheetConfirmed { side, verdict })
     }
 
     /// `dispute a|b`: the lagging player does not accept them; the sheets are compared as they
@@ -89,7 +92,7 @@ impl Table {
         }
         self.g.lagging = None;
         let verdict = self.reconcile_sheets(now, true, out);
-        Ok(format!("sheet {side} disputed; {verdict}"))
+        Ok(Answer::SheetDisputed { side, verdict })
     }
 
     /// `resolve confirm|override N|reject`: the arbiter's decision on a proposed takeback.
@@ -100,7 +103,7 @@ impl Table {
                     return Err(state("no resolution is proposed"));
                 }
                 out.event(TableEvent::Resolution(ResolutionEvent::Rejected));
-                return Ok("the proposed takeback is dropped".to_owned());
+                return Ok(Answer::TakebackDropped);
             }
             Resolve::Confirm => {
                 self.g
@@ -133,11 +136,11 @@ impl Table {
         });
         let text = self.word("takeback_done");
         self.say(Listener::Everyone, text, Urgency::Urgent, out);
-        Ok(format!(
-            "back to {plies} half-moves; white {} black {}",
-            format_clock(r.white_ms),
-            format_clock(r.black_ms)
-        ))
+        Ok(Answer::TakenBack {
+            plies,
+            white_ms: r.white_ms,
+            black_ms: r.black_ms,
+        })
     }
 
     /// Journals a player's sheet as these moves.

@@ -3,7 +3,6 @@
 
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::boards::SensorEvent;
 use crate::chess::game::{DrawReason, EndReason, GameEnd};
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move};
@@ -15,6 +14,7 @@ use crate::chess::vocabulary::Vocabulary;
 use crate::table::corrections::Observed;
 use crate::table::event::{Listener, Say, TableEvent, Urgency};
 use crate::table::reconcile::Side;
+use crate::table::reply::{BoardStatus, BoardSync, Boards, Status, holes};
 use crate::table::state::boards::Board;
 use crate::table::state::{Effect, Now, Step, Table};
 
@@ -238,78 +238,52 @@ impl Table {
         words.join(" ")
     }
 
-    /// `status`: the table's state as `key value` pairs.
-    pub(crate) fn status_words(&self) -> String {
+    /// `status`: the table at a glance.
+    pub(crate) fn status(&self) -> Status {
         let game = &self.g.game;
-        let board_state = |b: &Board| {
-            format!(
-                "{} {}",
-                if b.connected {
-                    "connected"
-                } else {
-                    "disconnected"
-                },
-                if b.differs {
-                    "differs"
-                } else if b.owes(game) {
-                    "owes-move"
-                } else {
-                    "in-sync"
-                }
-            )
+        let board_status = |b: &Board| BoardStatus {
+            connected: b.connected,
+            sync: if b.differs {
+                BoardSync::Differs
+            } else if b.owes(game) {
+                BoardSync::OwesMove
+            } else {
+                BoardSync::InSync
+            },
         };
-        format!(
-            "table {} ply {} turn {} result {} peg {} normal {} draw-offer {} promotion {}",
-            self.s.name,
-            game.ply_count(),
-            color_name(game.turn()),
-            game.outcome().map_or("*", |e| e.result.pgn()),
-            board_state(&self.peg),
-            self.normal
-                .as_ref()
-                .map_or_else(|| "virtual".to_owned(), board_state),
-            self.g.draw_offer.map_or("none", color_name),
-            self.peg
-                .feed
-                .detector()
-                .pending_promotion()
-                .map_or_else(|| "none".to_owned(), |(from, to)| format!("{from}{to}"))
-        )
+        Status {
+            table: self.s.name.to_string(),
+            ply: game.ply_count(),
+            turn: game.turn(),
+            result: game.outcome().map_or("*", |e| e.result.pgn()),
+            peg: board_status(&self.peg),
+            normal: self.normal.as_ref().map(board_status),
+            draw_offer: self.g.draw_offer,
+            promotion: self.peg.feed.detector().pending_promotion(),
+        }
     }
 
-    /// What each physical board shows: `peg <link> S<occupancy> <FEN board of the pieces
-    /// believed in its holes> normal virtual|<link> <FEN board observed>`.
-    pub(crate) fn boards_words(&self) -> String {
-        let link = |b: &Board| {
-            if b.connected {
-                "connected"
-            } else {
-                "disconnected"
-            }
-        };
-        let peg_detector = self.peg.feed.detector();
-        let occupancy = match peg_detector.observed() {
+    /// `boards`: what each physical board shows — the peg board's holes with the pieces
+    /// believed in them, the e-board's pieces.
+    pub(crate) fn boards_view(&self) -> Boards {
+        let peg = self.peg.feed.detector();
+        let occupancy = match peg.observed() {
             Observed::Occupancy(occ) => occ,
             Observed::Pieces(board) => board.occupied(),
         };
-        let peg = format!(
-            "peg {} {} {}",
-            link(&self.peg),
-            crate::boards::peg::encode(&SensorEvent::Occupancy(occupancy)).unwrap_or_default(),
-            peg_detector.believed()
-        );
-        let normal = match &self.normal {
-            None => "normal virtual".to_owned(),
-            Some(b) => {
+        Boards {
+            peg_connected: self.peg.connected,
+            peg_holes: holes(occupancy),
+            peg_believed: peg.believed().clone(),
+            normal: self.normal.as_ref().map(|b| {
                 let d = b.feed.detector();
                 let board = match d.observed() {
                     Observed::Pieces(board) => board,
                     Observed::Occupancy(_) => d.believed().clone(),
                 };
-                format!("normal {} {board}", link(b))
-            }
-        };
-        format!("{peg} {normal}")
+                (b.connected, board)
+            }),
+        }
     }
 }
 
@@ -333,25 +307,6 @@ pub(crate) fn color_name(color: Color) -> &'static str {
         Color::White => "white",
         Color::Black => "black",
     }
-}
-
-/// `text` as one JSON string literal: an export fits on one reply line.
-pub(crate) fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]
