@@ -18,6 +18,9 @@ pub struct Serve {
     listen: String,
     web: String,
     args: Vec<OsString>,
+    /// A program (and its arguments) that runs the daemon: `PROGRAM ARGS… annabella serve …`.
+    wrapper: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
 }
 
 impl Serve {
@@ -30,7 +33,23 @@ impl Serve {
             listen: "127.0.0.1:0".to_owned(),
             web: "off".to_owned(),
             args: Vec::new(),
+            wrapper: Vec::new(),
+            env: Vec::new(),
         }
+    }
+
+    /// Runs the daemon through another program (which ends by executing its arguments), such
+    /// as `unshare … sh -c SCRIPT sh` to give it a file system of its own; the daemon keeps the
+    /// process id the test sees.
+    pub fn wrapped<S: Into<OsString>>(mut self, program: impl IntoIterator<Item = S>) -> Serve {
+        self.wrapper = program.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// An environment variable for the daemon (or its wrapper).
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Serve {
+        self.env.push((key.into(), value.into()));
+        self
     }
 
     /// Reads this configuration file; the control and web addresses set here and the state
@@ -61,8 +80,16 @@ impl Serve {
     /// Starts the daemon and waits until it is ready (its `ready` log line, which also says
     /// where it listens).
     pub fn start(self) -> Daemon {
-        let mut command = Command::new(BIN);
+        let mut command = match self.wrapper.split_first() {
+            Some((program, args)) => {
+                let mut c = Command::new(program);
+                c.args(args).arg(BIN);
+                c
+            }
+            None => Command::new(BIN),
+        };
         command.arg("serve");
+        command.envs(self.env.iter().map(|(k, v)| (k, v)));
         if let Some(config) = &self.config {
             command.arg("--config").arg(config);
         }
