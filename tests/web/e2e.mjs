@@ -273,6 +273,8 @@ async function run(browser) {
       return t.includes('take the game back') && t;
     });
     check('the procedure proposes a takeback', proposal.includes('after 3 half-moves'), proposal);
+    // Urgency is the utterance's own: what interrupts the voice is announced assertively.
+    check('differing sheets are announced assertively', await waitFor('differing sheets announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Die Partieformulare weichen'))));
     await arb.screenshot({ path: join(OUT, 'sheets-differ.png'), fullPage: true });
     await arb.locator('#mm-confirm').click();
     await waitFor('the takeback on the board', async () => (await fenOf(arb))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
@@ -281,6 +283,7 @@ async function run(browser) {
       return t.startsWith('Takeback carried out') && t;
     });
     check('the arbiter confirms the takeback from the page', true, done);
+    check('the takeback is announced assertively', await waitFor('the takeback announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Die Züge werden bis zur letzten Übereinstimmung'))));
     check('the clocks are put back', (await text(arb, '#mm-clocks')).startsWith('The clocks were put back'), await text(arb, '#mm-clocks'));
   });
   // The blind player follows the guidance: the knight from f6 back to g8.
