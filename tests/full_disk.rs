@@ -114,7 +114,10 @@ fn a_full_disk_refuses_cleanly_and_the_daemon_serves_on_and_restarts() {
             && reply.ends_with("nothing changed and nothing was announced"),
         "{reply}"
     );
-    assert!(reply.contains("full"), "the reason names the full disk: {reply}");
+    assert!(
+        reply.contains("full"),
+        "the reason names the full disk: {reply}"
+    );
     // Nothing changed: the clock as before the refused adjustment, the move refused the same
     // way, the position still after 1. e4.
     let white_clock = |c: &str| c.split(" black ").next().map(str::to_owned);
@@ -129,14 +132,21 @@ fn a_full_disk_refuses_cleanly_and_the_daemon_serves_on_and_restarts() {
     );
     let after_e4 = "ok rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
     assert_eq!(arbiter.ask("board"), after_e4);
-    assert!(arbiter.ask("status").starts_with("ok table table-1 ply 1 turn black"));
+    assert!(
+        arbiter
+            .ask("status")
+            .starts_with("ok table table-1 ply 1 turn black")
+    );
 
     // Space is freed: the next write works, and the game goes on from the right position.
     signal(&ctl, "free", "freed");
     assert_eq!(black.ask("move e5"), "ok e7e5 e5");
     assert_eq!(white.ask("move Sf3"), "ok g1f3 Sf3");
     let status = arbiter.ask("status");
-    assert!(status.starts_with("ok table table-1 ply 3 turn black"), "{status}");
+    assert!(
+        status.starts_with("ok table table-1 ply 3 turn black"),
+        "{status}"
+    );
     let clock = arbiter.ask("clock quiet");
     drop((white, black, arbiter));
     assert!(daemon.terminate().success());
@@ -144,7 +154,10 @@ fn a_full_disk_refuses_cleanly_and_the_daemon_serves_on_and_restarts() {
     // The journal the daemon left restarts it: the same game, the same clocks' moves.
     let deadline = Instant::now() + WAIT;
     while !ctl.join("copied").exists() {
-        assert!(Instant::now() < deadline, "the state directory was not copied out");
+        assert!(
+            Instant::now() < deadline,
+            "the state directory was not copied out"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let restarted = Serve::new(&ctl.join("state"))
@@ -153,7 +166,10 @@ fn a_full_disk_refuses_cleanly_and_the_daemon_serves_on_and_restarts() {
         .start();
     let mut arbiter = ControlClient::authenticated(restarted.control, ARBITER);
     let status = arbiter.ask("status");
-    assert!(status.starts_with("ok table table-1 ply 3 turn black"), "{status}");
+    assert!(
+        status.starts_with("ok table table-1 ply 3 turn black"),
+        "{status}"
+    );
     assert_eq!(
         arbiter.ask("sheet"),
         "ok 1. e4 e5 2. Sf3",

@@ -21,7 +21,7 @@ use crate::table::state::{Now, Step, Table, TableSettings};
 
 /// One board at the table: its feed and what the table knows of its link and its agreement
 /// with the game.
-pub(crate) struct Board {
+pub(super) struct Board {
     pub feed: BoardFeed,
     pub connected: bool,
     /// Connected at least once: only a reconnect is said aloud, not the first connect.
@@ -87,7 +87,7 @@ impl Board {
 }
 
 /// Who hears about a board: its player.
-pub(crate) fn listener_of(board: BoardId) -> Listener {
+pub(super) fn listener_of(board: BoardId) -> Listener {
     match board {
         BoardId::Peg => Listener::BlindPlayer,
         BoardId::Normal => Listener::Opponent,
@@ -95,14 +95,14 @@ pub(crate) fn listener_of(board: BoardId) -> Listener {
 }
 
 impl Table {
-    pub(crate) fn board_mut(&mut self, board: BoardId) -> Option<&mut Board> {
+    pub(super) fn board_mut(&mut self, board: BoardId) -> Option<&mut Board> {
         match board {
             BoardId::Peg => Some(&mut self.peg),
             BoardId::Normal => self.normal.as_mut(),
         }
     }
 
-    pub(crate) fn board(&self, board: BoardId) -> Option<&Board> {
+    pub(super) fn board(&self, board: BoardId) -> Option<&Board> {
         match board {
             BoardId::Peg => Some(&self.peg),
             BoardId::Normal => self.normal.as_ref(),
@@ -128,7 +128,7 @@ impl Table {
         found
     }
 
-    pub(crate) fn feed(
+    pub(super) fn feed(
         &mut self,
         board: BoardId,
         event: Timed<SensorEvent>,
@@ -175,7 +175,7 @@ impl Table {
         }
     }
 
-    pub(crate) fn poll_boards(&mut self, now: Now, out: &mut Step) {
+    pub(super) fn poll_boards(&mut self, now: Now, out: &mut Step) {
         for board in [BoardId::Peg, BoardId::Normal] {
             if let Some(b) = self.board_mut(board) {
                 b.feed.poll_debouncer(now.table_ms);
@@ -188,7 +188,7 @@ impl Table {
 
     /// Acts on conclusions until none are left: a move played into the game makes the other
     /// board owe it (or show it already), so both boards look again after each one.
-    pub(crate) fn conclude(
+    pub(super) fn conclude(
         &mut self,
         board: BoardId,
         now: Now,
@@ -387,7 +387,7 @@ impl Table {
     }
 
     /// The fewest hand actions that make `board` show the game's position.
-    pub(crate) fn corrections_for(&self, board: BoardId) -> Vec<Correction> {
+    pub(super) fn corrections_for(&self, board: BoardId) -> Vec<Correction> {
         let target = self.g.game.position().board().clone();
         match self.board(board) {
             Some(b) => {
@@ -398,7 +398,7 @@ impl Table {
         }
     }
 
-    pub(crate) fn link(&mut self, board: BoardId, up: bool, detail: &str, out: &mut Step) {
+    pub(super) fn link(&mut self, board: BoardId, up: bool, detail: &str, out: &mut Step) {
         let Some(b) = self.board_mut(board) else {
             return;
         };
@@ -432,7 +432,7 @@ impl Table {
 
     /// A key on the peg board's strip that is a request rather than a sensor event; `false`
     /// for the keys the detector reads (promotion).
-    pub(crate) fn key(&mut self, now: Now, key: BoardKey, out: &mut Step) -> bool {
+    pub(super) fn key(&mut self, now: Now, key: BoardKey, out: &mut Step) -> bool {
         match key {
             BoardKey::Repeat => {
                 out.event(TableEvent::Key(KeyPress::Repeat));
@@ -458,7 +458,7 @@ impl Table {
 
     /// A promotion piece chosen on the control interface: as if the peg board's key had been
     /// pressed. Returns whether the move was played.
-    pub(crate) fn choose_promotion(
+    pub(super) fn choose_promotion(
         &mut self,
         now: Now,
         role: shakmaty::Role,
@@ -476,7 +476,7 @@ impl Table {
     }
 
     /// Plays an accepted move: journal, clock, announcements.
-    pub(crate) fn play(
+    pub(super) fn play(
         &mut self,
         now: Now,
         m: Move,

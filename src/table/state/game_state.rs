@@ -19,7 +19,7 @@ use crate::table::state::TableSettings;
 /// and the reconciliation can put the clocks back to any move. One entry per move of the game:
 /// cut together with the game, never on its own.
 #[derive(Clone, Debug)]
-pub(crate) struct PlyClock {
+pub(super) struct PlyClock {
     /// The clock just before this move's press: an undo or takeback restores it.
     pub before_press: ClockState,
     /// Time used `[white, black]` right after the press.
@@ -41,7 +41,7 @@ pub struct Proposal {
 
 /// The journaled part of a table (everything but the live boards).
 #[derive(Clone)]
-pub(crate) struct GameState {
+pub(super) struct GameState {
     pub game: Game,
     /// One per move of `game`, in step with it.
     pub plies: Vec<PlyClock>,

@@ -149,7 +149,7 @@ pub struct Step {
 }
 
 impl Step {
-    pub(crate) fn event(&mut self, event: TableEvent) {
+    fn event(&mut self, event: TableEvent) {
         self.effects.push(Effect::Event(event));
     }
 
@@ -191,13 +191,13 @@ pub struct RestoreError {
 
 /// One table: a game between the blind player at the peg board and a sighted opponent.
 pub struct Table {
-    pub(crate) s: TableSettings,
+    s: TableSettings,
     /// Everything the journal records change.
-    pub(crate) g: GameState,
-    pub(crate) peg: Board,
-    pub(crate) normal: Option<Board>,
+    g: GameState,
+    peg: Board,
+    normal: Option<Board>,
     /// What the blind player heard last, for `KA`.
-    pub(crate) last_to_blind: Option<String>,
+    last_to_blind: Option<String>,
 }
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -320,12 +320,7 @@ impl Table {
 
     /// Applies a live record to a copy of the game state, and keeps the copy only if the
     /// record applies whole. The record goes to the journal ahead of what it causes.
-    pub(crate) fn commit(
-        &mut self,
-        now: Now,
-        record: Record,
-        out: &mut Step,
-    ) -> Result<(), String> {
+    fn commit(&mut self, now: Now, record: Record, out: &mut Step) -> Result<(), String> {
         let mut next = self.g.clone();
         next.apply(&self.s, now.table_ms, now.unix_ms, &record)?;
         self.g = next;
@@ -487,7 +482,7 @@ impl Table {
     }
 
     /// A move as the game's castling mode writes it in UCI.
-    pub(crate) fn uci(&self, m: shakmaty::Move) -> UciMove {
+    fn uci(&self, m: shakmaty::Move) -> UciMove {
         UciMove::from_move(m, self.g.game.castling_mode())
     }
 }

@@ -25,7 +25,7 @@ fn bad_move(e: impl ToString) -> Refusal {
 impl Table {
     /// Answers one request: the role's permission first (with the side to move, or for
     /// `undo` the side that moved last), then the request itself.
-    pub(crate) fn answer(
+    pub(super) fn answer(
         &mut self,
         now: Now,
         role: Role,

@@ -24,7 +24,7 @@ fn state(message: impl Into<String>) -> Refusal {
 
 impl Table {
     /// `record a|b MOVES`: a player's sheet entered or corrected, then compared.
-    pub(crate) fn record_sheet(
+    pub(super) fn record_sheet(
         &mut self,
         now: Now,
         role: Role,
@@ -56,7 +56,7 @@ impl Table {
     }
 
     /// `confirm a|b`: the lagging player accepts the moves read out to him.
-    pub(crate) fn confirm_sheet(
+    pub(super) fn confirm_sheet(
         &mut self,
         now: Now,
         role: Role,
@@ -77,7 +77,7 @@ impl Table {
 
     /// `dispute a|b`: the lagging player does not accept them; the sheets are compared as they
     /// are.
-    pub(crate) fn dispute_sheet(
+    pub(super) fn dispute_sheet(
         &mut self,
         now: Now,
         role: Role,
@@ -96,7 +96,7 @@ impl Table {
     }
 
     /// `resolve confirm|override N|reject`: the arbiter's decision on a proposed takeback.
-    pub(crate) fn resolve(&mut self, now: Now, choice: Resolve, out: &mut Step) -> Reply {
+    pub(super) fn resolve(&mut self, now: Now, choice: Resolve, out: &mut Step) -> Reply {
         let plies = match choice {
             Resolve::Reject => {
                 if self.g.proposal.take().is_none() {
@@ -201,7 +201,7 @@ impl Table {
     /// The D.2.9 procedure on both sheets and both boards as they are now: the resolution goes
     /// to the table's record; a lag is read out, a difference becomes a takeback proposal for
     /// the arbiter. Returns the verdict in a few words.
-    pub(crate) fn reconcile_sheets(
+    pub(super) fn reconcile_sheets(
         &mut self,
         now: Now,
         lag_disputed: bool,

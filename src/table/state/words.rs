@@ -19,12 +19,12 @@ use crate::table::state::boards::Board;
 use crate::table::state::{Effect, Now, Step, Table};
 
 impl Table {
-    pub(crate) fn vocab(&self) -> &'static Vocabulary {
+    pub(super) fn vocab(&self) -> &'static Vocabulary {
         self.s.lang.vocabulary()
     }
 
     /// The announcements' style: the table's language, verbosity and captures setting.
-    pub(crate) fn style(&self) -> Style<'static> {
+    pub(super) fn style(&self) -> Style<'static> {
         let mut style = Style::new(self.s.lang);
         style.verbosity = self.s.verbosity;
         style.name_captured = self.s.name_captured;
@@ -32,12 +32,12 @@ impl Table {
     }
 
     /// An event word of the language, or its key when the language lacks it.
-    pub(crate) fn word(&self, key: &str) -> String {
+    pub(super) fn word(&self, key: &str) -> String {
         self.vocab().event(key).unwrap_or(key).to_owned()
     }
 
     /// Says `text` to `listener`; what the blind player hears is kept for `KA`.
-    pub(crate) fn say(
+    pub(super) fn say(
         &mut self,
         listener: Listener,
         text: String,
@@ -57,7 +57,7 @@ impl Table {
     /// A move just played, to whoever must hear it: the blind player's own move to the
     /// opponent (and to himself when he asked for confirmations), the opponent's to the blind
     /// player, who replicates it.
-    pub(crate) fn announce_move(&mut self, before: &Chess, m: Move, mover: Color, out: &mut Step) {
+    pub(super) fn announce_move(&mut self, before: &Chess, m: Move, mover: Color, out: &mut Step) {
         let phrase = move_phrase(before, m, &self.style());
         if mover == self.s.peg_side {
             self.say(Listener::Opponent, phrase.clone(), Urgency::Polite, out);
@@ -70,7 +70,7 @@ impl Table {
     }
 
     /// The end of the game, once: its reason and result to everyone, and the game archived.
-    pub(crate) fn announce_end(&mut self, out: &mut Step) {
+    pub(super) fn announce_end(&mut self, out: &mut Step) {
         let Some(end) = self.g.game.outcome() else {
             return;
         };
@@ -139,7 +139,7 @@ impl Table {
 
     /// The phrase of the first move the peg board still owes (the opponent's move the blind
     /// player has to replicate).
-    pub(crate) fn owed_phrase(&self) -> Option<String> {
+    pub(super) fn owed_phrase(&self) -> Option<String> {
         let ply = self.peg.feed.detector().board_ply();
         let game = &self.g.game;
         if ply >= game.ply_count() {
@@ -151,13 +151,13 @@ impl Table {
     }
 
     /// Both clocks and the moves played, in words (`KT`, `clock`).
-    pub(crate) fn clock_words(&self, now: Now) -> String {
+    pub(super) fn clock_words(&self, now: Now) -> String {
         let r = self.g.clock.report(now.table_ms);
         clock_phrase(r.white_ms, r.black_ms, r.moves_played, self.vocab())
     }
 
     /// One side's time, as the talking clock calls it by itself.
-    pub(crate) fn clock_call(&self, color: Color, remaining_ms: u64) -> String {
+    pub(super) fn clock_call(&self, color: Color, remaining_ms: u64) -> String {
         format!(
             "{} {}",
             color_phrase(color, self.vocab()),
@@ -225,12 +225,12 @@ impl Table {
     }
 
     /// A player's scoresheet (`sheet a|b`).
-    pub(crate) fn sheet_text(&self, side: Side, lang: &Language) -> String {
+    pub(super) fn sheet_text(&self, side: Side, lang: &Language) -> String {
         self.numbered(&self.g.sheets[side.index()], lang).join(" ")
     }
 
     /// The game's moves and result (`sheet`).
-    pub(crate) fn movetext(&self, lang: &Language) -> String {
+    pub(super) fn movetext(&self, lang: &Language) -> String {
         let mut words = self.numbered(self.g.game.moves(), lang);
         if let Some(end) = self.g.game.outcome() {
             words.push(end.result.pgn().to_owned());
@@ -239,7 +239,7 @@ impl Table {
     }
 
     /// `status`: the table at a glance.
-    pub(crate) fn status(&self) -> Status {
+    pub(super) fn status(&self) -> Status {
         let game = &self.g.game;
         let board_status = |b: &Board| BoardStatus {
             connected: b.connected,
@@ -265,7 +265,7 @@ impl Table {
 
     /// `boards`: what each physical board shows — the peg board's holes with the pieces
     /// believed in them, the e-board's pieces.
-    pub(crate) fn boards_view(&self) -> Boards {
+    pub(super) fn boards_view(&self) -> Boards {
         let peg = self.peg.feed.detector();
         let occupancy = match peg.observed() {
             Observed::Occupancy(occ) => occ,
@@ -302,7 +302,7 @@ fn pgn_date(unix_ms: u64) -> String {
     format!("{year:04}.{month:02}.{day:02}")
 }
 
-pub(crate) fn color_name(color: Color) -> &'static str {
+pub(super) fn color_name(color: Color) -> &'static str {
     match color {
         Color::White => "white",
         Color::Black => "black",
