@@ -388,6 +388,17 @@ fn a_journal_replays_into_the_same_table() {
         "40/5400+30:1800+30"
     );
 
+    // A journal written before records carried their table time (the wall time beside each
+    // line stood for it) restores the same table.
+    let legacy: Vec<(u64, String)> = h
+        .journal
+        .iter()
+        .map(|(at, line)| (*at, line.split_once(' ').unwrap().1.to_owned()))
+        .collect();
+    let old = Table::restore(settings(Color::White, "300"), &legacy).unwrap();
+    assert_eq!(old.game().fen(), h.table.game().fen());
+    assert_eq!(old.clock().state(), h.table.clock().state());
+
     let mut broken = h.journal.clone();
     broken[2].1 = "move e2e5 peg".into();
     let err = Table::restore(settings(Color::White, "300"), &broken)

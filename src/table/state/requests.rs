@@ -65,8 +65,8 @@ impl Table {
             Command::Record { side, moves } => {
                 self.record_sheet(now, role, *side, moves, lang, out)
             }
-            Command::Confirm { side } => self.confirm_sheet(now, role, *side, out),
-            Command::Dispute { side } => self.dispute_sheet(now, role, *side, out),
+            Command::Confirm { side } => self.answer_lag(now, role, *side, true, out),
+            Command::Dispute { side } => self.answer_lag(now, role, *side, false, out),
             Command::Resolve { choice } => self.resolve(now, *choice, out),
             Command::Parse { text } => self.parse_request(text, lang),
             Command::Export { format } => {

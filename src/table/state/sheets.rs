@@ -55,44 +55,33 @@ impl Table {
         })
     }
 
-    /// `confirm a|b`: the lagging player accepts the moves read out to him.
-    pub(super) fn confirm_sheet(
+    /// `confirm a|b` (`accept`): the lagging player accepts the moves read out to him, which go
+    /// on his sheet; `dispute a|b`: he does not, and the sheets are compared as they are.
+    pub(super) fn answer_lag(
         &mut self,
         now: Now,
         role: Role,
         side: Side,
+        accept: bool,
         out: &mut Step,
     ) -> Reply {
         self.may_write_sheet(role, side)?;
         if self.g.lagging != Some(side) {
+            let what = if accept { "confirm" } else { "dispute" };
             return Err(state(format!(
-                "sheet {side} does not lag: nothing to confirm"
+                "sheet {side} does not lag: nothing to {what}"
             )));
         }
-        let other = self.g.sheets[1 - side.index()].clone();
-        self.commit_sheet(now, side, &other, out)?;
-        let verdict = self.reconcile_sheets(now, false, out);
-        Ok(Answer::SheetConfirmed { side, verdict })
-    }
-
-    /// `dispute a|b`: the lagging player does not accept them; the sheets are compared as they
-    /// are.
-    pub(super) fn dispute_sheet(
-        &mut self,
-        now: Now,
-        role: Role,
-        side: Side,
-        out: &mut Step,
-    ) -> Reply {
-        self.may_write_sheet(role, side)?;
-        if self.g.lagging != Some(side) {
-            return Err(state(format!(
-                "sheet {side} does not lag: nothing to dispute"
-            )));
+        if accept {
+            let other = self.g.sheets[1 - side.index()].clone();
+            self.commit_sheet(now, side, &other, out)?;
+            let verdict = self.reconcile_sheets(now, false, out);
+            Ok(Answer::SheetConfirmed { side, verdict })
+        } else {
+            self.g.lagging = None;
+            let verdict = self.reconcile_sheets(now, true, out);
+            Ok(Answer::SheetDisputed { side, verdict })
         }
-        self.g.lagging = None;
-        let verdict = self.reconcile_sheets(now, true, out);
-        Ok(Answer::SheetDisputed { side, verdict })
     }
 
     /// `resolve confirm|override N|reject`: the arbiter's decision on a proposed takeback.
