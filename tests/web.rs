@@ -173,7 +173,7 @@ fn the_page_is_a_control_session_without_the_control_port() {
     use annabella::io::tokens::{Grant, Origin, Tokens};
     use annabella::io::web::{self, WebSettings};
     use annabella::table::control::Role;
-    use annabella::table::event::{Listener, Say, TableEvent, Urgency};
+    use annabella::table::event::{About, Listener, Say, TableEvent, Urgency};
     use futures_util::{SinkExt, StreamExt};
     use tokio::sync::{broadcast, mpsc};
     use tokio_tungstenite::tungstenite::Message;
@@ -304,6 +304,7 @@ fn the_page_is_a_control_session_without_the_control_port() {
             listener: Listener::BlindPlayer,
             text: "Rücknahme".into(),
             urgency: Urgency::Urgent,
+            about: About::Other,
         })))
         .unwrap();
         let event: serde_json::Value =

@@ -92,12 +92,26 @@ impl Urgency {
     }
 }
 
+/// What an utterance is about, for the outputs that treat some utterances specially: an audio
+/// record that numbers the moves, a speech queue that repeats a move cut off by an urgent call
+/// and drops a clock call that a later one has made stale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum About {
+    /// A move: its number (the full-move number) and who made it.
+    Move { number: u32, color: Color },
+    /// The talking clock calling `color`'s time by itself.
+    ClockCall { color: Color, remaining_ms: u64 },
+    /// Anything else: a confirmation, guidance, a result, an answer to a key.
+    Other,
+}
+
 /// Words for one listener.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Say {
     pub listener: Listener,
     pub text: String,
     pub urgency: Urgency,
+    pub about: About,
 }
 
 /// The keys of the peg board's strip that the table answers itself.
@@ -446,6 +460,7 @@ mod tests {
             listener: Listener::BlindPlayer,
             text: "Eva vier\nzwei".into(),
             urgency: Urgency::Urgent,
+            about: About::Other,
         });
         assert_eq!(say.line(), "event say blind Eva vier zwei");
         let takeback = TableEvent::Takeback {

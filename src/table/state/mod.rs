@@ -45,7 +45,7 @@ use crate::table::board_feed::min_opt;
 use crate::table::clock::{AnnounceSchedule, Clock, TimeControl};
 use crate::table::control::{Command, Role as ControlRole};
 use crate::table::detector::TouchMove;
-pub use crate::table::event::{BoardId, Listener, Say, TableEvent, Urgency};
+pub use crate::table::event::{About, BoardId, Listener, Say, TableEvent, Urgency};
 use crate::table::name::TableName;
 use crate::table::record::{Entry, Record};
 pub use crate::table::reply::{Answer, Reply, reply_line};
@@ -477,7 +477,11 @@ impl Table {
             } else {
                 Urgency::Polite
             };
-            self.say(Listener::BlindPlayer, text, urgency, out);
+            let about = About::ClockCall {
+                color: a.color,
+                remaining_ms: a.remaining_ms,
+            };
+            self.say_about(Listener::BlindPlayer, text, urgency, about, out);
         }
     }
 

@@ -12,7 +12,7 @@ use crate::chess::phrases::{
 use crate::chess::scoresheet::Headers;
 use crate::chess::vocabulary::Vocabulary;
 use crate::table::corrections::Observed;
-use crate::table::event::{Listener, Say, TableEvent, Urgency};
+use crate::table::event::{About, Listener, Say, TableEvent, Urgency};
 use crate::table::reconcile::Side;
 use crate::table::reply::{BoardStatus, BoardSync, Boards, Status, holes};
 use crate::table::state::boards::Board;
@@ -44,6 +44,18 @@ impl Table {
         urgency: Urgency,
         out: &mut Step,
     ) {
+        self.say_about(listener, text, urgency, About::Other, out);
+    }
+
+    /// [`Table::say`], naming what the words are about (a move, a clock call).
+    pub(super) fn say_about(
+        &mut self,
+        listener: Listener,
+        text: String,
+        urgency: Urgency,
+        about: About,
+        out: &mut Step,
+    ) {
         if listener == Listener::BlindPlayer {
             self.last_to_blind = Some(text.clone());
         }
@@ -51,6 +63,7 @@ impl Table {
             listener,
             text,
             urgency,
+            about,
         }));
     }
 
@@ -59,13 +72,18 @@ impl Table {
     /// player, who replicates it.
     pub(super) fn announce_move(&mut self, before: &Chess, m: Move, mover: Color, out: &mut Step) {
         let phrase = move_phrase(before, m, &self.style());
+        let about = About::Move {
+            number: before.fullmoves().get(),
+            color: mover,
+        };
+        let polite = Urgency::Polite;
         if mover == self.s.peg_side {
-            self.say(Listener::Opponent, phrase.clone(), Urgency::Polite, out);
+            self.say_about(Listener::Opponent, phrase.clone(), polite, about, out);
             if self.s.confirm_own_moves {
-                self.say(Listener::BlindPlayer, phrase, Urgency::Polite, out);
+                self.say_about(Listener::BlindPlayer, phrase, polite, about, out);
             }
         } else {
-            self.say(Listener::BlindPlayer, phrase, Urgency::Polite, out);
+            self.say_about(Listener::BlindPlayer, phrase, polite, about, out);
         }
     }
 
