@@ -14,6 +14,7 @@ use crate::io::link::Endpoint;
 use crate::io::speech::{self, BackendSpec};
 use crate::io::tokens::{RawToken, Tokens};
 use crate::table::clock::{AnnounceSchedule, TimeControl};
+use crate::table::control::{GameTag, MAX_TAG_CHARS};
 use crate::table::detector::TouchMove;
 use crate::table::name::TableName;
 
@@ -95,6 +96,17 @@ pub struct RawTable {
     /// Touch-move rule on the peg board: off, warn or strict.
     pub touch_move: String,
     pub debounce_ms: Millis,
+    /// The first game's start position (FEN); empty: the standard position.
+    pub fen: String,
+    /// The table's own language and time control; empty: `speech.lang`, `clock.time_control`.
+    pub lang: String,
+    pub time_control: String,
+    /// PGN tags of the table's games: the players' names, the event, the site, the round.
+    pub white: String,
+    pub black: String,
+    pub event: String,
+    pub site: String,
+    pub round: String,
 }
 
 impl Default for RawConfig {
@@ -156,6 +168,14 @@ impl Default for RawTable {
             normal: "virtual".to_owned(),
             touch_move: "warn".to_owned(),
             debounce_ms: debounce::DEFAULT_WINDOW,
+            fen: String::new(),
+            lang: String::new(),
+            time_control: String::new(),
+            white: String::new(),
+            black: String::new(),
+            event: String::new(),
+            site: String::new(),
+            round: String::new(),
         }
     }
 }
@@ -198,6 +218,13 @@ pub struct TableConfig {
     pub normal: NormalBoard,
     pub touch_move: TouchMove,
     pub debounce_ms: Millis,
+    /// The first game's start position, checked; `None`: the standard position.
+    pub fen: Option<String>,
+    /// The table's own language and time control (`None`: the configuration's).
+    pub lang: Option<Language>,
+    pub time_control: Option<TimeControl>,
+    /// PGN tags of the table's games.
+    pub tags: Vec<(GameTag, String)>,
 }
 
 /// The validated configuration.
@@ -264,15 +291,7 @@ impl RawConfig {
         };
         let speech =
             speech::parse_backends(&self.speech.backends).map_err(|e| bad("speech.backends", e))?;
-        let lang = if self.speech.lang.contains('/') || self.speech.lang.ends_with(".toml") {
-            let text =
-                std::fs::read_to_string(&self.speech.lang).map_err(|e| bad("speech.lang", e))?;
-            Language::from_toml(&text).map_err(|e| bad("speech.lang", e))?
-        } else {
-            Language::builtin(&self.speech.lang)
-                .map_err(|e| bad("speech.lang", e))?
-                .clone()
-        };
+        let lang = read_language(&self.speech.lang).map_err(|e| bad("speech.lang", e))?;
         let verbosity = self
             .speech
             .verbosity
@@ -335,7 +354,46 @@ impl RawConfig {
                     format!("{} ms is no debounce window; 0 to 1000", t.debounce_ms),
                 ));
             }
+            let fen = match t.fen.trim() {
+                "" => None,
+                fen => Some(
+                    crate::chess::game::Game::from_fen(fen, false)
+                        .map_err(|e| bad(key("fen"), format!("{fen:?}: {e}")))?
+                        .fen(),
+                ),
+            };
+            let table_lang = match t.lang.trim() {
+                "" => None,
+                code => Some(read_language(code).map_err(|e| bad(key("lang"), e))?),
+            };
+            let table_tc = match t.time_control.trim() {
+                "" => None,
+                text => Some(text.parse().map_err(|e| bad(key("time_control"), e))?),
+            };
+            let mut tags = Vec::new();
+            for (tag, value) in [
+                (GameTag::White, &t.white),
+                (GameTag::Black, &t.black),
+                (GameTag::Event, &t.event),
+                (GameTag::Site, &t.site),
+                (GameTag::Round, &t.round),
+            ] {
+                let value = value.split_whitespace().collect::<Vec<_>>().join(" ");
+                if value.chars().count() > MAX_TAG_CHARS || value.chars().any(char::is_control) {
+                    return Err(bad(
+                        key(tag.keyword()),
+                        format!("at most {MAX_TAG_CHARS} characters on one line"),
+                    ));
+                }
+                if !value.is_empty() {
+                    tags.push((tag, value));
+                }
+            }
             tables.push(TableConfig {
+                fen,
+                lang: table_lang,
+                time_control: table_tc,
+                tags,
                 name,
                 peg,
                 peg_side,
@@ -408,6 +466,18 @@ impl RawControl {
             auth_timeout: std::time::Duration::from_secs(self.auth_timeout_s),
             ..ControlSettings::default()
         })
+    }
+}
+
+/// A built-in language by its code, or a language file by its path.
+fn read_language(code_or_path: &str) -> Result<Language, String> {
+    if code_or_path.contains('/') || code_or_path.ends_with(".toml") {
+        let text = std::fs::read_to_string(code_or_path).map_err(|e| e.to_string())?;
+        Language::from_toml(&text).map_err(|e| e.to_string())
+    } else {
+        Language::builtin(code_or_path)
+            .map(Language::clone)
+            .map_err(|e| e.to_string())
     }
 }
 

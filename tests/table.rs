@@ -6,7 +6,7 @@ use annabella::boards::{BoardKey, SensorEvent};
 use annabella::chess::language::Language;
 use annabella::chess::notation::Verbosity;
 use annabella::table::clock::AnnounceSchedule;
-use annabella::table::control::{Command, Role};
+use annabella::table::control::{Command, GameTag, Role};
 use annabella::table::detector::TouchMove;
 use annabella::table::record::Record;
 
@@ -34,6 +34,7 @@ fn settings(peg_side: Color, tc: &str) -> TableSettings {
         announce: AnnounceSchedule::none(),
         start_fen: None,
         chess960: false,
+        tags: Vec::new(),
     }
 }
 
@@ -1129,4 +1130,106 @@ proptest::proptest! {
             proptest::prop_assert_eq!(fingerprint(&restored), fingerprint(&table), "after {:?}", op);
         }
     }
+}
+
+#[test]
+fn the_next_game_begins_when_the_arbiter_says_so_with_its_tags_and_time_control() {
+    let mut s = settings(Color::White, "40/5400+30:1800+30");
+    s.tags = vec![(GameTag::Event, "Vereinsmeisterschaft".into())];
+    let mut h = Harness::new(s.clone());
+    assert_eq!(
+        h.last_said(Listener::Everyone),
+        "Neue Partie. Bedenkzeit eine Stunde dreißig Minuten für vierzig Züge plus dreißig \
+         Sekunden pro Zug; danach dreißig Minuten plus dreißig Sekunden pro Zug"
+    );
+    h.ask(Role::Player(Color::White), "move e4");
+    let refused = h.ask(Role::Arbiter, "new-game");
+    assert!(
+        refused.starts_with("error state the game is not over"),
+        "{refused}"
+    );
+    assert_eq!(
+        h.ask(Role::Player(Color::White), "new-game"),
+        "error forbidden only the arbiter may new-game; you are white"
+    );
+    assert_eq!(
+        h.ask(Role::Arbiter, "tag white Anna   Müller"),
+        "ok white Anna Müller"
+    );
+    assert!(
+        h.table.pgn().contains("[White \"Anna Müller\"]"),
+        "{}",
+        h.table.pgn()
+    );
+    assert!(h.table.pgn().contains("[Event \"Vereinsmeisterschaft\"]"));
+    h.ask(Role::Player(Color::Black), "resign");
+    assert!(h.table.game().is_over());
+
+    // The next game, from a position: its own journal (the store starts a new game for it).
+    let fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1";
+    let (reply, step) = h.table.request(
+        Now::at(h.now),
+        Role::Arbiter,
+        Language::german(),
+        &annabella::table::control::parse_line(format!("new-game fen {fen}").as_bytes()).unwrap(),
+    );
+    assert_eq!(reply_line(&reply), format!("ok new game {fen}"));
+    assert!(step.begins_game);
+    let lines: Vec<(u64, String)> = step
+        .records
+        .iter()
+        .map(|e| (h.now, e.to_string()))
+        .collect();
+    assert_eq!(lines.len(), 2, "begin and the configured tag: {lines:?}");
+    assert!(step.said().any(|s| s.text.starts_with("Neue Partie")));
+    h.take(step);
+    assert_eq!(h.table.game().fen(), fen);
+    assert!(!h.table.game().is_over());
+    let pgn = h.table.pgn();
+    assert!(
+        !pgn.contains("Anna"),
+        "a new game's players are set anew: {pgn}"
+    );
+    assert!(pgn.contains("Vereinsmeisterschaft"), "{pgn}");
+    // The new game's journal alone restores it.
+    let restored = Table::restore(s, &lines).unwrap();
+    assert_eq!(restored.game().fen(), fen);
+    assert_eq!(restored.pgn(), h.table.pgn());
+}
+
+#[test]
+fn a_reached_time_control_is_announced() {
+    let mut h = Harness::new(settings(Color::White, "2/60:60"));
+    h.ask(Role::Player(Color::White), "move e4");
+    h.ask(Role::Player(Color::Black), "move e5");
+    assert!(
+        !h.said.iter().any(|(_, t)| t.contains("Zeitkontrolle")),
+        "{:?}",
+        h.said
+    );
+    // White's second move completes his first period (two moves in a minute).
+    h.ask(Role::Player(Color::White), "move Sf3");
+    assert_eq!(
+        h.last_said(Listener::Everyone),
+        "Weiß: Zeitkontrolle erreicht, eine Minute dazu"
+    );
+    h.ask(Role::Player(Color::Black), "move Sc6");
+    assert_eq!(
+        h.last_said(Listener::Everyone),
+        "Schwarz: Zeitkontrolle erreicht, eine Minute dazu"
+    );
+    let calls = h
+        .said
+        .iter()
+        .filter(|(_, t)| t.contains("Zeitkontrolle"))
+        .count();
+    h.ask(Role::Player(Color::White), "move Lc4");
+    assert_eq!(
+        h.said
+            .iter()
+            .filter(|(_, t)| t.contains("Zeitkontrolle"))
+            .count(),
+        calls,
+        "the last period has no control"
+    );
 }

@@ -24,10 +24,12 @@ use annabella::table::state::{BoardId, NormalBoard, Table, TableSettings};
 use shakmaty::{Bitboard, Color, Square};
 use tokio::sync::{broadcast, mpsc, watch};
 
-/// An in-memory journal that can be told to refuse every write, as a full disk does.
+/// An in-memory journal that can be told to refuse every write, as a full disk does. `lines`
+/// are the current game's.
 #[derive(Default)]
 struct FlakyJournal {
     lines: Mutex<Vec<(u64, String)>>,
+    games: AtomicU64,
     full: AtomicBool,
 }
 
@@ -38,6 +40,14 @@ impl Journal for FlakyJournal {
         }
         self.lines.lock().unwrap().extend(lines);
         Ok(())
+    }
+
+    async fn begin(&self, _table: &str, lines: Vec<(u64, String)>) -> Result<u64, String> {
+        if self.full.load(Ordering::SeqCst) {
+            return Err("database or disk is full".to_owned());
+        }
+        *self.lines.lock().unwrap() = lines;
+        Ok(self.games.fetch_add(1, Ordering::SeqCst) + 2)
     }
 
     async fn archive(&self, _table: &str, _pgn: String) -> Result<PathBuf, String> {
@@ -60,6 +70,7 @@ fn settings(tc: &str) -> TableSettings {
         announce: AnnounceSchedule::none(),
         start_fen: None,
         chess960: false,
+        tags: Vec::new(),
     }
 }
 
@@ -91,6 +102,7 @@ async fn start(tc: &str) -> Running {
         speaker: Arc::new(Speaker::new(&[])),
         voice: "de".into(),
         game_id: "t1-1".into(),
+        game_stem: "t1".into(),
         events: events_tx.clone(),
         record_dir: records.path().to_owned(),
     };

@@ -59,6 +59,12 @@ impl Journal for StoreHandle {
             .map_err(|e: StoreError| e.to_string())
     }
 
+    async fn begin(&self, table: &str, lines: Vec<(u64, String)>) -> Result<u64, String> {
+        StoreHandle::begin_game_with(self, table, lines)
+            .await
+            .map_err(|e: StoreError| e.to_string())
+    }
+
     async fn archive(&self, table: &str, pgn: String) -> Result<PathBuf, String> {
         let game = self
             .current_game(table)
@@ -98,6 +104,11 @@ pub async fn run(
     let mut handles = Vec::new();
     let mut simulated = Vec::new();
     for tc in &config.tables {
+        // A table with its own language keeps it for the daemon's life too.
+        let lang: &'static Language = match &tc.lang {
+            Some(own) => Box::leak(Box::new(own.clone())),
+            None => lang,
+        };
         let settings = table_settings(&config, tc, lang);
         let (table, startup, game_no, clock) =
             open_table(&store, settings, last_alive, &config).await?;
@@ -160,6 +171,7 @@ pub async fn run(
             // The audio record is named after the game: a name safe as a file, as the page
             // looks it up (`/audio/TABLE`).
             game_id: format!("{}-{game_no}", tc.name.file_stem()),
+            game_stem: tc.name.file_stem(),
             events: events.clone(),
             record_dir: config.state_dir.join("records"),
         };
@@ -275,10 +287,14 @@ fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language) ->
         confirm_own_moves: config.confirm_own_moves,
         touch_move: tc.touch_move,
         debounce_ms: tc.debounce_ms,
-        time_control: config.time_control.clone(),
+        time_control: tc
+            .time_control
+            .clone()
+            .unwrap_or_else(|| config.time_control.clone()),
         announce: config.announce.clone(),
-        start_fen: None,
+        start_fen: tc.fen.clone(),
         chess960: false,
+        tags: tc.tags.clone(),
     }
 }
 

@@ -26,6 +26,13 @@ pub trait Journal: Send + Sync + 'static {
         table: &str,
         lines: Vec<(u64, String)>,
     ) -> impl Future<Output = Result<(), String>> + Send;
+    /// Starts `table`'s next game with these record lines, in one transaction (the new game and
+    /// its lines together or not at all); returns the new game's number.
+    fn begin(
+        &self,
+        table: &str,
+        lines: Vec<(u64, String)>,
+    ) -> impl Future<Output = Result<u64, String>> + Send;
     /// Keeps a finished game as PGN; returns where.
     fn archive(
         &self,
@@ -48,6 +55,8 @@ pub struct TableActor<J: Journal> {
     pub voice: String,
     /// Names the per-game audio record (`<table>-<game>`).
     pub game_id: String,
+    /// The table's name as a file stem, which `game_id` starts with.
+    pub game_stem: String,
     pub events: broadcast::Sender<Arc<TableEvent>>,
     /// Where the table's record of two-board resolutions is kept (`<state-dir>/records/`).
     pub record_dir: PathBuf,
@@ -128,7 +137,7 @@ impl<J: Journal> TableActor<J> {
         Ok(())
     }
 
-    async fn write(&self, step: &Step) -> Result<(), String> {
+    async fn write(&mut self, step: &Step) -> Result<(), String> {
         if step.records.is_empty() {
             return Ok(());
         }
@@ -138,10 +147,16 @@ impl<J: Journal> TableActor<J> {
             .iter()
             .map(|entry| (wall, entry.to_string()))
             .collect();
-        self.journal
-            .append(self.table.name(), lines)
-            .await
-            .inspect_err(|e| tracing::error!(table = self.table.name(), error = %e, "journal write failed; the step is rolled back"))
+        let written = if step.begins_game {
+            // The next game: its records go to a game of its own, and so does its audio record.
+            self.journal
+                .begin(self.table.name(), lines)
+                .await
+                .map(|game| self.game_id = format!("{}-{game}", self.game_stem))
+        } else {
+            self.journal.append(self.table.name(), lines).await
+        };
+        written.inspect_err(|e| tracing::error!(table = self.table.name(), error = %e, "journal write failed; the step is rolled back"))
     }
 
     async fn effects(&mut self, step: Step) {

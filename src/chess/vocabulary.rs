@@ -103,6 +103,13 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("correction_move", &["piece", "colored_piece", "from", "to"]),
     ("correction_remove", &["piece", "colored_piece", "square"]),
     ("correction_place", &["piece", "colored_piece", "square"]),
+    ("new_game", &[]),
+    ("time_control", &["periods"]),
+    ("period_moves", &["moves", "time"]),
+    ("increment", &["time"]),
+    ("delay", &["time"]),
+    ("then", &[]),
+    ("control_reached", &["color", "time"]),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

@@ -404,6 +404,47 @@ impl Store {
         Ok(game)
     }
 
+    /// Starts the next game of `table` with its first lines, in one transaction: the new game
+    /// and its lines are recorded together or not at all. Returns the new game's number.
+    pub fn begin_game_with(
+        &mut self,
+        table: &str,
+        lines: &[(u64, &str)],
+    ) -> Result<u64, StoreError> {
+        check_table(table)?;
+        for (at, line) in lines {
+            check_entry(table, *at, line)?;
+        }
+        let started = lines.first().map_or(0, |(at, _)| *at);
+        check_time(started)?;
+        self.recover()?;
+        let game = self.games.get(table).map_or(1, |g| g + 1);
+        let result = (|| -> rusqlite::Result<()> {
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute(
+                "INSERT INTO games (table_name, game, started_unix_ms) VALUES (?1, ?2, ?3)",
+                params![table, game as i64, started as i64],
+            )?;
+            {
+                let mut insert = tx.prepare_cached(
+                    "INSERT INTO journal (table_name, game, at_unix_ms, line) VALUES (?1, ?2, ?3, ?4)",
+                )?;
+                for (at, line) in lines {
+                    insert.execute(params![table, game as i64, *at as i64, line])?;
+                }
+            }
+            tx.commit()
+        })();
+        if let Err(e) = result {
+            return Err(self.failed(e, "starting a game"));
+        }
+        self.games.insert(table.to_owned(), game);
+        self.synced_heartbeat = self.last_heartbeat;
+        Ok(game)
+    }
+
     /// The current game's number at `table`, `None` for a table without a journal.
     pub fn current_game(&self, table: &str) -> Option<u64> {
         self.games.get(table).copied()
@@ -901,6 +942,12 @@ enum Request {
         game: Option<u64>,
         reply: Reply<Vec<JournalEntry>>,
     },
+    /// The next game of a table with its first lines, in one transaction.
+    BeginWith {
+        table: String,
+        lines: Vec<(u64, String)>,
+        reply: Reply<u64>,
+    },
     BeginGame {
         table: String,
         at: u64,
@@ -999,6 +1046,21 @@ impl StoreHandle {
             return Ok(Vec::new());
         }
         self.ask(|reply| Request::Append {
+            table: table.to_owned(),
+            lines,
+            reply,
+        })
+        .await
+    }
+
+    /// See [`Store::begin_game_with`].
+    pub async fn begin_game_with(
+        &self,
+        table: &str,
+        lines: Vec<(u64, String)>,
+    ) -> Result<u64, StoreError> {
+        check_table(table)?;
+        self.ask(|reply| Request::BeginWith {
             table: table.to_owned(),
             lines,
             reply,
@@ -1146,6 +1208,15 @@ fn serve(mut store: Store, requests: mpsc::Receiver<Request>, counters: &Counter
                 }
                 Request::BeginGame { table, at, reply } => {
                     let _ = reply.send(store.begin_game(&table, at));
+                }
+                Request::BeginWith {
+                    table,
+                    lines,
+                    reply,
+                } => {
+                    let lines: Vec<(u64, &str)> =
+                        lines.iter().map(|(at, l)| (*at, l.as_str())).collect();
+                    let _ = reply.send(store.begin_game_with(&table, &lines));
                 }
                 Request::CurrentGame { table, reply } => {
                     let _ = reply.send(Ok(store.current_game(&table)));

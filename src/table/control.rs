@@ -143,6 +143,17 @@ pub enum Command {
     Resolve {
         choice: Resolve,
     },
+    /// The arbiter begins the next game at the table once the last one is over: from the
+    /// standard position, or from a FEN.
+    NewGame {
+        fen: Option<String>,
+    },
+    /// A PGN tag of the current game (`white`, `black`, `event`, `site`, `round`): the players'
+    /// names and the event, for the scoresheet.
+    Tag {
+        tag: GameTag,
+        value: String,
+    },
     /// The arbiter stops the clocks (6.11.1).
     Pause,
     /// The arbiter restarts them.
@@ -180,6 +191,8 @@ impl Command {
             Command::Confirm { .. } => "confirm",
             Command::Dispute { .. } => "dispute",
             Command::Resolve { .. } => "resolve",
+            Command::NewGame { .. } => "new-game",
+            Command::Tag { .. } => "tag",
             Command::Pause => "pause",
             Command::Resume => "resume",
             Command::Help => "help",
@@ -196,6 +209,7 @@ impl Command {
                 | Command::Pause
                 | Command::Resume
                 | Command::Resolve { .. }
+                | Command::NewGame { .. }
         )
     }
 
@@ -235,6 +249,52 @@ impl Command {
                 | Command::Help
                 | Command::Quit
         )
+    }
+}
+
+/// The longest text of a PGN tag set over the control interface.
+pub const MAX_TAG_CHARS: usize = 100;
+
+/// The PGN tags a table's game carries besides those it writes itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GameTag {
+    White,
+    Black,
+    Event,
+    Site,
+    Round,
+}
+
+impl GameTag {
+    pub const ALL: [GameTag; 5] = [
+        GameTag::White,
+        GameTag::Black,
+        GameTag::Event,
+        GameTag::Site,
+        GameTag::Round,
+    ];
+
+    pub fn parse(word: &str) -> Option<GameTag> {
+        GameTag::ALL
+            .into_iter()
+            .find(|t| t.keyword().eq_ignore_ascii_case(word))
+    }
+
+    /// As the request and the journal write it (`white`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            GameTag::White => "white",
+            GameTag::Black => "black",
+            GameTag::Event => "event",
+            GameTag::Site => "site",
+            GameTag::Round => "round",
+        }
+    }
+}
+
+impl fmt::Display for GameTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
     }
 }
 
@@ -320,7 +380,7 @@ pub fn one_line(text: &str) -> String {
 /// Every request keyword, in the order `help` lists them.
 pub const KEYWORDS: &str = "auth, table, tables, lang, move, promote, board, boards, clock, sheet, \
                             status, parse, export, offer-draw, claim-draw, resign, undo, record, confirm, \
-                            dispute, resolve, adjust, penalty, pause, resume, events, help, quit";
+                            dispute, resolve, adjust, penalty, pause, resume, new-game, tag, events, help, quit";
 
 /// Parses one request line (without its line feed; a trailing CR is ignored), reading piece
 /// names in English; see [`parse_line_in`].
@@ -479,6 +539,39 @@ pub fn parse_line_in(bytes: &[u8], lang: &Language) -> Result<Command, Refusal> 
             let color = parse_color(&c)
                 .ok_or_else(|| Refusal::new(ErrorCode::Syntax, format!("{c:?}: white or black")))?;
             Ok(Command::Penalty { color })
+        }
+        "new-game" => {
+            let mut words = rest.splitn(2, char::is_whitespace);
+            match (words.next().filter(|w| !w.is_empty()), words.next()) {
+                (None, _) => Ok(Command::NewGame { fen: None }),
+                (Some("fen"), Some(fen)) if !fen.trim().is_empty() => Ok(Command::NewGame {
+                    fen: Some(fen.trim().to_owned()),
+                }),
+                _ => Err(Refusal::new(
+                    ErrorCode::Syntax,
+                    "new-game alone (the standard position) or new-game fen FEN",
+                )),
+            }
+        }
+        "tag" => {
+            let usage = "tag white|black|event|site|round TEXT, e.g. tag white Anna Müller";
+            let mut words = rest.splitn(2, char::is_whitespace);
+            let tag = match words.next().and_then(GameTag::parse) {
+                Some(tag) => tag,
+                None => return Err(Refusal::new(ErrorCode::Syntax, usage)),
+            };
+            match words.next().map(str::trim).filter(|v| !v.is_empty()) {
+                // One space between words, as the journal's line keeps it.
+                Some(value) if value.chars().count() <= MAX_TAG_CHARS => Ok(Command::Tag {
+                    tag,
+                    value: value.split_whitespace().collect::<Vec<_>>().join(" "),
+                }),
+                Some(_) => Err(Refusal::new(
+                    ErrorCode::Syntax,
+                    format!("a tag's text is at most {MAX_TAG_CHARS} characters"),
+                )),
+                None => Err(Refusal::new(ErrorCode::Syntax, usage)),
+            }
         }
         "pause" => no_argument(Command::Pause),
         "resume" => no_argument(Command::Resume),

@@ -23,7 +23,7 @@ use shakmaty::uci::UciMove;
 use crate::boards::Millis;
 
 use crate::chess::scoresheet::Recorder;
-use crate::table::control::Role;
+use crate::table::control::{GameTag, Role};
 use crate::table::reconcile::Side;
 
 /// Longest record line: a scoresheet of some 800 half-moves in UCI (the journal keeps lines up
@@ -121,6 +121,9 @@ pub enum Record {
     /// `retract <plies>`: the moves after `plies` half-moves are taken back (D.2.9, the
     /// sheets differ); both sheets are cut there and the clocks go back to that move.
     Retract { plies: usize },
+    /// `tag <white|black|event|site|round> <text…>`: a PGN tag of the game (players' names,
+    /// the event); the text is the rest of the line.
+    Tag { tag: GameTag, value: String },
     /// `rebase <ms>`: the daemon restarted; the running clock is charged `charged_ms` since its
     /// last press (the time it ran while the daemon was up, plus the downtime only when the
     /// configuration says so) and runs on from the record's time.
@@ -224,6 +227,7 @@ impl fmt::Display for Record {
             }
             Record::Retract { plies } => write!(f, "retract {plies}"),
             Record::Rebase { charged_ms } => write!(f, "rebase {charged_ms}"),
+            Record::Tag { tag, value } => write!(f, "tag {tag} {value}"),
         }
     }
 }
@@ -303,11 +307,18 @@ impl FromStr for Record {
                     .parse()
                     .map_err(|_| format!("rebase: {ms:?} is no number of milliseconds"))?,
             }),
+            ["tag", tag, value @ ..] if !value.is_empty() => Ok(Record::Tag {
+                tag: GameTag::parse(tag).ok_or_else(|| {
+                    format!("tag: {tag:?} is no tag; white, black, event, site or round")
+                })?,
+                // Words are joined by one space, as the tag was written (one line, trimmed).
+                value: value.join(" "),
+            }),
             ["begin", ..] => Err("begin needs chess960, a time control and a FEN".to_owned()),
             [
                 kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
                 | "resign" | "flag" | "adjust" | "penalty" | "pause" | "resume" | "sheet"
-                | "retract" | "rebase"),
+                | "retract" | "rebase" | "tag"),
                 rest @ ..,
             ] => Err(format!(
                 "{kw:?} with {} word(s) after it is malformed",
@@ -423,6 +434,10 @@ mod tests {
             },
             Record::Retract { plies: 3 },
             Record::Rebase { charged_ms: 5 },
+            Record::Tag {
+                tag: GameTag::White,
+                value: "Anna Müller".into(),
+            },
         ];
         for r in records {
             let line = r.to_string();

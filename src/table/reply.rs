@@ -7,7 +7,7 @@ use std::fmt;
 use shakmaty::{Bitboard, Board, Color, Role, Square};
 
 use crate::chess::scoresheet::format_clock;
-use crate::table::control::{Refusal, ok_line};
+use crate::table::control::{GameTag, Refusal, ok_line};
 use crate::table::reconcile::Side;
 
 /// A table's answer to a request, or why it refused.
@@ -159,6 +159,15 @@ pub enum Answer {
     PromotionChosen {
         piece: Role,
     },
+    /// `new-game`: the next game begins at this position.
+    NewGame {
+        fen: String,
+    },
+    /// `tag`: the game's tag is set.
+    Tagged {
+        tag: GameTag,
+        value: String,
+    },
 }
 
 fn color_name(color: Color) -> &'static str {
@@ -308,6 +317,8 @@ impl fmt::Display for Answer {
             Answer::Parsed { uci, san, spoken } => write!(f, "{uci} {san} {spoken}"),
             Answer::Export { text } => f.write_str(&json_string(text)),
             Answer::Promoted { uci } => f.write_str(uci),
+            Answer::NewGame { fen } => write!(f, "new game {fen}"),
+            Answer::Tagged { tag, value } => write!(f, "{tag} {value}"),
             Answer::PromotionChosen { piece } => write!(
                 f,
                 "{} chosen for the next promotion",

@@ -4,6 +4,8 @@
 //! and when a journal is replayed; the table clones the state before a step so that a record
 //! the journal refuses leaves it exactly as it was.
 
+use std::collections::BTreeMap;
+
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Move, Position};
 
@@ -11,6 +13,7 @@ use crate::boards::Millis;
 use crate::chess::game::Game;
 use crate::chess::scoresheet::{Recorder, Scoresheet};
 use crate::table::clock::{Clock, ClockState};
+use crate::table::control::GameTag;
 use crate::table::reconcile::Side;
 use crate::table::record::Record;
 use crate::table::state::TableSettings;
@@ -68,6 +71,8 @@ pub(super) struct GameState {
     /// Wall time of the last record applied (Unix milliseconds), for the downtime after a
     /// crash.
     pub last_unix_ms: u64,
+    /// The game's PGN tags set at the table (players' names, event, site, round).
+    pub tags: BTreeMap<GameTag, String>,
 }
 
 impl GameState {
@@ -85,6 +90,7 @@ impl GameState {
             end_reported: false,
             last_t: 0,
             last_unix_ms: 0,
+            tags: BTreeMap::new(),
         }
     }
 
@@ -141,14 +147,21 @@ impl GameState {
         // it had been, so a wall clock stepped back there cannot fail a replay.
         let t = t.max(self.last_t);
         match record {
-            Record::Begin { .. } => {
-                if !self.game.moves().is_empty() {
+            Record::Begin { chess960, fen, .. } => {
+                // A game begins afresh: the first record of a journal, or the arbiter's next
+                // game once the last one is over (its own journal game).
+                if !self.game.moves().is_empty() && !self.game.is_over() {
                     return Err("begin in the middle of a game".to_owned());
                 }
+                let game = Game::from_fen(fen, *chess960).map_err(|e| e.to_string())?;
+                *self = GameState::new(s, game);
                 self.clock
                     .start_with(self.game.turn(), t)
                     .map_err(|e| e.to_string())?;
                 self.began_at_unix_ms = unix_ms;
+            }
+            Record::Tag { tag, value } => {
+                self.tags.insert(*tag, value.clone());
             }
             Record::Move { uci, source } => {
                 let m = Self::resolve(self.game.position(), uci)?;

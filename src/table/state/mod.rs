@@ -37,13 +37,14 @@ use crate::chess::notation::Verbosity;
 use crate::chess::scoresheet::Scoresheet;
 mod boards;
 mod game_state;
+mod new_game;
 mod requests;
 mod sheets;
 mod words;
 
 use crate::table::board_feed::min_opt;
 use crate::table::clock::{AnnounceSchedule, Clock, TimeControl};
-use crate::table::control::{Command, Role as ControlRole};
+use crate::table::control::{Command, GameTag, Role as ControlRole};
 use crate::table::detector::TouchMove;
 pub use crate::table::event::{About, BoardId, Listener, Say, TableEvent, Urgency};
 use crate::table::name::TableName;
@@ -84,6 +85,8 @@ pub struct TableSettings {
     /// The start position of a new game (FEN or X-FEN).
     pub start_fen: Option<String>,
     pub chess960: bool,
+    /// PGN tags every new game gets (players' names, event, site, round).
+    pub tags: Vec<(GameTag, String)>,
 }
 
 /// The time of an input: table time for everything that counts, wall time for labels.
@@ -144,6 +147,8 @@ pub struct Step {
     /// Journal entries, in order, with the table time they were applied at.
     pub records: Vec<Entry>,
     pub effects: Vec<Effect>,
+    /// The step begins the table's next game: its records go to a new game of the journal.
+    pub begins_game: bool,
     /// The table as it was before the step (only while the step has records).
     undo: Option<Box<GameState>>,
 }
@@ -218,10 +223,10 @@ impl Table {
         let mut table = Table::empty(settings, start);
         let mut step = Step::default();
         table.commit(now, begin, &mut step)?;
-        step.event(TableEvent::Begin {
-            time_control: table.s.time_control.to_string(),
-            fen: table.g.game.fen(),
-        });
+        for (tag, value) in table.s.tags.clone() {
+            table.commit(now, Record::Tag { tag, value }, &mut step)?;
+        }
+        table.announce_begin(&mut step);
         Ok((table, step))
     }
 

@@ -79,6 +79,8 @@ impl Table {
                 Ok(Answer::Export { text })
             }
             Command::Promote { piece } => Ok(self.promote(now, *piece, out)),
+            Command::NewGame { fen } => self.new_game(now, fen.as_deref(), out),
+            Command::Tag { tag, value } => self.set_tag(now, *tag, value, out),
             Command::Auth { .. }
             | Command::Events
             | Command::Lang { .. }

@@ -7,10 +7,14 @@ use crate::chess::game::{DrawReason, EndReason, GameEnd};
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move};
 use crate::chess::phrases::{
-    Event, clock_phrase, color_phrase, duration_phrase, event_phrase, move_phrase,
+    Event, clock_phrase, color_phrase, duration_phrase, event_phrase, move_count_phrase,
+    move_phrase,
 };
 use crate::chess::scoresheet::Headers;
 use crate::chess::vocabulary::Vocabulary;
+use crate::chess::vocabulary::fill;
+use crate::table::clock::Bonus;
+use crate::table::control::GameTag;
 use crate::table::corrections::Observed;
 use crate::table::event::{About, Listener, Say, TableEvent, Urgency};
 use crate::table::reconcile::Side;
@@ -84,6 +88,65 @@ impl Table {
             }
         } else {
             self.say_about(Listener::BlindPlayer, phrase, polite, about, out);
+        }
+        self.announce_control(mover, out);
+    }
+
+    /// The time control in words ("Bedenkzeit 40 Züge in 90 Minuten plus 30 Sekunden pro Zug,
+    /// dann 30 Minuten plus 30 Sekunden pro Zug"), said when a game begins.
+    pub(super) fn time_control_words(&self) -> String {
+        let v = self.vocab();
+        let periods: Vec<String> = self
+            .s
+            .time_control
+            .periods()
+            .iter()
+            .map(|p| {
+                let main = duration_phrase(p.seconds * 1000, v);
+                let mut words = match p.moves {
+                    Some(n) => fill(
+                        &self.word("period_moves"),
+                        &[("moves", &move_count_phrase(n, v)), ("time", &main)],
+                    ),
+                    None => main,
+                };
+                let bonus = duration_phrase(p.bonus.seconds() * 1000, v);
+                let key = match p.bonus {
+                    Bonus::None => None,
+                    Bonus::Increment(_) => Some("increment"),
+                    Bonus::Delay(_) | Bonus::Bronstein(_) => Some("delay"),
+                };
+                if let Some(key) = key {
+                    words.push(' ');
+                    words.push_str(&fill(&self.word(key), &[("time", &bonus)]));
+                }
+                words
+            })
+            .collect();
+        fill(
+            &self.word("time_control"),
+            &[("periods", &periods.join(&self.word("then")))],
+        )
+    }
+
+    /// A control reached by the move just made: the mover's new period begins with its time.
+    fn announce_control(&mut self, mover: Color, out: &mut Step) {
+        let tc = &self.s.time_control;
+        let Some(before) = self.g.plies.last().map(|p| p.before_press.moves_made) else {
+            return;
+        };
+        let (was, _) = tc.period_of(*before.get(mover));
+        let now = self.g.clock.period_index(mover);
+        if now > was {
+            let added = duration_phrase(tc.period(now).seconds * 1000, self.vocab());
+            let text = fill(
+                &self.word("control_reached"),
+                &[
+                    ("color", color_phrase(mover, self.vocab()).as_str()),
+                    ("time", &added),
+                ],
+            );
+            self.say(Listener::Everyone, text, Urgency::Polite, out);
         }
     }
 
@@ -189,13 +252,25 @@ impl Table {
     }
 
     fn headers(&self) -> Headers {
-        Headers {
-            event: format!("annabella {}", self.s.name),
+        let tag = |t: GameTag| self.g.tags.get(&t).cloned();
+        let mut headers = Headers {
+            event: tag(GameTag::Event).unwrap_or_else(|| format!("annabella {}", self.s.name)),
             date: pgn_date(self.g.began_at_unix_ms),
             result: self.g.game.outcome().map(|e: GameEnd| e.result),
             time_control: Some(self.s.time_control.to_string()),
             ..Headers::default()
+        };
+        for (field, t) in [
+            (&mut headers.white, GameTag::White),
+            (&mut headers.black, GameTag::Black),
+            (&mut headers.site, GameTag::Site),
+            (&mut headers.round, GameTag::Round),
+        ] {
+            if let Some(value) = tag(t) {
+                *field = value;
+            }
         }
+        headers
     }
 
     /// The game in an export format: PGN (English SAN, clock comments), the ICCF numeric
