@@ -297,10 +297,7 @@ impl RawConfig {
             .verbosity
             .parse()
             .map_err(|e| bad("speech.verbosity", e))?;
-        let time_control = self
-            .clock
-            .time_control
-            .parse()
+        let time_control = TimeControl::parse_setting(&self.clock.time_control)
             .map_err(|e| bad("clock.time_control", e))?;
         let announce = self
             .clock
@@ -368,7 +365,9 @@ impl RawConfig {
             };
             let table_tc = match t.time_control.trim() {
                 "" => None,
-                text => Some(text.parse().map_err(|e| bad(key("time_control"), e))?),
+                text => Some(
+                    TimeControl::parse_setting(text).map_err(|e| bad(key("time_control"), e))?,
+                ),
             };
             let mut tags = Vec::new();
             for (tag, value) in [

@@ -873,3 +873,43 @@ proptest! {
         }
     }
 }
+
+/// A control as an arbiter sets it: minutes typed as seconds are caught, units are accepted.
+#[test]
+fn a_time_control_set_in_minutes_by_mistake_is_refused_with_the_seconds_suggested() {
+    use annabella::table::clock::TimeControl;
+    for (text, suggestion) in [
+        ("90+30", "5400+30"),
+        ("40/120:60", "40/7200:3600"),
+        ("40/7200:60", "40/432000:3600"),
+        ("60", "3600"),
+    ] {
+        let e = TimeControl::parse_setting(text).unwrap_err();
+        assert!(e.contains("looks like minutes"), "{text}: {e}");
+        assert!(
+            e.contains(&format!("write {suggestion}")) || text == "40/7200:60",
+            "{text}: {e}"
+        );
+    }
+    let e = TimeControl::parse_setting("90+30").unwrap_err();
+    assert!(e.contains("(90m+30s)"), "{e}");
+    for (text, seconds) in [
+        ("5400+30", "5400+30"),
+        ("180+2", "180+2"),
+        ("300", "300"),
+        ("40/5400+30:1800+30", "40/5400+30:1800+30"),
+        ("900+10", "900+10"),
+        ("90m+30s", "5400+30"),
+        ("40/2h+30s:30m+30s", "40/7200+30:1800+30"),
+        ("5m+3s", "300+3"),
+        ("25md5s", "1500d5"),
+    ] {
+        let tc = TimeControl::parse_setting(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(tc.to_string(), seconds, "{text}");
+    }
+    assert!(
+        TimeControl::parse_setting("90m+30")
+            .unwrap_err()
+            .contains("30 has no unit")
+    );
+}

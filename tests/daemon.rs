@@ -262,3 +262,76 @@ fn a_hostile_client_gets_error_lines_and_the_table_plays_on() {
     drop(daemon);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The next game without a restart: a table started from a position with the players' names,
+/// a game resigned and archived, the arbiter's `new-game`, and a restart that finds the new
+/// game with its names.
+#[test]
+fn the_arbiter_begins_the_next_game_and_a_restart_finds_it() {
+    let dir = scratch_dir("daemon-next-game");
+    let _board = board(&dir);
+    let start = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1";
+    let extra = [
+        "--fen",
+        start,
+        "--white",
+        "Anna Müller",
+        "--black",
+        "Bert Braun",
+    ];
+    let mut daemon = serve(&dir, &extra);
+    let mut arbiter = daemon.connect("arbiter");
+    let mut white = daemon.connect("white");
+    let mut black = daemon.connect("black");
+    assert_eq!(arbiter.ask("board"), format!("ok {start}"));
+    assert!(
+        transcript(&dir).contains("Neue Partie. Bedenkzeit eine Stunde dreißig Minuten"),
+        "{}",
+        transcript(&dir)
+    );
+    assert!(
+        arbiter
+            .ask("new-game")
+            .starts_with("error state the game is not over")
+    );
+    assert_eq!(white.ask("move e4"), "ok e2e4 e4");
+    assert_eq!(black.ask("resign"), "ok black resigns");
+
+    assert_eq!(
+        arbiter.ask("new-game"),
+        "ok new game rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    assert!(
+        arbiter
+            .ask("status")
+            .starts_with("ok table table-1 ply 0 turn white result *")
+    );
+    assert_eq!(arbiter.ask("tag round 2"), "ok round 2");
+    assert_eq!(white.ask("move d4"), "ok d2d4 d4");
+    let archived: Vec<_> = std::fs::read_dir(dir.join("state/games"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(archived, ["table-1-1.pgn"], "the first game is archived");
+    let first = std::fs::read_to_string(dir.join("state/games/table-1-1.pgn")).unwrap();
+    assert!(
+        first.contains("[White \"Anna Müller\"]") && first.contains("1-0"),
+        "{first}"
+    );
+    drop((arbiter, white, black));
+    assert!(daemon.terminate().success());
+
+    let restarted = serve(&dir, &[]);
+    let mut arbiter = restarted.connect("arbiter");
+    assert!(
+        arbiter
+            .ask("status")
+            .starts_with("ok table table-1 ply 1 turn black")
+    );
+    assert_eq!(arbiter.ask("sheet"), "ok 1. d4");
+    let pgn = arbiter.ask("export pgn");
+    assert!(
+        pgn.contains("[White \\\"Anna Müller\\\"]") && pgn.contains("[Round \\\"2\\\"]"),
+        "{pgn}"
+    );
+}

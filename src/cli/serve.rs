@@ -26,6 +26,21 @@ pub struct ServeArgs {
     /// dgt:DEVICE / dgt:tcp:HOST:PORT.
     #[arg(long, value_name = "dgt:DEVICE|virtual")]
     pub normal: Option<String>,
+    /// The first game's start position (a FEN); later games: the arbiter's `new-game`.
+    #[arg(long, value_name = "FEN")]
+    pub fen: Option<String>,
+    /// White's name for the scoresheet (PGN tag).
+    #[arg(long, value_name = "NAME")]
+    pub white: Option<String>,
+    /// Black's name for the scoresheet (PGN tag).
+    #[arg(long, value_name = "NAME")]
+    pub black: Option<String>,
+    /// The event (PGN tag).
+    #[arg(long, value_name = "TEXT")]
+    pub event: Option<String>,
+    /// The round (PGN tag).
+    #[arg(long, value_name = "TEXT")]
+    pub round: Option<String>,
     /// Address of the control interface.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
@@ -41,7 +56,7 @@ pub struct ServeArgs {
     /// Spoken moves: short or long.
     #[arg(long)]
     pub verbosity: Option<String>,
-    /// PGN TimeControl with delays, e.g. 40/5400+30:1800+30, 300d5.
+    /// PGN TimeControl with delays, e.g. 40/5400+30:1800+30, 300d5, or with units: 90m+30s.
     #[arg(long, value_name = "TC")]
     pub time_control: Option<String>,
     /// Where tokens, the journal and finished games are kept.
@@ -74,12 +89,24 @@ impl ServeArgs {
         if let Some(dir) = &self.state_dir {
             raw.state_dir.clone_from(dir);
         }
-        let table_flags = self.peg.is_some() || self.peg_side.is_some() || self.normal.is_some();
+        let table_flags = [
+            &self.peg,
+            &self.peg_side,
+            &self.normal,
+            &self.fen,
+            &self.white,
+            &self.black,
+            &self.event,
+            &self.round,
+        ]
+        .iter()
+        .any(|f| f.is_some());
         if table_flags {
             if raw.tables.len() > 1 {
                 anyhow::bail!(
-                    "--peg, --peg-side and --normal describe the one table of a simple setup; \
-                     the configuration has {} tables: set them in its [[table]] sections",
+                    "--peg, --peg-side, --normal, --fen, --white, --black, --event and --round \
+                     describe the one table of a simple setup; the configuration has {} tables: \
+                     set them in its [[table]] sections",
                     raw.tables.len()
                 );
             }
@@ -90,6 +117,11 @@ impl ServeArgs {
             set(&mut table.peg, &self.peg);
             set(&mut table.peg_side, &self.peg_side);
             set(&mut table.normal, &self.normal);
+            set(&mut table.fen, &self.fen);
+            set(&mut table.white, &self.white);
+            set(&mut table.black, &self.black);
+            set(&mut table.event, &self.event);
+            set(&mut table.round, &self.round);
         }
         Ok(raw)
     }

@@ -433,6 +433,137 @@ impl FromStr for TimeControl {
     }
 }
 
+impl TimeControl {
+    /// A time control as a person sets it (configuration, flags): the PGN syntax in seconds, or
+    /// with explicit units on its times (`90m+30s`, `40/2h+30s:30m+30s`, `5m+3s`). Bare numbers
+    /// that look like minutes (`90+30`, `40/120:60`: a move in seconds, an increment as long as
+    /// the game) are refused, with the control in seconds suggested: an arbiter who types the
+    /// IBCA Olympiad's `90+30` must not start a ninety-second game.
+    pub fn parse_setting(text: &str) -> Result<TimeControl, String> {
+        let text = text.trim();
+        if text.chars().any(|c| matches!(c, 'h' | 'm' | 's')) {
+            let seconds = with_units_in_seconds(text)?;
+            return seconds.parse().map_err(|e: TimeControlError| e.to_string());
+        }
+        let tc: TimeControl = text.parse().map_err(|e: TimeControlError| e.to_string())?;
+        if looks_like_minutes(&tc) {
+            let minutes = TimeControl::new(
+                tc.periods()
+                    .iter()
+                    .map(|p| Period {
+                        seconds: p.seconds * 60,
+                        ..p.clone()
+                    })
+                    .collect(),
+            );
+            let suggestion = match minutes {
+                Ok(m) => format!(
+                    "; for minutes write {m}, or with units ({})",
+                    with_units(&tc)
+                ),
+                Err(_) => String::new(),
+            };
+            return Err(format!(
+                "{text:?} is read in seconds ({}), which looks like minutes were meant{suggestion}",
+                describe_seconds(&tc)
+            ));
+        }
+        Ok(tc)
+    }
+}
+
+/// Whether a control in seconds is implausible as seconds and plausible as minutes.
+fn looks_like_minutes(tc: &TimeControl) -> bool {
+    let first = tc.period(0);
+    tc.periods().iter().enumerate().any(|(i, p)| {
+        let bonus = p.bonus.seconds();
+        match p.moves {
+            // Less than 15 seconds a move for a whole period.
+            Some(n) => p.seconds < 15 * u64::from(n),
+            None if i == 0 => p.seconds <= 120 || (p.seconds < 600 && bonus * 6 >= p.seconds),
+            // A short last period after a long first one (40/7200:60).
+            None => p.seconds < 300 && first.seconds >= 3600,
+        }
+    })
+}
+
+fn describe_seconds(tc: &TimeControl) -> String {
+    tc.periods()
+        .iter()
+        .map(|p| {
+            let mut s = match p.moves {
+                Some(n) => format!("{n} moves in {} s", p.seconds),
+                None => format!("{} s", p.seconds),
+            };
+            if p.bonus.seconds() > 0 {
+                s.push_str(&format!(" + {} s a move", p.bonus.seconds()));
+            }
+            s
+        })
+        .collect::<Vec<_>>()
+        .join(", then ")
+}
+
+/// The control written with minutes for its main times (`90m+30s`).
+fn with_units(tc: &TimeControl) -> String {
+    tc.periods()
+        .iter()
+        .map(|p| {
+            let mut s = match p.moves {
+                Some(n) => format!("{n}/{}m", p.seconds),
+                None => format!("{}m", p.seconds),
+            };
+            match p.bonus {
+                Bonus::None => {}
+                Bonus::Increment(b) => s.push_str(&format!("+{b}s")),
+                Bonus::Delay(b) => s.push_str(&format!("d{b}s")),
+                Bonus::Bronstein(b) => s.push_str(&format!("b{b}s")),
+            }
+            s
+        })
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// `90m+30s` → `5400+30`: every number with a unit (`h`, `m`, `s`) becomes seconds; a number
+/// without one after a unit was used is refused (ambiguous).
+fn with_units_in_seconds(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if !c.is_ascii_digit() {
+            out.push(c);
+            continue;
+        }
+        let mut digits = String::from(c);
+        while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
+            digits.push(d);
+            chars.next();
+        }
+        // A move count (`40/`) has no unit.
+        if chars.peek() == Some(&'/') {
+            out.push_str(&digits);
+            continue;
+        }
+        let factor = match chars.peek() {
+            Some('h') => 3600,
+            Some('m') => 60,
+            Some('s') => 1,
+            _ => {
+                return Err(format!(
+                    "{text:?}: {digits} has no unit; with units, give each time one (h, m or s),                      e.g. 90m+30s"
+                ));
+            }
+        };
+        chars.next();
+        let n: u64 = digits
+            .parse()
+            .map_err(|_| format!("{text:?}: {digits} is too large"))?;
+        out.push_str(&n.saturating_mul(factor).to_string());
+    }
+    Ok(out)
+}
+
 /// The whole PGN `TimeControl` tag value: unknown (`?`), no clock (`-`), or a control.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TimeControlTag {
