@@ -475,7 +475,7 @@ fn read_language(code_or_path: &str) -> Result<Language, String> {
         Language::from_toml(&text).map_err(|e| e.to_string())
     } else {
         Language::builtin(code_or_path)
-            .map(Language::clone)
+            .cloned()
             .map_err(|e| e.to_string())
     }
 }

@@ -1239,7 +1239,10 @@ fn a_new_game_from_a_position_guides_the_peg_board_to_its_set_up() {
     let mut h = Harness::new(settings(Color::White, "5400+30"));
     h.connect_peg();
     h.ask(Role::Player(Color::White), "resign");
-    let reply = h.ask(Role::Arbiter, "new-game fen 4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+    let reply = h.ask(
+        Role::Arbiter,
+        "new-game fen 4k3/8/8/8/8/8/4P3/4K3 w - - 0 1",
+    );
     assert!(reply.starts_with("ok new game"), "{reply}");
     // The board still shows the standard position: the blind player is told to set it up.
     let said = h.last_said(Listener::BlindPlayer).to_owned();

@@ -1251,11 +1251,10 @@ fn serve(mut store: Store, requests: mpsc::Receiver<Request>, counters: &Counter
 
 /// One transaction for every valid append of the group; an invalid one is answered alone, so
 /// it cannot fail the others. One request's lines are valid together or refused together.
-fn commit_group(
-    store: &mut Store,
-    appends: &mut Vec<(String, Vec<(u64, String)>, Reply<Vec<u64>>)>,
-    counters: &Counters,
-) {
+/// One table's lines waiting for the group's transaction, with who waits for them.
+type PendingAppend = (String, Vec<(u64, String)>, Reply<Vec<u64>>);
+
+fn commit_group(store: &mut Store, appends: &mut Vec<PendingAppend>, counters: &Counters) {
     if appends.is_empty() {
         return;
     }

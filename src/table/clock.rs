@@ -452,7 +452,7 @@ impl TimeControl {
                     .iter()
                     .map(|p| Period {
                         seconds: p.seconds * 60,
-                        ..p.clone()
+                        ..*p
                     })
                     .collect(),
             );
