@@ -635,4 +635,50 @@ mod tests {
         assert_eq!(c.tables[0].peg, PegSource::Simulated);
         assert_eq!(c.tables[0].normal, NormalBoard::Virtual);
     }
+
+    #[test]
+    fn each_table_may_have_its_own_position_language_time_control_and_players() {
+        let text = "[[table]]\nname = \"a\"\nlang = \"en\"\ntime_control = \"90m+30s\"\n\
+                    white = \"Anna  Müller\"\nround = \"3\"\n\
+                    fen = \"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1\"\n\
+                    [[table]]\nname = \"b\"\n";
+        let c = RawConfig::from_toml(text, Path::new("x.toml"))
+            .unwrap()
+            .validate()
+            .unwrap();
+        let (a, b) = (&c.tables[0], &c.tables[1]);
+        assert_eq!(a.lang.as_ref().map(Language::code), Some("en"));
+        assert_eq!(
+            a.time_control.as_ref().map(ToString::to_string).as_deref(),
+            Some("5400+30")
+        );
+        assert_eq!(a.fen.as_deref(), Some("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"));
+        assert_eq!(
+            a.tags,
+            [
+                (GameTag::White, "Anna Müller".to_owned()),
+                (GameTag::Round, "3".to_owned())
+            ]
+        );
+        assert!(
+            b.lang.is_none() && b.time_control.is_none() && b.fen.is_none() && b.tags.is_empty()
+        );
+        for (table, key, want) in [
+            (
+                "time_control = \"90+30\"",
+                "table[0].time_control",
+                "looks like minutes",
+            ),
+            ("fen = \"8/8 w\"", "table[0].fen", "\"8/8 w\""),
+            ("lang = \"xx\"", "table[0].lang", "xx"),
+        ] {
+            let text = format!("[[table]]\nname = \"a\"\n{table}\n");
+            let e = RawConfig::from_toml(&text, Path::new("x.toml"))
+                .unwrap()
+                .validate()
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with(key) && e.contains(want), "{e}");
+        }
+    }
 }
