@@ -105,13 +105,8 @@ impl BoardKey {
     /// king or pawn, which no key chooses.
     pub fn letter(self) -> Option<char> {
         match self {
-            BoardKey::Other(c) => {
-                (BoardKey::from_letter(c) == BoardKey::Other(c)).then_some(c)
-            }
-            key => KEY_LETTERS
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, l)| *l),
+            BoardKey::Other(c) => (BoardKey::from_letter(c) == BoardKey::Other(c)).then_some(c),
+            key => KEY_LETTERS.iter().find(|(k, _)| *k == key).map(|(_, l)| *l),
         }
     }
 

@@ -392,7 +392,10 @@ mod tests {
         for key in BoardKey::all() {
             let letter = key.letter().unwrap();
             let line = format!("K{letter}\n").into_bytes();
-            assert_eq!(b.operator_line(&format!("key {letter}")).unwrap(), [line.clone()]);
+            assert_eq!(
+                b.operator_line(&format!("key {letter}")).unwrap(),
+                [line.clone()]
+            );
             let lower = letter.to_ascii_lowercase();
             assert_eq!(b.operator_line(&format!("key {lower}")).unwrap(), [line]);
         }

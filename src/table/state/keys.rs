@@ -118,7 +118,9 @@ impl Table {
         } else if self.peg.differs {
             self.last_to_blind.clone()
         } else {
-            plies.checked_sub(1).and_then(|last| self.numbered_move(last))
+            plies
+                .checked_sub(1)
+                .and_then(|last| self.numbered_move(last))
         };
         let text = text.unwrap_or_else(|| self.word("key_no_move"));
         self.tell(text, out);
@@ -162,7 +164,12 @@ impl Table {
     }
 
     /// A request made with the blind player's role, as the control interface's player would.
-    fn as_blind_player(&mut self, now: Now, command: &Command, out: &mut Step) -> Result<Answer, Refusal> {
+    fn as_blind_player(
+        &mut self,
+        now: Now,
+        command: &Command,
+        out: &mut Step,
+    ) -> Result<Answer, Refusal> {
         let role = Role::Player(self.s.peg_side);
         let lang = self.s.lang;
         self.answer(now, role, lang, command, out)
@@ -218,10 +225,7 @@ impl Table {
         if after > before {
             let color = color_phrase(!claimant, v);
             let time = duration_phrase(after - before, v);
-            words.push(self.key_words(
-                "key_claim_penalty",
-                &[("color", &color), ("time", &time)],
-            ));
+            words.push(self.key_words("key_claim_penalty", &[("color", &color), ("time", &time)]));
         }
         self.tell(words.join(". "), out);
     }
