@@ -392,10 +392,8 @@ mod tests {
         for key in BoardKey::all() {
             let letter = key.letter().unwrap();
             let line = format!("K{letter}\n").into_bytes();
-            assert_eq!(
-                b.operator_line(&format!("key {letter}")).unwrap(),
-                [line.clone()]
-            );
+            let sent = b.operator_line(&format!("key {letter}")).unwrap();
+            assert_eq!(sent, std::slice::from_ref(&line));
             let lower = letter.to_ascii_lowercase();
             assert_eq!(b.operator_line(&format!("key {lower}")).unwrap(), [line]);
         }

@@ -301,7 +301,7 @@ impl Table {
     /// compares the board's next snapshot with the game.
     fn adopt_game_on_peg_board(&mut self) {
         let d = self.peg.feed.detector();
-        let (kind, settings) = (d.kind(), d.settings().clone());
+        let (kind, settings) = (d.kind(), *d.settings());
         self.peg.feed = BoardFeed::new(kind, settings, self.s.debounce_ms, &self.g.game);
         self.peg.differs = false;
         self.peg.guided = None;
