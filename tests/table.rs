@@ -1178,6 +1178,12 @@ fn key_a_says_the_last_move_with_its_number_and_colour_also_after_a_replication(
         h.key_answer(BoardKey::Repeat),
         "Zug eins, Schwarz: Eva fünf"
     );
+    // While his board differs, the correction he was told last.
+    h.lift(Square::F1);
+    h.place(Square::F3);
+    let guidance = h.last_said(Listener::BlindPlayer).to_owned();
+    assert!(guidance.starts_with("Unzulässiger Zug"), "{guidance}");
+    assert_eq!(h.key_answer(BoardKey::Repeat), guidance);
 }
 
 #[test]

@@ -113,10 +113,15 @@ impl Table {
     fn key_again(&mut self, out: &mut Step) {
         let plies = self.g.game.ply_count();
         let owed = self.peg.feed.detector().board_ply();
+        let correction = self
+            .peg
+            .differs
+            .then(|| self.last_to_blind.clone())
+            .flatten();
         let text = if owed < plies {
             self.numbered_move(owed)
-        } else if self.peg.differs {
-            self.last_to_blind.clone()
+        } else if correction.is_some() {
+            correction
         } else {
             plies
                 .checked_sub(1)
