@@ -145,14 +145,16 @@ fn peg_lines() {
             "K\n",
             &[
                 "line 1: \"K\": no key; expected K followed by one key: Q R B N (promotion piece), A \
-             (repeat), T (time)",
+             (again), T (time), O (own time), H (history), D (draw), C (claim), X (resign), S \
+             (confirm sheet), Z (board set up)",
             ],
         ),
         (
             "KQR\n",
             &[
                 "line 1: \"KQR\": \"QR\" is more than one key; expected K followed by one key: Q R B \
-             N (promotion piece), A (repeat), T (time)",
+             N (promotion piece), A (again), T (time), O (own time), H (history), D (draw), C \
+             (claim), X (resign), S (confirm sheet), Z (board set up)",
             ],
         ),
         (
@@ -417,7 +419,14 @@ fn peg_event() -> impl Strategy<Value = SensorEvent> {
             Just(BoardKey::Promote(Role::Knight)),
             Just(BoardKey::Repeat),
             Just(BoardKey::Time),
-            prop::sample::select(vec!['X', '1', '!', 'z', '\u{e9}']).prop_map(BoardKey::Other),
+            Just(BoardKey::OwnTime),
+            Just(BoardKey::History),
+            Just(BoardKey::Draw),
+            Just(BoardKey::Claim),
+            Just(BoardKey::Resign),
+            Just(BoardKey::ConfirmSheet),
+            Just(BoardKey::SetUp),
+            prop::sample::select(vec!['Y', '1', '!', 'w', '\u{e9}']).prop_map(BoardKey::Other),
         ]
         .prop_map(SensorEvent::Key),
         "[A-Za-z0-9][ -~]{0,60}[A-Za-z0-9.]".prop_map(SensorEvent::Identity),

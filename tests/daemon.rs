@@ -125,10 +125,12 @@ fn a_whole_game_through_the_daemon_survives_kill_9() {
     watcher.expect_event("the malformed line", |l| {
         l.starts_with("event board-error peg line ") && l.contains("Zq9")
     });
-    // The talking clock on request.
+    // The talking clock on request: both times, the moves played, whose turn.
     board.hand("raw KT");
     watcher.expect_event("the clock", |l| {
-        l.starts_with("event say blind Weiß ") && l.contains("Schwarz") && l.ends_with("gespielt")
+        l.starts_with("event say blind Weiß ")
+            && l.contains("Schwarz")
+            && l.ends_with("gespielt. Weiß am Zug")
     });
     // Castling on the peg board.
     board.hand("e1g1");

@@ -198,9 +198,12 @@ fn the_opponents_move_is_announced_replicated_and_confirmed() {
     let reply = h.ask(Role::Player(Color::Black), "move 5755");
     assert_eq!(reply, "ok e7e5 e5");
     assert_eq!(h.last_said(Listener::BlindPlayer), "Eva fünf");
-    // KA repeats the move the blind player owes.
+    // KA repeats the move the blind player owes, with its number and colour.
     h.peg(SensorEvent::Key(BoardKey::Repeat));
-    assert_eq!(h.last_said(Listener::BlindPlayer), "Eva fünf");
+    assert_eq!(
+        h.last_said(Listener::BlindPlayer),
+        "Zug eins, Schwarz: Eva fünf"
+    );
     h.lift(Square::E7);
     h.place(Square::E5);
     assert_eq!(h.last_said(Listener::BlindPlayer), "in Ordnung");
@@ -358,7 +361,7 @@ fn the_talking_clock_speaks_on_the_key_and_at_thresholds() {
     h.peg(SensorEvent::Key(BoardKey::Time));
     assert_eq!(
         h.last_said(Listener::BlindPlayer),
-        "Weiß zehn Minuten, Schwarz zehn Minuten, null Züge gespielt"
+        "Weiß zehn Minuten, Schwarz zehn Minuten, null Züge gespielt. Weiß am Zug"
     );
     h.at(300_000);
     h.tick();
@@ -1251,4 +1254,331 @@ fn a_new_game_from_a_position_guides_the_peg_board_to_its_set_up() {
         "{said}"
     );
     assert!(h.events.iter().any(|e| e.starts_with("event guide peg ")));
+}
+
+// The peg board's keys (docs/peg-protocol.md): every answer is the blind player's alone.
+
+impl Harness {
+    fn key(&mut self, key: BoardKey) {
+        self.now += 100;
+        self.peg(SensorEvent::Key(key));
+    }
+
+    /// Presses `key` and returns what the blind player heard, checking nobody else heard it.
+    fn key_answer(&mut self, key: BoardKey) -> String {
+        let before = self.said.len();
+        self.key(key);
+        let new = &self.said[before..];
+        assert_eq!(new.len(), 1, "one answer to {key:?}: {new:?}");
+        assert_eq!(new[0].0, Listener::BlindPlayer, "{new:?}");
+        new[0].1.clone()
+    }
+}
+
+#[test]
+fn key_a_says_the_last_move_with_its_number_and_colour_also_after_a_replication() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    assert_eq!(h.key_answer(BoardKey::Repeat), "Noch kein Zug gespielt");
+    assert!(
+        h.events.iter().any(|e| e == "event key peg repeat"),
+        "{:?}",
+        h.events
+    );
+    hand(&mut h, BoardId::Peg, "e2e4");
+    assert_eq!(h.key_answer(BoardKey::Repeat), "Zug eins, Weiß: Eva vier");
+    h.ask(Role::Player(Color::Black), "move e5");
+    // The move he owes, before he replicated it…
+    assert_eq!(
+        h.key_answer(BoardKey::Repeat),
+        "Zug eins, Schwarz: Eva fünf"
+    );
+    hand_owed(&mut h);
+    assert_eq!(h.last_said(Listener::BlindPlayer), "in Ordnung");
+    // …and after: the move again, not the confirmation.
+    assert_eq!(
+        h.key_answer(BoardKey::Repeat),
+        "Zug eins, Schwarz: Eva fünf"
+    );
+    // While his board differs, the correction he was told last.
+    h.lift(Square::F1);
+    h.place(Square::F3);
+    let guidance = h.last_said(Listener::BlindPlayer).to_owned();
+    assert!(guidance.starts_with("Unzulässiger Zug"), "{guidance}");
+    assert_eq!(h.key_answer(BoardKey::Repeat), guidance);
+}
+
+#[test]
+fn key_t_says_both_clocks_whose_turn_and_the_moves_to_the_time_control() {
+    let mut h = Harness::new(settings(Color::White, "40/5400+30:1800+30"));
+    h.connect_peg();
+    assert_eq!(
+        h.key_answer(BoardKey::Time),
+        "Weiß eine Stunde dreißig Minuten, Schwarz eine Stunde dreißig Minuten, null Züge \
+         gespielt. Weiß am Zug. Noch vierzig Züge bis zur Zeitkontrolle"
+    );
+    assert!(
+        h.events.iter().any(|e| e == "event key peg time"),
+        "{:?}",
+        h.events
+    );
+    opening(&mut h, &[("e2e4", "e7e5")]);
+    hand(&mut h, BoardId::Peg, "g1f3");
+    let said = h.key_answer(BoardKey::Time);
+    assert!(
+        said.ends_with(
+            "zwei Züge gespielt. Schwarz am Zug. Noch achtunddreißig Züge bis zur Zeitkontrolle"
+        ),
+        "{said}"
+    );
+    // Sudden death has no control to count down to.
+    let mut h = Harness::new(settings(Color::White, "600"));
+    let said = h.key_answer(BoardKey::Time);
+    assert!(!said.contains("Zeitkontrolle"), "{said}");
+}
+
+#[test]
+fn key_o_says_his_own_time_only() {
+    let mut h = Harness::new(settings(Color::Black, "600"));
+    h.connect_peg();
+    h.ask(Role::Player(Color::White), "move e4");
+    h.at(89_900);
+    assert_eq!(
+        h.key_answer(BoardKey::OwnTime),
+        "Ihre Zeit: acht Minuten dreißig Sekunden"
+    );
+    assert!(
+        h.events.iter().any(|e| e == "event key peg own-time"),
+        "{:?}",
+        h.events
+    );
+}
+
+#[test]
+fn key_h_steps_back_one_move_at_each_press_and_another_key_starts_it_again() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    opening(&mut h, &[("e2e4", "e7e5"), ("g1f3", "b8c6")]);
+    let mut heard = Vec::new();
+    for _ in 0..6 {
+        heard.push(h.key_answer(BoardKey::History));
+    }
+    assert_eq!(
+        heard,
+        [
+            "Zug zwei, Schwarz: Springer Cesar sechs",
+            "Zug zwei, Weiß: Springer Felix drei",
+            "Zug eins, Schwarz: Eva fünf",
+            "Zug eins, Weiß: Eva vier",
+            "Keine früheren Züge",
+            "Keine früheren Züge",
+        ]
+    );
+    assert!(
+        h.events.iter().any(|e| e == "event key peg history"),
+        "{:?}",
+        h.events
+    );
+    h.key_answer(BoardKey::OwnTime);
+    assert_eq!(
+        h.key_answer(BoardKey::History),
+        "Zug zwei, Schwarz: Springer Cesar sechs"
+    );
+    assert_eq!(
+        h.key_answer(BoardKey::History),
+        "Zug zwei, Weiß: Springer Felix drei"
+    );
+    // A move played starts the stepping again from the new last move.
+    hand(&mut h, BoardId::Peg, "f1c4");
+    assert_eq!(
+        h.key_answer(BoardKey::History),
+        "Zug drei, Weiß: Läufer Cesar vier"
+    );
+}
+
+#[test]
+fn key_x_resigns_only_on_a_second_press_within_five_seconds() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    let ask_again = "Zum Aufgeben die Taste noch einmal drücken";
+    assert_eq!(h.key_answer(BoardKey::Resign), ask_again);
+    assert!(
+        h.events.iter().any(|e| e == "event key peg resign"),
+        "{:?}",
+        h.events
+    );
+    // Too late: the second press only asks again.
+    h.at(5_000);
+    assert_eq!(h.key_answer(BoardKey::Resign), ask_again);
+    // Another key in between cancels it.
+    h.key_answer(BoardKey::OwnTime);
+    assert_eq!(h.key_answer(BoardKey::Resign), ask_again);
+    assert!(!h.table.game().is_over());
+    assert!(h.journal.iter().all(|(_, r)| !r.contains("resign")));
+    // Within five seconds: he resigns, and both players hear it.
+    h.at(4_000);
+    h.key(BoardKey::Resign);
+    assert!(h.table.game().is_over());
+    assert_eq!(h.last_record(), "resign white");
+    assert_eq!(
+        h.last_said(Listener::Everyone),
+        "Weiß gibt auf. Schwarz gewinnt"
+    );
+    assert_eq!(h.key_answer(BoardKey::Resign), "Die Partie ist beendet");
+}
+
+#[test]
+fn key_d_offers_a_draw_or_accepts_the_offer_that_stands() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    hand(&mut h, BoardId::Peg, "e2e4");
+    h.key(BoardKey::Draw);
+    assert_eq!(h.last_record(), "offer-draw white");
+    assert_eq!(h.last_said(Listener::Everyone), "Weiß bietet Remis an");
+    assert!(h.events.iter().any(|e| e == "event key peg draw"));
+    h.ask(Role::Player(Color::Black), "move e5");
+    hand_owed(&mut h);
+    // The opponent offers; the key accepts.
+    assert_eq!(
+        h.ask(Role::Player(Color::Black), "offer-draw"),
+        "ok black offers a draw"
+    );
+    h.key(BoardKey::Draw);
+    assert_eq!(h.last_record(), "agree-draw");
+    assert!(h.table.game().is_over());
+    assert_eq!(h.last_said(Listener::Everyone), "Remis vereinbart");
+    assert_eq!(h.key_answer(BoardKey::Draw), "Die Partie ist beendet");
+}
+
+#[test]
+fn key_c_claims_a_draw_and_a_wrong_claim_is_explained_with_its_penalty() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    let black_before = h.table.clock().remaining(Color::Black, h.now);
+    assert_eq!(
+        h.key_answer(BoardKey::Claim),
+        "Remisreklamation abgelehnt: Die Stellung ist nicht dreimal vorgekommen, und erst null \
+         Züge ohne Schlagen oder Bauernzug. Schwarz erhält eine Minute gutgeschrieben"
+    );
+    // FIDE 9.5.3 as `claim-draw` applies it (600 s is rapid: one minute).
+    assert_eq!(h.last_record(), "wrong-claim white");
+    assert_eq!(
+        h.table.clock().remaining(Color::Black, h.now),
+        black_before + 60_000
+    );
+    assert!(h.events.iter().any(|e| e == "event key peg claim"));
+    hand(&mut h, BoardId::Peg, "g1f3");
+    assert_eq!(
+        h.key_answer(BoardKey::Claim),
+        "Remis reklamieren können Sie nur, wenn Sie am Zug sind"
+    );
+    // The knights go out and back twice: the start position stands a third time.
+    for (i, (black, white)) in [
+        ("g8f6", "f3g1"),
+        ("f6g8", "g1f3"),
+        ("g8f6", "f3g1"),
+        ("f6g8", ""),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert!(
+            h.ask(Role::Player(Color::Black), &format!("move {black}"))
+                .starts_with("ok"),
+            "{i}"
+        );
+        hand_owed(&mut h);
+        if !white.is_empty() {
+            hand(&mut h, BoardId::Peg, white);
+        }
+    }
+    h.key(BoardKey::Claim);
+    assert_eq!(h.last_record(), "claim-draw");
+    assert!(h.table.game().is_over());
+    assert_eq!(
+        h.last_said(Listener::Everyone),
+        "Remis durch dreimalige Stellungswiederholung"
+    );
+}
+
+#[test]
+fn key_s_confirms_his_lagging_scoresheet() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    assert_eq!(
+        h.key_answer(BoardKey::ConfirmSheet),
+        "Es gibt nichts zu bestätigen"
+    );
+    opening(&mut h, &[("e2e4", "e7e5"), ("g1f3", "b8c6")]);
+    let reply = h.ask(Role::Assistant, "record a e4 e5 Sf3");
+    assert!(reply.contains("sheet a lags by 1 half-moves"), "{reply}");
+    h.key(BoardKey::ConfirmSheet);
+    assert_eq!(
+        h.last_said(Listener::BlindPlayer),
+        "Partieformular bestätigt"
+    );
+    assert!(h.events.iter().any(|e| e == "event key peg confirm-sheet"));
+    assert!(
+        h.events
+            .iter()
+            .any(|e| e == "event resolution agree plies 4")
+    );
+    assert_eq!(h.ask(Role::Observer, "sheet a"), "ok 1. e4 e5 2. Sf3 Sc6");
+    assert_eq!(
+        h.key_answer(BoardKey::ConfirmSheet),
+        "Es gibt nichts zu bestätigen"
+    );
+}
+
+#[test]
+fn key_z_takes_the_pegs_as_the_games_pieces_when_the_holes_match() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    hand(&mut h, BoardId::Peg, "e2e4");
+    assert_eq!(h.ask(Role::Player(Color::Black), "move Sf6"), "ok g8f6 Sf6");
+    // He puts the knight on h6 instead: two holes differ, and he hears the first correction.
+    h.lift(Square::G8);
+    h.place(Square::H6);
+    assert_eq!(
+        h.key_answer(BoardKey::SetUp),
+        "Aufstellung stimmt nicht: zwei Felder weichen ab. Springer von Hector sechs nach Felix \
+         sechs"
+    );
+    assert!(h.events.iter().any(|e| e == "event key peg set-up"));
+    h.lift(Square::H6);
+    h.lift(Square::G7);
+    h.place(Square::F6);
+    let said = h.key_answer(BoardKey::SetUp);
+    assert!(
+        said.starts_with("Aufstellung stimmt nicht: Ein Feld weicht ab. "),
+        "{said}"
+    );
+    assert!(said.contains("Gustav sieben"), "{said}");
+    h.place(Square::G7);
+    // The holes are the game's: the pegs are taken as its pieces.
+    assert_eq!(
+        h.key_answer(BoardKey::SetUp),
+        "Aufstellung übernommen, das Brett stimmt mit der Partie überein"
+    );
+    assert!(
+        h.events.iter().any(|e| e == "event in-sync peg"),
+        "{:?}",
+        h.events
+    );
+    assert!(
+        h.ask(Role::Observer, "status")
+            .contains("peg connected in-sync")
+    );
+    let boards = h.ask(Role::Observer, "boards");
+    assert!(!boards.contains("differs"), "{boards}");
+    // And the game goes on from there.
+    hand(&mut h, BoardId::Peg, "d2d4");
+    assert_eq!(h.last_record(), "move d2d4 peg");
+}
+
+#[test]
+fn an_unknown_key_gets_a_short_answer() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    assert_eq!(h.key_answer(BoardKey::Other('7')), "Taste unbekannt");
+    assert_eq!(h.events[h.events.len() - 2], "event key peg unknown 7");
 }

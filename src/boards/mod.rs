@@ -45,17 +45,75 @@ pub enum SensorEvent {
     Identity(String),
 }
 
-/// Keys on the peg board's key strip (`K<key>` lines).
+/// Keys on the peg board's key strip (`K<key>` lines; `docs/peg-protocol.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BoardKey {
-    /// Promotion choice (FIDE D.2.1: the player announces the piece).
+    /// `KQ` `KR` `KB` `KN`: the promotion choice (FIDE D.2.1: the player announces the piece).
     Promote(Role),
-    /// Repeat the last announcement.
+    /// `KA`: the last move again, with its number and colour.
     Repeat,
-    /// Announce the clock.
+    /// `KT`: both clocks, whose turn, the moves to the next time control (FIDE D.2.6.1).
     Time,
-    /// A key this version does not know; reserved for later use, reported, never fatal.
+    /// `KO`: the player's own time only.
+    OwnTime,
+    /// `KH`: the moves so far, one further back at each press.
+    History,
+    /// `KD`: offer a draw, or accept the offer that stands.
+    Draw,
+    /// `KC`: claim a draw (threefold repetition, 50 moves).
+    Claim,
+    /// `KX`: resign (only a second press within 5 s resigns).
+    Resign,
+    /// `KS`: confirm the scoresheet after a lagging sheet was read out.
+    ConfirmSheet,
+    /// `KZ`: "my board is set up": take the pegs as the game's pieces.
+    SetUp,
+    /// A key this version does not know: reported, answered, never fatal.
     Other(char),
+}
+
+/// Each named key and its letter on the wire (upper case), in one place for the decoder, the
+/// encoder and the simulator.
+const KEY_LETTERS: [(BoardKey, char); 13] = [
+    (BoardKey::Promote(Role::Queen), 'Q'),
+    (BoardKey::Promote(Role::Rook), 'R'),
+    (BoardKey::Promote(Role::Bishop), 'B'),
+    (BoardKey::Promote(Role::Knight), 'N'),
+    (BoardKey::Repeat, 'A'),
+    (BoardKey::Time, 'T'),
+    (BoardKey::OwnTime, 'O'),
+    (BoardKey::History, 'H'),
+    (BoardKey::Draw, 'D'),
+    (BoardKey::Claim, 'C'),
+    (BoardKey::Resign, 'X'),
+    (BoardKey::ConfirmSheet, 'S'),
+    (BoardKey::SetUp, 'Z'),
+];
+
+impl BoardKey {
+    /// The key a letter names (either case); any other character is [`BoardKey::Other`].
+    pub fn from_letter(c: char) -> BoardKey {
+        let upper = c.to_ascii_uppercase();
+        KEY_LETTERS
+            .iter()
+            .find(|(_, l)| *l == upper)
+            .map_or(BoardKey::Other(c), |(k, _)| *k)
+    }
+
+    /// The letter of a named key; for [`BoardKey::Other`] its own character, unless that
+    /// letter names a key (it would read back as that key). `None` also for a promotion to a
+    /// king or pawn, which no key chooses.
+    pub fn letter(self) -> Option<char> {
+        match self {
+            BoardKey::Other(c) => (BoardKey::from_letter(c) == BoardKey::Other(c)).then_some(c),
+            key => KEY_LETTERS.iter().find(|(k, _)| *k == key).map(|(_, l)| *l),
+        }
+    }
+
+    /// Every named key, in the order of the protocol's key table.
+    pub fn all() -> impl Iterator<Item = BoardKey> {
+        KEY_LETTERS.iter().map(|(k, _)| *k)
+    }
 }
 
 /// An event and when it happened.

@@ -5,7 +5,7 @@
 //! one bounded line buffer and allocates nothing per event on the success path, except for the
 //! text of an identification line.
 
-use shakmaty::{Bitboard, Role, Square};
+use shakmaty::{Bitboard, Square};
 
 use super::{BoardKey, DecodeError, Decoded, Decoder, Millis, SensorEvent, StreamPosition, Timed};
 
@@ -276,7 +276,8 @@ fn parse_occupancy(arg: &[u8]) -> Result<Bitboard, String> {
 }
 
 const KEY_EXPECTED: &str = "expected K followed by one key: Q R B N (promotion piece), \
-                            A (repeat), T (time)";
+                            A (again), T (time), O (own time), H (history), D (draw), \
+                            C (claim), X (resign), S (confirm sheet), Z (board set up)";
 
 fn parse_key(arg: &[u8]) -> Result<BoardKey, String> {
     let mut chars = std::str::from_utf8(arg)
@@ -289,15 +290,7 @@ fn parse_key(arg: &[u8]) -> Result<BoardKey, String> {
             format!("{} is more than one key; {KEY_EXPECTED}", quote(arg))
         });
     };
-    Ok(match key.to_ascii_uppercase() {
-        'Q' => BoardKey::Promote(Role::Queen),
-        'R' => BoardKey::Promote(Role::Rook),
-        'B' => BoardKey::Promote(Role::Bishop),
-        'N' => BoardKey::Promote(Role::Knight),
-        'A' => BoardKey::Repeat,
-        'T' => BoardKey::Time,
-        _ => BoardKey::Other(key),
-    })
+    Ok(BoardKey::from_letter(key))
 }
 
 /// Milliseconds of a timestamp: ASCII digits, no sign, fits in 64 bits.
@@ -362,22 +355,10 @@ pub fn encode(event: &SensorEvent) -> Option<String> {
         SensorEvent::Place(square) => format!("P{square}"),
         SensorEvent::Occupancy(occupied) => occupancy_line(*occupied),
         SensorEvent::Key(key) => {
-            let letter = match key {
-                BoardKey::Promote(Role::Queen) => 'Q',
-                BoardKey::Promote(Role::Rook) => 'R',
-                BoardKey::Promote(Role::Bishop) => 'B',
-                BoardKey::Promote(Role::Knight) => 'N',
-                BoardKey::Promote(_) => return None,
-                BoardKey::Repeat => 'A',
-                BoardKey::Time => 'T',
-                BoardKey::Other(c) => {
-                    let known = matches!(c.to_ascii_uppercase(), 'Q' | 'R' | 'B' | 'N' | 'A' | 'T');
-                    if known || c.is_whitespace() || c.is_control() || *c == '#' {
-                        return None;
-                    }
-                    *c
-                }
-            };
+            let letter = key.letter()?;
+            if letter.is_whitespace() || letter.is_control() || letter == '#' {
+                return None;
+            }
             format!("K{letter}")
         }
         SensorEvent::Identity(text) => {
@@ -402,6 +383,7 @@ pub fn encode_timed(event: &Timed<SensorEvent>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::Role;
 
     fn decode(input: &str) -> Vec<Decoded> {
         let mut d = PegDecoder::new();
@@ -418,7 +400,7 @@ mod tests {
     #[test]
     fn every_event_kind() {
         let got = decode(
-            "Le2\nPe4\r\nSFFFF00000000FFFF\nsffff\n# comment\n\n@1234 KQ\nKA\nKT\nKx\nVpeg 1.0\n",
+            "Le2\nPe4\r\nSFFFF00000000FFFF\nsffff\n# comment\n\n@1234 KQ\nKA\nKT\nKy\nVpeg 1.0\n",
         );
         assert_eq!(got[0], ok(7, SensorEvent::Lift(Square::E2)));
         assert_eq!(got[1], ok(7, SensorEvent::Place(Square::E4)));
@@ -436,7 +418,7 @@ mod tests {
         );
         assert_eq!(got[5], ok(7, SensorEvent::Key(BoardKey::Repeat)));
         assert_eq!(got[6], ok(7, SensorEvent::Key(BoardKey::Time)));
-        assert_eq!(got[7], ok(7, SensorEvent::Key(BoardKey::Other('x'))));
+        assert_eq!(got[7], ok(7, SensorEvent::Key(BoardKey::Other('y'))));
         assert_eq!(got[8], ok(7, SensorEvent::Identity("peg 1.0".into())));
         assert_eq!(got.len(), 9);
     }

@@ -79,7 +79,7 @@ fn number(n: u64, form: Form, v: &Vocabulary) -> String {
 }
 
 /// Fills `{n}`, `{n_m}` and `{n_f}` of a count template.
-fn fill_count(template: &str, n: u64, v: &Vocabulary) -> String {
+pub fn fill_count(template: &str, n: u64, v: &Vocabulary) -> String {
     let plain = number(n, Form::Plain, v);
     let masculine = number(n, Form::Masculine, v);
     let feminine = number(n, Form::Feminine, v);

@@ -110,6 +110,25 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("delay", &["time"]),
     ("then", &[]),
     ("control_reached", &["color", "time"]),
+    // Answers to the peg board's keys (`src/table/state/keys.rs`).
+    ("key_move", &["number", "color", "move"]),
+    ("key_no_move", &[]),
+    ("key_history_start", &[]),
+    ("key_turn", &["color"]),
+    ("key_to_control", &["moves"]),
+    ("key_own_time", &["time"]),
+    ("key_game_over", &[]),
+    ("key_not_possible", &[]),
+    ("key_claim_not_your_turn", &[]),
+    ("key_claim_refused", &["moves"]),
+    ("key_claim_penalty", &["color", "time"]),
+    ("key_resign_confirm", &[]),
+    ("key_sheet_confirmed", &[]),
+    ("key_nothing_to_confirm", &[]),
+    ("key_setup_taken", &[]),
+    ("key_setup_differs_one", &[]),
+    ("key_setup_differs", COUNT_PLACEHOLDERS),
+    ("key_unknown", &[]),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

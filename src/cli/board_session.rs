@@ -185,6 +185,13 @@ pub fn key_name(k: BoardKey) -> String {
         BoardKey::Promote(role) => format!("promote to {}", role_name(role)),
         BoardKey::Repeat => "repeat".to_owned(),
         BoardKey::Time => "time".to_owned(),
+        BoardKey::OwnTime => "own time".to_owned(),
+        BoardKey::History => "history".to_owned(),
+        BoardKey::Draw => "draw".to_owned(),
+        BoardKey::Claim => "claim".to_owned(),
+        BoardKey::Resign => "resign".to_owned(),
+        BoardKey::ConfirmSheet => "confirm sheet".to_owned(),
+        BoardKey::SetUp => "board set up".to_owned(),
         BoardKey::Other(c) => format!("key {c}"),
     }
 }

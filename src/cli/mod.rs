@@ -47,7 +47,7 @@ pub enum Command {
     /// Print the spoken phrase of each move, each applied to the position in turn.
     Announce(announce::AnnounceArgs),
     /// A simulated board on a pseudo-terminal (prints its path) or a TCP port; type moves on
-    /// standard input and it sends what a real board would.
+    /// standard input and it sends what a real board would (`key A` presses a peg board key).
     SimulateBoard(simulate::SimulateArgs),
     /// Feed a recorded board stream through the decoder and move detector; one line per
     /// conclusion (move, touched, illegal, mismatch, promotion-pending, takeback).

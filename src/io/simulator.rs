@@ -1,7 +1,7 @@
 //! A simulated board behind a pseudo-terminal or a TCP port, so anyone can try annabella without
-//! hardware: the operator types moves (any notation) or raw protocol lines, and the board sends
-//! what a real one would — lifts and places for the peg board, field updates for a DGT board —
-//! and answers the host's snapshot and identity requests.
+//! hardware: the operator types moves (any notation), keys of the peg board's strip or raw
+//! protocol lines, and the board sends what a real one would — lifts and places for the peg
+//! board, field updates for a DGT board — and answers the host's snapshot and identity requests.
 
 use std::io::{BufRead, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 use shakmaty::{Board, Position};
 
-use crate::boards::{Protocol, SensorEvent, dgt, gestures, peg};
+use crate::boards::{BoardKey, Protocol, SensorEvent, dgt, gestures, peg};
 use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation;
@@ -44,6 +44,8 @@ pub const HAND_PACE: std::time::Duration = std::time::Duration::from_millis(60);
 /// What the operator may type besides a move.
 pub const OPERATOR_HELP: &str = "type a move in any notation (e4, 5254, Sf3, e7e8q), \
     `raw LINE` to send a raw peg line (or `raw 8e 03 00 ...` hex bytes for DGT), \
+    `key K` to press a key of the peg board's strip (Q R B N promotion piece, A again, T time, \
+    O own time, H history, D draw, C claim, X resign, S confirm sheet, Z board set up), \
     `fen FEN` to set up a position, `start` for the start position";
 
 impl SimulatedBoard {
@@ -131,6 +133,21 @@ impl SimulatedBoard {
         reply
     }
 
+    /// `key K`: the `K` line of one key of the peg board's strip (any single character: a key
+    /// this version does not know is sent too, as a board with more keys would).
+    fn key_press(&self, key: &str) -> Result<Vec<u8>, String> {
+        if self.protocol != Protocol::Peg {
+            return Err("a DGT board has no key strip; keys are a peg board's".to_owned());
+        }
+        let mut chars = key.chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else {
+            return Err(format!("{key:?}: one key, e.g. `key A`"));
+        };
+        let event = SensorEvent::Key(BoardKey::from_letter(c));
+        let line = peg::encode(&event).ok_or_else(|| format!("{c:?} cannot be sent as a key"))?;
+        Ok(format!("{line}\n").into_bytes())
+    }
+
     /// Handles one operator line; returns what the board sends, one chunk per physical event
     /// (the caller paces them the way a hand does).
     pub fn operator_line(&mut self, line: &str) -> Result<Vec<Vec<u8>>, String> {
@@ -149,6 +166,9 @@ impl SimulatedBoard {
                     .collect::<Result<Vec<u8>, String>>()
                     .map(|bytes| vec![bytes]),
             };
+        }
+        if let Some(key) = line.strip_prefix("key ") {
+            return self.key_press(key.trim()).map(|bytes| vec![bytes]);
         }
         if line == "start" || line.starts_with("fen ") {
             let game = match line.strip_prefix("fen ") {
@@ -364,6 +384,25 @@ mod tests {
         );
         assert!(b.operator_line("e4").unwrap_err().contains("illegal"));
         assert_eq!(b.operator_line("raw Ld1").unwrap(), [b"Ld1\n".to_vec()]);
+    }
+
+    #[test]
+    fn the_operator_presses_every_key_of_the_strip() {
+        let mut b = SimulatedBoard::new(Protocol::Peg, Game::new(), Language::english().clone());
+        for key in BoardKey::all() {
+            let letter = key.letter().unwrap();
+            let line = format!("K{letter}\n").into_bytes();
+            let sent = b.operator_line(&format!("key {letter}")).unwrap();
+            assert_eq!(sent, std::slice::from_ref(&line));
+            let lower = letter.to_ascii_lowercase();
+            assert_eq!(b.operator_line(&format!("key {lower}")).unwrap(), [line]);
+        }
+        // A key this version does not know is sent as it is; the host answers it.
+        assert_eq!(b.operator_line("key 7").unwrap(), [b"K7\n".to_vec()]);
+        assert!(b.operator_line("key AB").is_err());
+        assert!(b.operator_line("key #").is_err());
+        let mut dgt = SimulatedBoard::new(Protocol::Dgt, Game::new(), Language::english().clone());
+        assert!(dgt.operator_line("key A").is_err());
     }
 
     #[test]

@@ -399,9 +399,8 @@ pub fn event_json(event: &TableEvent) -> serde_json::Value {
             json!({"board": board.to_string(), "up": up, "detail": detail})
         }
         TableEvent::Key(key) => json!({"key": match key {
-            KeyPress::Repeat => "repeat".to_owned(),
-            KeyPress::Time => "time".to_owned(),
             KeyPress::Unknown(c) => c.to_string(),
+            known => known.name().to_owned(),
         }}),
         TableEvent::End {
             result,

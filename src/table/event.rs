@@ -114,15 +114,47 @@ pub struct Say {
     pub about: About,
 }
 
-/// The keys of the peg board's strip that the table answers itself.
+/// The keys of the peg board's strip that the table answers itself (`src/table/state/keys.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyPress {
-    /// `KA`: say again what the blind player owes or heard last.
+    /// `KA`: the last move again (or the move he owes), with its number and colour.
     Repeat,
-    /// `KT`: the clock.
+    /// `KT`: both clocks, whose turn, the moves to the next time control.
     Time,
+    /// `KO`: his own time.
+    OwnTime,
+    /// `KH`: one move further back in the game.
+    History,
+    /// `KD`: a draw offered, or the offer that stands accepted.
+    Draw,
+    /// `KC`: a draw claimed.
+    Claim,
+    /// `KX`: resign (the first press asks for a second).
+    Resign,
+    /// `KS`: his scoresheet confirmed.
+    ConfirmSheet,
+    /// `KZ`: "my board is set up".
+    SetUp,
     /// A key this version does not know.
     Unknown(char),
+}
+
+impl KeyPress {
+    /// The key's name in event lines and the page's events (`unknown` for an unknown key).
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyPress::Repeat => "repeat",
+            KeyPress::Time => "time",
+            KeyPress::OwnTime => "own-time",
+            KeyPress::History => "history",
+            KeyPress::Draw => "draw",
+            KeyPress::Claim => "claim",
+            KeyPress::Resign => "resign",
+            KeyPress::ConfirmSheet => "confirm-sheet",
+            KeyPress::SetUp => "set-up",
+            KeyPress::Unknown(_) => "unknown",
+        }
+    }
 }
 
 /// How the two-sheet procedure (D.2.9) ended this time.
@@ -372,9 +404,8 @@ impl TableEvent {
                 one_line(detail)
             ),
             TableEvent::Key(key) => match key {
-                KeyPress::Repeat => "peg repeat".to_owned(),
-                KeyPress::Time => "peg time".to_owned(),
                 KeyPress::Unknown(c) => format!("peg unknown {}", one_line(&c.to_string())),
+                known => format!("peg {}", known.name()),
             },
             TableEvent::End {
                 result,
@@ -478,8 +509,12 @@ mod tests {
             "event clock pause"
         );
         assert_eq!(
-            TableEvent::Key(KeyPress::Unknown('Z')).line(),
-            "event key peg unknown Z"
+            TableEvent::Key(KeyPress::Unknown('Y')).line(),
+            "event key peg unknown Y"
+        );
+        assert_eq!(
+            TableEvent::Key(KeyPress::ConfirmSheet).line(),
+            "event key peg confirm-sheet"
         );
         assert_eq!(
             TableEvent::Unverifiable {

@@ -1,12 +1,12 @@
 //! The table's two boards: each board's feed and link state, what its detector concludes and
 //! what the table does about it (play the move, confirm a replication, guide the player back
-//! one correction at a time), link changes and the peg board's request keys.
+//! one correction at a time) and link changes. The peg board's keys are `keys.rs`.
 
 use std::collections::VecDeque;
 
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::boards::{BoardKey, SensorEvent, Timed};
+use crate::boards::{SensorEvent, Timed};
 use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move};
@@ -15,7 +15,7 @@ use crate::table::board_feed::BoardFeed;
 use crate::table::control::{ErrorCode, Refusal};
 use crate::table::corrections::{Correction, corrections};
 use crate::table::detector::{BoardKind, Conclusion, DetectorSettings, TouchMove};
-use crate::table::event::{BoardId, KeyPress, Listener, TableEvent, Urgency};
+use crate::table::event::{BoardId, Listener, TableEvent, Urgency};
 use crate::table::record::{Record, Source};
 use crate::table::state::{Now, Step, Table, TableSettings};
 
@@ -427,32 +427,6 @@ impl Table {
         } else if !up && was {
             let text = event_phrase(Event::BoardDisconnected, self.vocab());
             self.say(listener, text, Urgency::Urgent, out);
-        }
-    }
-
-    /// A key on the peg board's strip that is a request rather than a sensor event; `false`
-    /// for the keys the detector reads (promotion).
-    pub(super) fn key(&mut self, now: Now, key: BoardKey, out: &mut Step) -> bool {
-        match key {
-            BoardKey::Repeat => {
-                out.event(TableEvent::Key(KeyPress::Repeat));
-                let text = self.owed_phrase().or_else(|| self.last_to_blind.clone());
-                if let Some(text) = text {
-                    self.say(Listener::BlindPlayer, text, Urgency::Polite, out);
-                }
-                true
-            }
-            BoardKey::Time => {
-                out.event(TableEvent::Key(KeyPress::Time));
-                let text = self.clock_words(now);
-                self.say(Listener::BlindPlayer, text, Urgency::Polite, out);
-                true
-            }
-            BoardKey::Other(c) => {
-                out.event(TableEvent::Key(KeyPress::Unknown(c)));
-                true
-            }
-            BoardKey::Promote(_) => false,
         }
     }
 

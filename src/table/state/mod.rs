@@ -12,7 +12,8 @@
 //!
 //! The table's parts live in files of their own:
 //! - `game_state.rs`: what records change, and `apply`, the one place it changes;
-//! - `boards.rs`: both boards' feeds, the detector's conclusions, guidance, links, keys;
+//! - `boards.rs`: both boards' feeds, the detector's conclusions, guidance, links;
+//! - `keys.rs`: the peg board's key strip, answered to the blind player;
 //! - `requests.rs`: control requests, one function per kind;
 //! - `sheets.rs`: the two-scoresheet procedure (D.2.9);
 //! - `words.rs`: what is said and shown (announcements, status, exports).
@@ -20,7 +21,9 @@
 //! # Who hears what
 //! - The sighted side's move is announced to the blind player, who then replicates it on his
 //!   peg board: the table waits for it, confirms it ("in Ordnung") or says what differs; `KA`
-//!   repeats the move he owes.
+//!   repeats the move he owes, or the last move, with its number and colour.
+//! - The answers to the peg board's keys are his alone (`keys.rs`); what a key changes in the
+//!   game (a draw offer, a resignation, a claim's result) is announced as the request is.
 //! - The blind player's move is announced to the opponent as soon as it is made on the peg
 //!   board, and at the same instant his clock stops and the opponent's starts (D.2.3, D.2.4);
 //!   it is confirmed to himself when the settings ask for it.
@@ -37,6 +40,7 @@ use crate::chess::notation::Verbosity;
 use crate::chess::scoresheet::Scoresheet;
 mod boards;
 mod game_state;
+mod keys;
 mod new_game;
 mod requests;
 mod sheets;
@@ -201,8 +205,10 @@ pub struct Table {
     g: GameState,
     peg: Board,
     normal: Option<Board>,
-    /// What the blind player heard last, for `KA`.
+    /// What the blind player heard last, for `KA` while his board differs.
     last_to_blind: Option<String>,
+    /// What the peg board's keys remember between presses (`KH`, `KX`).
+    keys: keys::KeyState,
 }
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -237,6 +243,7 @@ impl Table {
             peg,
             normal,
             last_to_blind: None,
+            keys: keys::KeyState::default(),
             s,
         }
     }
