@@ -11,7 +11,7 @@ use crate::chess::language::Language;
 use crate::chess::notation::Verbosity;
 use crate::io::control_server::ControlSettings;
 use crate::io::link::Endpoint;
-use crate::io::speech::{self, BackendSpec};
+use crate::io::speech::{self, OutputSpec};
 use crate::io::tokens::{RawToken, Tokens};
 use crate::table::clock::{AnnounceSchedule, TimeControl};
 use crate::table::detector::TouchMove;
@@ -59,8 +59,12 @@ pub struct RawControl {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawSpeech {
-    /// `BACKEND[,BACKEND…]`: tts, espeak-ng, wav:DIR, transcript:FILE, none.
+    /// `[LISTENERS=]BACKEND[,…]`: tts, espeak-ng, espeak-ng@DEVICE, wav:DIR, transcript:FILE,
+    /// none; LISTENERS are blind, opponent, arbiter joined by `+` (none: everyone).
     pub backends: String,
+    /// Words per minute of the voices (espeak-ng `-s`, the tts rate scaled from it), 80 to 450;
+    /// unset: each engine's default (espeak-ng: 175).
+    pub rate: Option<u32>,
     /// Language of the announcements: a built-in code or a language file's path.
     pub lang: String,
     /// `short` or `long`.
@@ -129,6 +133,7 @@ impl Default for RawSpeech {
     fn default() -> RawSpeech {
         RawSpeech {
             backends: "tts".to_owned(),
+            rate: None,
             lang: "de".to_owned(),
             verbosity: "short".to_owned(),
             name_captured: false,
@@ -212,7 +217,9 @@ pub struct Config {
     pub control: ControlSettings,
     /// The configuration's `[[token]]`s; `io::tokens::load_or_create` merges the file's in.
     pub tokens: Tokens,
-    pub speech: Vec<BackendSpec>,
+    pub speech: Vec<OutputSpec>,
+    /// Words per minute of the voices; `None`: each engine's default.
+    pub speech_rate: Option<u32>,
     pub lang: Language,
     pub verbosity: Verbosity,
     pub name_captured: bool,
@@ -263,7 +270,13 @@ impl RawConfig {
             other => return Err(bad("log_format", format!("{other:?}: human or json"))),
         };
         let speech =
-            speech::parse_backends(&self.speech.backends).map_err(|e| bad("speech.backends", e))?;
+            speech::parse_outputs(&self.speech.backends).map_err(|e| bad("speech.backends", e))?;
+        let speech_rate = match self.speech.rate {
+            Some(wpm) => {
+                Some(speech::parse_rate(&wpm.to_string()).map_err(|e| bad("speech.rate", e))?)
+            }
+            None => None,
+        };
         let lang = if self.speech.lang.contains('/') || self.speech.lang.ends_with(".toml") {
             let text =
                 std::fs::read_to_string(&self.speech.lang).map_err(|e| bad("speech.lang", e))?;
@@ -368,6 +381,7 @@ impl RawConfig {
             control,
             tokens,
             speech,
+            speech_rate,
             lang,
             verbosity,
             name_captured: self.speech.name_captured,
