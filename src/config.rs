@@ -495,6 +495,30 @@ mod tests {
     }
 
     #[test]
+    fn speech_outputs_serve_listeners_and_the_rate_is_kept() {
+        use crate::io::speech::{BackendSpec, Listeners};
+        let text = "[speech]\nbackends = \"blind=espeak-ng@plughw:1,opponent+arbiter=tts,wav:/srv/rec\"\nrate = 220";
+        let config = RawConfig::from_toml(text, Path::new("x.toml"))
+            .and_then(|c| c.validate())
+            .unwrap();
+        assert_eq!(config.speech_rate, Some(220));
+        let outputs: Vec<String> = config.speech.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            outputs,
+            [
+                "blind=espeak-ng@plughw:1",
+                "opponent+arbiter=tts",
+                "wav:/srv/rec"
+            ]
+        );
+        assert_eq!(config.speech[2].listeners, Listeners::ALL);
+        assert_eq!(
+            config.speech[0].backend,
+            BackendSpec::EspeakNgOn("plughw:1".into())
+        );
+    }
+
+    #[test]
     fn errors_name_the_key() {
         let check = |text: &str, key: &str| {
             let err = RawConfig::from_toml(text, Path::new("x.toml"))
@@ -507,6 +531,8 @@ mod tests {
         check("log_format = \"xml\"", "log_format");
         check("[speech]\nbackends = \"radio\"", "speech.backends");
         check("[speech]\nlang = \"xx\"", "speech.lang");
+        check("[speech]\nrate = 20", "speech.rate");
+        check("[speech]\nbackends = \"player=tts\"", "speech.backends");
         check(
             &format!("[[table]]\nname = \"{}\"", "t".repeat(65)),
             "table[0].name",
