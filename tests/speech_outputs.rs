@@ -414,3 +414,91 @@ fn espeak_ng_on_a_device_pipes_its_audio_into_the_player() {
         "the player got the WAV: {bytes} bytes"
     );
 }
+
+#[test]
+fn a_daemon_game_on_one_shared_loudspeaker_says_each_utterance_once() {
+    use common::board::SimulatedBoard;
+    use common::daemon::Serve;
+    assert!(
+        stand_in::available(),
+        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
+    );
+    let dir = scratch_dir("stand-in-daemon");
+    let speaker = StandIn::create(&dir.join("bin")).unwrap();
+    let peg = dir.join("peg");
+    let transcript_path = dir.join("transcript.txt");
+    let mut board = SimulatedBoard::on_pty("peg", &peg, &[]);
+    let path = format!(
+        "{}:{}",
+        speaker.dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // One loudspeaker for the blind player and the opponent, the transcript for everyone.
+    let speech = format!(
+        "blind+opponent=espeak-ng,transcript:{}",
+        transcript_path.display()
+    );
+    let mut daemon = Serve::new(&dir.join("state"))
+        .env("PATH", path)
+        .args(["--peg", peg.to_str().unwrap(), "--speech", &speech])
+        .args(["--time-control", "5400+30", "--speech-rate", "300"])
+        .start();
+    let mut black = daemon.connect("black");
+    let mut watcher = daemon.connect("observer");
+    assert!(watcher.ask("events").starts_with("ok events"));
+    watcher.wait_status("peg connected in-sync");
+    // The blind player's own moves are confirmed to him and announced to the opponent: the
+    // same words for two listeners in one step.
+    board.hand("e2e4");
+    watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+    assert_eq!(black.ask("move 5755"), "ok e7e5 e5");
+    watcher.heard("Eva fünf");
+    board.hand("e7e5");
+    watcher.heard("in Ordnung");
+    board.hand("g1f3");
+    watcher.expect_event("2.Nf3", |l| l.starts_with("event move 3 white g1f3"));
+    assert_eq!(black.ask("move 2836"), "ok b8c6 Sc6");
+    board.hand("b8c6");
+    watcher.heard("in Ordnung");
+    board.hand("f1b5");
+    watcher.expect_event("3.Bb5", |l| l.starts_with("event move 5 white f1b5"));
+    // The transcript has its own thread and is written at once; the loudspeaker takes longer.
+    thread::sleep(Duration::from_millis(500));
+    let transcript = fs::read_to_string(&transcript_path).unwrap();
+    let lines: Vec<(Listener, String)> = transcript
+        .lines()
+        .filter_map(|l| transcript::parse_line(l).map(|(_, who, text)| (who, text.to_string())))
+        .collect();
+    // What the shared loudspeaker should have said: each blind or opponent utterance, words
+    // said to both at once counted once.
+    let mut expected: Vec<String> = Vec::new();
+    let german = annabella::chess::language::Language::german().vocabulary();
+    for (who, text) in &lines {
+        // The voice says the spoken forms ("Zäsar"); the transcript keeps the written words.
+        let spoken = german.pronounce(text);
+        if *who != Listener::Arbiter && expected.last() != Some(&spoken) {
+            expected.push(spoken);
+        }
+    }
+    assert!(
+        lines
+            .windows(2)
+            .any(|w| w[0].1 == w[1].1 && w[0].0 != w[1].0),
+        "the game addressed the same words to two listeners at once: {lines:#?}"
+    );
+    let played = speaker.wait_until(Duration::from_secs(60), |p| {
+        p.iter().filter(|p| p.what != "start").count() >= expected.len()
+    });
+    daemon.terminate();
+    let started: Vec<&str> = played
+        .iter()
+        .filter(|p| p.what == "start")
+        .map(|p| p.text.as_str())
+        .collect();
+    let repeats = started.windows(2).filter(|w| w[0] == w[1]).count();
+    assert_eq!(
+        repeats, 0,
+        "immediate repeats on the shared loudspeaker: {started:#?}"
+    );
+    assert_eq!(started, expected, "each utterance once, in order");
+}

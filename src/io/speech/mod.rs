@@ -683,7 +683,7 @@ impl Speaker {
             .map(|spec| {
                 let backend = spec.backend.clone();
                 spawn_worker(
-                    spec.to_string(),
+                    spec.backend.to_string(),
                     capacity,
                     spec.backend.voiced(),
                     spec.listeners,
