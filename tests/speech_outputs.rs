@@ -211,6 +211,7 @@ fn an_urgent_utterance_starts_within_half_a_second() {
         .find(|p| p.what == "start" && p.text == flag)
         .unwrap();
     let delay = started.at_unix_ms.saturating_sub(said_at);
+    eprintln!("the flag started {delay} ms after it was said");
     assert!(delay < 500, "the flag started {delay} ms after it was said");
     assert!(speaker.flush_blocking(Duration::from_secs(60)));
     // The cut move and everything queued were said after the flag.
