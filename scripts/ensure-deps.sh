@@ -16,8 +16,9 @@ done
 # Speech (src/io/speech, docs/speech.md). To build: the `tts` crate links libspeechd and generates
 # its bindings with bindgen, which loads libclang at build time. To speak: speech-dispatcher with
 # its espeak-ng module (the `tts` backend) and espeak-ng itself (the `espeak-ng` and `wav:DIR`
-# backends). sox measures the recorded WAV files in tests/speech.rs.
-for pkg in libspeechd-dev libclang-dev speech-dispatcher speech-dispatcher-espeak-ng espeak-ng sox; do
+# backends). sox measures the recorded WAV files in tests/speech.rs and the stand-in loudspeaker
+# of tests/speech_outputs.rs; alsa-utils (aplay) plays espeak-ng@DEVICE.
+for pkg in libspeechd-dev libclang-dev speech-dispatcher speech-dispatcher-espeak-ng espeak-ng sox alsa-utils; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 

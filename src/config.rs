@@ -11,7 +11,7 @@ use crate::chess::language::Language;
 use crate::chess::notation::Verbosity;
 use crate::io::control_server::ControlSettings;
 use crate::io::link::Endpoint;
-use crate::io::speech::{self, BackendSpec};
+use crate::io::speech::{self, OutputSpec};
 use crate::io::tokens::{RawToken, Tokens};
 use crate::table::clock::{AnnounceSchedule, TimeControl};
 use crate::table::control::{GameTag, MAX_TAG_CHARS};
@@ -60,8 +60,12 @@ pub struct RawControl {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RawSpeech {
-    /// `BACKEND[,BACKEND…]`: tts, espeak-ng, wav:DIR, transcript:FILE, none.
+    /// `[LISTENERS=]BACKEND[,…]`: tts, espeak-ng, espeak-ng@DEVICE, wav:DIR, transcript:FILE,
+    /// none; LISTENERS are blind, opponent, arbiter joined by `+` (none: everyone).
     pub backends: String,
+    /// Words per minute of the voices (espeak-ng `-s`, the tts rate scaled from it), 80 to 450;
+    /// unset: each engine's default (espeak-ng: 175).
+    pub rate: Option<u32>,
     /// Language of the announcements: a built-in code or a language file's path.
     pub lang: String,
     /// `short` or `long`.
@@ -141,6 +145,7 @@ impl Default for RawSpeech {
     fn default() -> RawSpeech {
         RawSpeech {
             backends: "tts".to_owned(),
+            rate: None,
             lang: "de".to_owned(),
             verbosity: "short".to_owned(),
             name_captured: false,
@@ -239,7 +244,9 @@ pub struct Config {
     pub control: ControlSettings,
     /// The configuration's `[[token]]`s; `io::tokens::load_or_create` merges the file's in.
     pub tokens: Tokens,
-    pub speech: Vec<BackendSpec>,
+    pub speech: Vec<OutputSpec>,
+    /// Words per minute of the voices; `None`: each engine's default.
+    pub speech_rate: Option<u32>,
     pub lang: Language,
     pub verbosity: Verbosity,
     pub name_captured: bool,
@@ -290,7 +297,13 @@ impl RawConfig {
             other => return Err(bad("log_format", format!("{other:?}: human or json"))),
         };
         let speech =
-            speech::parse_backends(&self.speech.backends).map_err(|e| bad("speech.backends", e))?;
+            speech::parse_outputs(&self.speech.backends).map_err(|e| bad("speech.backends", e))?;
+        let speech_rate = match self.speech.rate {
+            Some(wpm) => {
+                Some(speech::parse_rate(&wpm.to_string()).map_err(|e| bad("speech.rate", e))?)
+            }
+            None => None,
+        };
         let lang = read_language(&self.speech.lang).map_err(|e| bad("speech.lang", e))?;
         let verbosity = self
             .speech
@@ -425,6 +438,7 @@ impl RawConfig {
             control,
             tokens,
             speech,
+            speech_rate,
             lang,
             verbosity,
             name_captured: self.speech.name_captured,
@@ -550,6 +564,30 @@ mod tests {
     }
 
     #[test]
+    fn speech_outputs_serve_listeners_and_the_rate_is_kept() {
+        use crate::io::speech::{BackendSpec, Listeners};
+        let text = "[speech]\nbackends = \"blind=espeak-ng@plughw:1,opponent+arbiter=tts,wav:/srv/rec\"\nrate = 220";
+        let config = RawConfig::from_toml(text, Path::new("x.toml"))
+            .and_then(|c| c.validate())
+            .unwrap();
+        assert_eq!(config.speech_rate, Some(220));
+        let outputs: Vec<String> = config.speech.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            outputs,
+            [
+                "blind=espeak-ng@plughw:1",
+                "opponent+arbiter=tts",
+                "wav:/srv/rec"
+            ]
+        );
+        assert_eq!(config.speech[2].listeners, Listeners::ALL);
+        assert_eq!(
+            config.speech[0].backend,
+            BackendSpec::EspeakNgOn("plughw:1".into())
+        );
+    }
+
+    #[test]
     fn errors_name_the_key() {
         let check = |text: &str, key: &str| {
             let err = RawConfig::from_toml(text, Path::new("x.toml"))
@@ -562,6 +600,8 @@ mod tests {
         check("log_format = \"xml\"", "log_format");
         check("[speech]\nbackends = \"radio\"", "speech.backends");
         check("[speech]\nlang = \"xx\"", "speech.lang");
+        check("[speech]\nrate = 20", "speech.rate");
+        check("[speech]\nbackends = \"player=tts\"", "speech.backends");
         check(
             &format!("[[table]]\nname = \"{}\"", "t".repeat(65)),
             "table[0].name",

@@ -88,7 +88,7 @@ fn parse_errors_say_what_is_wrong() {
     assert!(
         parse_backends("espeak")
             .unwrap_err()
-            .contains("tts, espeak-ng, wav:DIR, transcript:FILE or none")
+            .contains("tts, espeak-ng, espeak-ng@DEVICE, wav:DIR, transcript:FILE or none")
     );
 }
 

@@ -18,7 +18,7 @@ use crate::config::{Config, NormalBoard as NormalConfig, PegSource, TableConfig}
 use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::{self, Endpoint, LinkEvent};
 use crate::io::simulator::{self, SimulatedBoard};
-use crate::io::speech::Speaker;
+use crate::io::speech::{Speaker, SpeechSettings};
 use crate::io::store::{Store, StoreError, StoreHandle};
 use crate::io::web::WebSettings;
 use crate::table::name::TableName;
@@ -95,7 +95,14 @@ pub async fn run(
     }
     let tokens = loaded.tokens;
     crate::io::control_server::check_listen(config.listen, &tokens).map_err(anyhow::Error::msg)?;
-    let speaker = Arc::new(Speaker::new(&config.speech));
+    let speaker = Arc::new(Speaker::with_settings(
+        &config.speech,
+        SpeechSettings {
+            rate_wpm: config.speech_rate,
+            languages: vec![config.lang.clone()],
+        },
+        crate::io::speech::DEFAULT_QUEUE_CAPACITY,
+    ));
     // Settings borrow the language for the daemon's whole life.
     let lang: &'static Language = Box::leak(Box::new(config.lang.clone()));
     let last_alive = store.last_heartbeat().await.ok().flatten();
@@ -206,7 +213,8 @@ pub async fn run(
                 .await
                 .with_context(|| format!("listening for the web page on {addr}"))?;
             let web = listener.local_addr()?;
-            let settings = WebSettings::new(lang, &config.speech);
+            let backends: Vec<_> = config.speech.iter().map(|o| o.backend.clone()).collect();
+            let settings = WebSettings::new(lang, &backends);
             let shutdown = shutdown.clone();
             tasks.spawn(async move {
                 if let Err(e) = crate::io::web::run(listener, control, settings, shutdown).await {

@@ -160,6 +160,9 @@ impl<J: Journal> TableActor<J> {
     }
 
     async fn effects(&mut self, step: Step) {
+        // The step's utterances go to the speaker together, so that an output serving two
+        // listeners addressed with the same words says them once.
+        let mut said = Vec::new();
         for effect in step.effects {
             match effect {
                 Effect::Event(event) => {
@@ -170,8 +173,9 @@ impl<J: Journal> TableActor<J> {
                             self.voice.clone(),
                             self.game_id.clone(),
                             unix_ms(),
-                        );
-                        self.speaker.say(if say.urgency.is_urgent() {
+                        )
+                        .about(say.about);
+                        said.push(if say.urgency.is_urgent() {
                             u.urgent()
                         } else {
                             u
@@ -180,6 +184,8 @@ impl<J: Journal> TableActor<J> {
                     self.publish(&event);
                 }
                 Effect::Resolution { text } => {
+                    // Nothing waits for the disk: what was said so far is heard now.
+                    self.speaker.say_step(std::mem::take(&mut said));
                     let path = self.record_dir.join(format!(
                         "{}.txt",
                         crate::io::store::file_stem(self.table.name())
@@ -199,6 +205,7 @@ impl<J: Journal> TableActor<J> {
                     }
                 }
                 Effect::Finished { pgn } => {
+                    self.speaker.say_step(std::mem::take(&mut said));
                     match self.journal.archive(self.table.name(), pgn).await {
                         Ok(path) => {
                             tracing::info!(table = self.table.name(), path = %path.display(), "game archived");
@@ -213,6 +220,7 @@ impl<J: Journal> TableActor<J> {
                 }
             }
         }
+        self.speaker.say_step(said);
     }
 
     fn publish(&self, event: &TableEvent) {

@@ -55,6 +55,14 @@
 //! pair = "{first} {second}"            # two parts of a time ("eine Stunde zwölf Minuten")
 //!
 //! [words.events]                       # every key of EVENT_KEYS, with its placeholders
+//!
+//! [words.spoken]                       # optional: how the voice says a written word, where
+//! "Cesar" = "Zäsar"                    #   the synthesizer would say it wrong; the written
+//! "Rochade" = "Roschade"               #   form stays in text, on the page and in Braille
+//!
+//! [words.record]                       # optional: the heading of a move in the audio record
+//! move = "Zug {number}, {color}"       #   ({number}: the move number in words; {color}:
+//!                                      #   the colour alone); default "{number}, {color}"
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -174,7 +182,25 @@ pub struct Vocabulary {
     numbers: NumberWords,
     time: TimeWords,
     events: BTreeMap<String, String>,
+    /// Written word or phrase → how the voice should say it (applied by the speech adapter just
+    /// before synthesis, see [`Vocabulary::pronounce`]).
+    #[serde(default)]
+    spoken: BTreeMap<String, String>,
+    #[serde(default)]
+    record: RecordWords,
 }
+
+/// The words of the audio record (FIDE D.2.7), which doubles as the blind player's score.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordWords {
+    /// The heading said before a move: `{number}` and `{color}`.
+    #[serde(rename = "move", default)]
+    pub move_heading: Option<String>,
+}
+
+/// The record's move heading when a language file gives none.
+pub const DEFAULT_RECORD_MOVE: &str = "{number}, {color}";
 
 /// One word per piece.
 #[derive(Debug, Clone, Deserialize)]
@@ -262,6 +288,7 @@ impl Vocabulary {
         self.check_spoken_words(&mut problems);
         self.check_templates(&mut problems);
         self.check_events(&mut problems);
+        self.check_pronunciation(&mut problems);
         for (word, meaning) in &self.accept {
             if !ACCEPT_MEANINGS.contains(&meaning.as_str()) {
                 problems.push(format!(
@@ -416,6 +443,70 @@ impl Vocabulary {
                 problems.push(format!("words.events.{key} is not a known event"));
             }
         }
+    }
+
+    fn check_pronunciation(&self, problems: &mut Vec<String>) {
+        for (written, spoken) in &self.spoken {
+            if written.trim().is_empty() || spoken.trim().is_empty() {
+                problems.push(format!(
+                    "words.spoken: `{written}` = `{spoken}` has an empty side"
+                ));
+            }
+        }
+        if let Some(t) = &self.record.move_heading {
+            check_template("words.record.move", t, &["number", "color"], problems);
+        }
+    }
+
+    /// The text as the voice should say it: every written word or phrase of `[words.spoken]`
+    /// replaced by its spoken form where it stands as a whole word (so "Cesar" becomes "Zäsar"
+    /// but "Cesare" is left alone). Longer phrases win over shorter ones they contain. Only the
+    /// speech adapter calls this, just before synthesis: transcripts, events, the page and
+    /// Braille keep the written words.
+    pub fn pronounce(&self, text: &str) -> String {
+        if self.spoken.is_empty() {
+            return text.to_owned();
+        }
+        let mut pairs: Vec<(&str, &str)> = self
+            .spoken
+            .iter()
+            .map(|(w, s)| (w.as_str(), s.as_str()))
+            .collect();
+        pairs.sort_by_key(|(w, _)| std::cmp::Reverse(w.chars().count()));
+        let mut out = String::with_capacity(text.len() + 16);
+        let mut rest = text;
+        let mut prev: Option<char> = None;
+        'scan: while let Some(c) = rest.chars().next() {
+            if !prev.is_some_and(char::is_alphanumeric) {
+                for (written, spoken) in &pairs {
+                    if let Some(after) = rest.strip_prefix(written)
+                        && !after.chars().next().is_some_and(char::is_alphanumeric)
+                    {
+                        out.push_str(spoken);
+                        prev = written.chars().last();
+                        rest = after;
+                        continue 'scan;
+                    }
+                }
+            }
+            out.push(c);
+            prev = Some(c);
+            rest = &rest[c.len_utf8()..];
+        }
+        out
+    }
+
+    /// The written words that have a spoken form, with it.
+    pub fn spoken_forms(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.spoken.iter().map(|(w, s)| (w.as_str(), s.as_str()))
+    }
+
+    /// The template of the audio record's move heading (`{number}`, `{color}`).
+    pub fn record_move(&self) -> &str {
+        self.record
+            .move_heading
+            .as_deref()
+            .unwrap_or(DEFAULT_RECORD_MOVE)
     }
 
     /// The name of a file ("Anna" for a).

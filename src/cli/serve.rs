@@ -47,9 +47,13 @@ pub struct ServeArgs {
     /// Address of the table's web page, or `off`.
     #[arg(long, value_name = "ADDR|off")]
     pub web: Option<String>,
-    /// Speech backends, comma-separated: tts, espeak-ng, wav:DIR, transcript:FILE, none.
-    #[arg(long, value_name = "BACKEND[,BACKEND…]")]
+    /// Speech outputs, comma-separated, each optionally for some listeners:
+    /// [blind|opponent|arbiter[+…]=]tts|espeak-ng|espeak-ng@DEVICE|wav:DIR|transcript:FILE|none.
+    #[arg(long, value_name = "[LISTENERS=]BACKEND[,…]")]
     pub speech: Option<String>,
+    /// Speech rate in words per minute (80 to 450; espeak-ng's default is 175).
+    #[arg(long, value_name = "WPM")]
+    pub speech_rate: Option<u32>,
     /// Language of the announcements: de, en, es, fr, it, nl, pt or a language file.
     #[arg(long)]
     pub lang: Option<String>,
@@ -83,6 +87,9 @@ impl ServeArgs {
         set(&mut raw.web_listen, &self.web);
         set(&mut raw.log_format, &self.log_format);
         set(&mut raw.speech.backends, &self.speech);
+        if self.speech_rate.is_some() {
+            raw.speech.rate = self.speech_rate;
+        }
         set(&mut raw.speech.lang, &self.lang);
         set(&mut raw.speech.verbosity, &self.verbosity);
         set(&mut raw.clock.time_control, &self.time_control);

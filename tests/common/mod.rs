@@ -11,6 +11,7 @@ pub mod daemon;
 pub mod fs;
 pub mod net;
 pub mod process;
+pub mod stand_in;
 
 use std::time::Duration;
 

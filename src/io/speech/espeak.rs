@@ -3,6 +3,11 @@
 //! A subprocess rather than a library binding: nothing to link, and a crash or hang of the
 //! synthesizer stays in the child. The text goes through standard input, never the command line,
 //! so text starting with `-` cannot be taken for an option and length limits do not apply.
+//!
+//! espeak-ng itself plays only to the default audio output. For `espeak-ng@DEVICE` it writes its
+//! WAV to standard output (`--stdout`) and `aplay -q -D DEVICE` (alsa-utils) plays it, so the
+//! blind player's headphones and the opponent's speaker are two outputs; cutting an utterance
+//! short kills both processes.
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
@@ -18,6 +23,8 @@ pub struct Espeak {
     program: PathBuf,
     /// Language code → the voice to pass with `-v` (`None`: espeak-ng's default voice).
     voices: HashMap<String, Option<String>>,
+    /// Words per minute (`-s`); `None`: espeak-ng's default (175).
+    rate_wpm: Option<u32>,
 }
 
 impl Espeak {
@@ -26,7 +33,13 @@ impl Espeak {
         Espeak {
             program: program.into(),
             voices: HashMap::new(),
+            rate_wpm: None,
         }
+    }
+
+    /// Speaks at `rate_wpm` words per minute (`None`: espeak-ng's default).
+    pub fn set_rate(&mut self, rate_wpm: Option<u32>) {
+        self.rate_wpm = rate_wpm;
     }
 
     /// The program this runs.
@@ -100,6 +113,9 @@ impl Espeak {
         if let Some(v) = voice {
             cmd.args(["-v", &v]);
         }
+        if let Some(wpm) = self.rate_wpm {
+            cmd.args(["-s", &wpm.to_string()]);
+        }
         cmd.arg("--stdin");
         Ok(cmd)
     }
@@ -145,11 +161,22 @@ fn feed(child: &mut Child, text: &str) -> Result<(), SpeechError> {
     Ok(())
 }
 
-/// Speaks through an `espeak-ng` child process to the default audio output.
+/// The program that plays espeak-ng's audio on a chosen device.
+pub const PLAYER: &str = "aplay";
+
+/// Speaks through an `espeak-ng` child process, to the default audio output or through
+/// [`PLAYER`] to a chosen device.
 #[derive(Debug)]
 pub struct EspeakBackend {
     espeak: Espeak,
+    name: String,
+    /// The audio device, when not the default one.
+    device: Option<String>,
+    /// The program playing to `device`.
+    player: PathBuf,
     child: Option<Child>,
+    /// The player reading the child's audio, when a device is chosen.
+    playing: Option<Child>,
 }
 
 impl EspeakBackend {
@@ -164,8 +191,52 @@ impl EspeakBackend {
     pub fn with_program(program: impl Into<PathBuf>) -> Self {
         EspeakBackend {
             espeak: Espeak::new(program),
+            name: "espeak-ng".into(),
+            device: None,
+            player: PathBuf::from(PLAYER),
             child: None,
+            playing: None,
         }
+    }
+
+    /// Speaks at `rate_wpm` words per minute (`None`: espeak-ng's default).
+    pub fn with_rate(mut self, rate_wpm: Option<u32>) -> Self {
+        self.espeak.set_rate(rate_wpm);
+        self
+    }
+
+    /// Plays to an audio device (`aplay -D DEVICE`) instead of the default output.
+    pub fn on_device(mut self, device: impl Into<String>) -> Self {
+        let device = device.into();
+        self.name = format!("espeak-ng@{device}");
+        self.device = Some(device);
+        self
+    }
+
+    /// Plays to the device with another aplay-compatible program (tests).
+    pub fn with_player(mut self, player: impl Into<PathBuf>) -> Self {
+        self.player = player.into();
+        self
+    }
+
+    /// Starts the player reading `audio`, the WAV espeak-ng writes.
+    fn start_player(&self, device: &str, audio: Stdio) -> Result<Child, SpeechError> {
+        Command::new(&self.player)
+            .args(["-q", "-D", device])
+            .stdin(audio)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| {
+                if e.kind() == io::ErrorKind::NotFound {
+                    SpeechError::Unavailable(format!(
+                        "{} is not installed (or not on PATH); it plays espeak-ng@{device}: install alsa-utils (scripts/ensure-deps.sh)",
+                        self.player.display()
+                    ))
+                } else {
+                    SpeechError::Unavailable(format!("cannot run {}: {e}", self.player.display()))
+                }
+            })
     }
 }
 
@@ -177,20 +248,34 @@ impl Default for EspeakBackend {
 
 impl SpeechBackend for EspeakBackend {
     fn name(&self) -> &str {
-        "espeak-ng"
+        &self.name
     }
 
     fn speak(&mut self, u: &Utterance) -> Result<(), SpeechError> {
         self.stop();
         let mut cmd = self.espeak.command_for(&u.lang)?;
+        if self.device.is_some() {
+            cmd.arg("--stdout").stdout(Stdio::piped());
+        } else {
+            cmd.stdout(Stdio::null());
+        }
         // Standard error is kept for the message when the child fails; audio-device complaints
         // on success are ignored.
         let mut child = cmd
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| self.espeak.unavailable(&e))?;
+        if let (Some(device), Some(audio)) = (self.device.clone(), child.stdout.take()) {
+            match self.start_player(&device, Stdio::from(audio)) {
+                Ok(player) => self.playing = Some(player),
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(e);
+                }
+            }
+        }
         let fed = feed(&mut child, &u.text);
         self.child = Some(child);
         if fed.is_err() {
@@ -200,6 +285,10 @@ impl SpeechBackend for EspeakBackend {
     }
 
     fn is_speaking(&mut self) -> Result<bool, SpeechError> {
+        if self.child.is_none() {
+            // espeak-ng is done; the player may still be playing what it wrote.
+            return self.player_is_playing();
+        }
         let Some(child) = self.child.as_mut() else {
             return Ok(false);
         };
@@ -210,7 +299,7 @@ impl SpeechBackend for EspeakBackend {
                 let stderr = child.stderr.take();
                 self.child = None;
                 if status.success() {
-                    return Ok(false);
+                    return self.player_is_playing();
                 }
                 let mut err = String::new();
                 if let Some(mut e) = stderr {
@@ -229,10 +318,48 @@ impl SpeechBackend for EspeakBackend {
     }
 
     fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
+        for mut child in [self.child.take(), self.playing.take()]
+            .into_iter()
+            .flatten()
+        {
             // Kill fails only when the child has already exited; wait reaps it either way.
             let _ = child.kill();
             let _ = child.wait();
+        }
+    }
+}
+
+impl EspeakBackend {
+    /// Whether the player of a chosen device is still playing; its failure is the utterance's.
+    fn player_is_playing(&mut self) -> Result<bool, SpeechError> {
+        let Some(player) = self.playing.as_mut() else {
+            return Ok(false);
+        };
+        match player.try_wait() {
+            Ok(None) => Ok(true),
+            Ok(Some(status)) => {
+                let stderr = player.stderr.take();
+                self.playing = None;
+                if status.success() {
+                    return Ok(false);
+                }
+                let mut err = String::new();
+                if let Some(mut e) = stderr {
+                    let _ = e.read_to_string(&mut err);
+                }
+                Err(SpeechError::Failed(format!(
+                    "{} exited with {status}: {}",
+                    self.player.display(),
+                    err.trim()
+                )))
+            }
+            Err(e) => {
+                self.stop();
+                Err(SpeechError::Failed(format!(
+                    "{}: {e}",
+                    self.player.display()
+                )))
+            }
         }
     }
 }

@@ -84,4 +84,9 @@ impl SpeechBackend for TranscriptBackend {
     }
 
     fn stop(&mut self) {}
+
+    /// A transcript keeps the written words and one line per listener.
+    fn voiced(&self) -> bool {
+        false
+    }
 }

@@ -50,6 +50,8 @@ pub struct TtsBackend {
     chosen: HashMap<String, Option<Voice>>,
     current_lang: Option<String>,
     last_open: Instant,
+    /// The rate in words per minute, scaled to the engine's rate on every (re)connection.
+    rate_wpm: Option<u32>,
 }
 
 impl std::fmt::Debug for TtsBackend {
@@ -160,7 +162,31 @@ impl TtsBackend {
             chosen: HashMap::new(),
             current_lang: None,
             last_open: Instant::now(),
+            rate_wpm: None,
         })
+    }
+
+    /// Speaks at `rate_wpm` words per minute (espeak-ng's scale, 175 normal), scaled to the
+    /// engine's own rate range; `None` keeps the engine's rate.
+    pub fn with_rate(mut self, rate_wpm: Option<u32>) -> Self {
+        self.rate_wpm = rate_wpm;
+        self.apply_rate();
+        self
+    }
+
+    fn apply_rate(&mut self) {
+        let (Some(wpm), Some(tts)) = (self.rate_wpm, self.tts.as_mut()) else {
+            return;
+        };
+        if !self.features.rate {
+            return;
+        }
+        let normal = tts.normal_rate();
+        let rate = (normal * wpm as f32 / super::DEFAULT_RATE_WPM as f32)
+            .clamp(tts.min_rate(), tts.max_rate());
+        if let Err(e) = tts.set_rate(rate) {
+            tracing::debug!(rate, error = %e, "cannot set the speech rate");
+        }
     }
 
     fn reconnect(&mut self) -> Result<(), SpeechError> {
@@ -176,6 +202,7 @@ impl TtsBackend {
         self.features = features;
         self.callbacks = callbacks;
         self.current_lang = None;
+        self.apply_rate();
         Ok(())
     }
 

@@ -1,7 +1,9 @@
 //! The `wav:DIR` backend: every utterance of a game rendered by espeak-ng and appended to DIR/<game>.wav.
 //!
 //! This is the audio record of the game that FIDE Laws Appendix D.2.7 allows a blind player to
-//! keep instead of a written score. The file is a plain 44-byte-header PCM WAV; its sizes are
+//! keep instead of a written score: each move is preceded by its number and colour ("Zug zwölf,
+//! Weiß: …", the `[words.record]` heading of the language), and each utterance is recorded once
+//! even when it was addressed to two listeners. The file is a plain 44-byte-header PCM WAV; its sizes are
 //! rewritten after every append and the data synced, so the record is a valid WAV at any moment,
 //! even right after a power cut. A header left stale by a crash is repaired on the next append,
 //! as the sizes are computed from the file's length, not read from the header.
@@ -218,6 +220,12 @@ impl WavBackend {
         })
     }
 
+    /// Records at `rate_wpm` words per minute (`None`: espeak-ng's default).
+    pub fn with_rate(mut self, rate_wpm: Option<u32>) -> Self {
+        self.espeak.set_rate(rate_wpm);
+        self
+    }
+
     /// The record of a game.
     pub fn path_for(&self, game: &str) -> PathBuf {
         self.dir.join(format!("{}.wav", file_stem(game)))
@@ -240,4 +248,9 @@ impl SpeechBackend for WavBackend {
 
     /// The record keeps every utterance whole, so there is nothing to cut short.
     fn stop(&mut self) {}
+
+    /// Moves are recorded with their number and colour, so the record serves as the score.
+    fn records_score(&self) -> bool {
+        true
+    }
 }

@@ -1,0 +1,505 @@
+//! The speaker at a table, with real processes: outputs per listener, one utterance per step on a shared output, a cut move said again, a stale clock call dropped, the flag at once, spoken forms and the numbered audio record.
+//!
+//! Most tests speak through a stand-in espeak-ng that plays each utterance for its real length
+//! and logs when it starts, ends or is cut (tests/common/stand_in.rs); espeak-ng and sox are
+//! required (scripts/ensure-deps.sh).
+
+pub mod common;
+
+use std::fs;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use annabella::io::speech::espeak::EspeakBackend;
+use annabella::io::speech::transcript::{self, TranscriptBackend};
+use annabella::io::speech::{
+    About, BackendSpec, Listener, Listeners, Speaker, SpeechBackend, SpeechError, Utterance,
+    parse_backends,
+};
+use common::fs::scratch_dir;
+use common::stand_in::{self, Played, StandIn};
+use shakmaty::Color;
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+const BLIND: Listeners = Listeners {
+    blind: true,
+    opponent: false,
+    arbiter: false,
+};
+const OPPONENT: Listeners = Listeners {
+    blind: false,
+    opponent: true,
+    arbiter: false,
+};
+const BLIND_AND_OPPONENT: Listeners = Listeners {
+    blind: true,
+    opponent: true,
+    arbiter: false,
+};
+
+fn say_to(listener: Listener, text: &str) -> Utterance {
+    Utterance::new(listener, text, "de", "g1", 1_700_000_000_000)
+}
+
+fn a_move(listener: Listener, text: &str, number: u32, color: Color) -> Utterance {
+    say_to(listener, text).about(About::Move { number, color })
+}
+
+fn clock_call(text: &str, color: Color, remaining_ms: u64) -> Utterance {
+    say_to(Listener::Everyone, text).about(About::ClockCall {
+        color,
+        remaining_ms,
+    })
+}
+
+/// A speaker over stand-in loudspeakers, one per listener set. espeak-ng and sox are required
+/// (scripts/ensure-deps.sh installs them, in CI too).
+fn stand_ins(name: &str, listeners: &[Listeners]) -> Option<(Speaker, Vec<StandIn>)> {
+    assert!(
+        stand_in::available(),
+        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
+    );
+    let dir = scratch_dir(name);
+    let mut outputs: Vec<(Listeners, Box<dyn SpeechBackend>)> = Vec::new();
+    let mut logs = Vec::new();
+    for (i, l) in listeners.iter().enumerate() {
+        let s = StandIn::create(&dir.join(format!("out{i}"))).expect("stand-in");
+        outputs.push((*l, Box::new(EspeakBackend::with_program(&s.program))));
+        logs.push(s);
+    }
+    Some((Speaker::from_outputs(outputs, 16), logs))
+}
+
+fn ends_of(played: &[Played], text: &str) -> usize {
+    played
+        .iter()
+        .filter(|p| p.what == "end" && p.text == text)
+        .count()
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+#[test]
+fn each_output_hears_its_listeners_once() {
+    let Some((speaker, outs)) = stand_ins("stand-in-listeners", &[BLIND_AND_OPPONENT, OPPONENT])
+    else {
+        return;
+    };
+    // One step: the blind player's move confirmed to him and announced to the opponent, his
+    // private guidance, then a result for everyone.
+    speaker.say_step(vec![
+        a_move(
+            Listener::BlindPlayer,
+            "Springer Felix drei",
+            1,
+            Color::White,
+        ),
+        a_move(Listener::Opponent, "Springer Felix drei", 1, Color::White),
+        say_to(Listener::BlindPlayer, "Bauer Eva vier entfernen"),
+    ]);
+    speaker.say_step(vec![say_to(Listener::Everyone, "Remis")]);
+    assert!(speaker.flush_blocking(Duration::from_secs(30)));
+    let shared = outs[0].started();
+    assert_eq!(
+        shared,
+        ["Springer Felix drei", "Bauer Eva vier entfernen", "Remis"],
+        "the shared output says each utterance once"
+    );
+    let opponent = outs[1].started();
+    assert_eq!(
+        opponent,
+        ["Springer Felix drei", "Remis"],
+        "the opponent's own output never hears the blind player's guidance"
+    );
+    for out in &outs {
+        assert!(out.played().iter().all(|p| p.what != "cut"));
+    }
+}
+
+#[test]
+fn a_move_cut_by_an_urgent_call_is_said_again_right_after() {
+    let Some((speaker, outs)) = stand_ins("stand-in-cut", &[Listeners::ALL]) else {
+        return;
+    };
+    let out = &outs[0];
+    let the_move = "Springer Gustav sechs schlägt Läufer David vier Schach";
+    speaker.say(a_move(Listener::Everyone, the_move, 31, Color::Black));
+    out.wait_until(Duration::from_secs(10), |p| {
+        p.iter().any(|p| p.what == "start")
+    });
+    thread::sleep(Duration::from_millis(300));
+    let call = "Weiß fünfzig Sekunden";
+    speaker.say(clock_call(call, Color::White, 50_000).urgent());
+    assert!(speaker.flush_blocking(Duration::from_secs(30)));
+    let played: Vec<(String, String)> =
+        out.played().into_iter().map(|p| (p.what, p.text)).collect();
+    let expect = [
+        ("start", the_move),
+        ("cut", the_move),
+        ("start", call),
+        ("end", call),
+        ("start", the_move),
+        ("end", the_move),
+    ];
+    assert_eq!(
+        played,
+        expect.map(|(w, t)| (w.to_string(), t.to_string())),
+        "the move is heard whole after the call"
+    );
+}
+
+#[test]
+fn a_stale_clock_call_is_dropped_never_said_late() {
+    let Some((speaker, outs)) = stand_ins("stand-in-stale", &[Listeners::ALL]) else {
+        return;
+    };
+    let out = &outs[0];
+    let the_move = "Dame Hector fünf schlägt Bauer Felix sieben Schach";
+    speaker.say(a_move(Listener::Everyone, the_move, 12, Color::White));
+    // Queued behind the move: a call made stale by a later one for the same colour, a call
+    // whose time runs out before its turn, and a current call for the other colour.
+    speaker.say(clock_call("Schwarz zehn Sekunden", Color::Black, 10_000));
+    speaker.say(clock_call("Weiß fünf Sekunden", Color::White, 300));
+    speaker.say(clock_call("Schwarz neun Sekunden", Color::Black, 9_000));
+    assert!(speaker.flush_blocking(Duration::from_secs(30)));
+    assert_eq!(out.started(), [the_move, "Schwarz neun Sekunden"]);
+    assert_eq!(speaker.stale_dropped(), 2);
+    assert_eq!(ends_of(&out.played(), the_move), 1);
+}
+
+#[test]
+fn an_urgent_utterance_starts_within_half_a_second() {
+    let Some((speaker, outs)) = stand_ins("stand-in-urgent", &[Listeners::ALL]) else {
+        return;
+    };
+    let out = &outs[0];
+    // A backlog of normal utterances: the flag must not wait behind any of them.
+    for (i, text) in [
+        "Läufer Bella fünf",
+        "Turm David eins",
+        "Dame Anna vier",
+        "Bauer Eva vier",
+    ]
+    .iter()
+    .enumerate()
+    {
+        speaker.say(a_move(
+            Listener::Everyone,
+            text,
+            40 + i as u32,
+            Color::White,
+        ));
+    }
+    out.wait_until(Duration::from_secs(10), |p| {
+        p.iter().any(|p| p.what == "start")
+    });
+    let flag = "Weiß hat die Zeit überschritten";
+    let said_at = now_ms();
+    speaker.say(say_to(Listener::Everyone, flag).urgent());
+    let played = out.wait_until(Duration::from_secs(10), |p| {
+        p.iter().any(|p| p.what == "start" && p.text == flag)
+    });
+    let started = played
+        .iter()
+        .find(|p| p.what == "start" && p.text == flag)
+        .unwrap();
+    let delay = started.at_unix_ms.saturating_sub(said_at);
+    eprintln!("the flag started {delay} ms after it was said");
+    assert!(delay < 500, "the flag started {delay} ms after it was said");
+    assert!(speaker.flush_blocking(Duration::from_secs(60)));
+    // The cut move and everything queued were said after the flag.
+    let played = out.played();
+    for text in [
+        "Läufer Bella fünf",
+        "Turm David eins",
+        "Dame Anna vier",
+        "Bauer Eva vier",
+    ] {
+        assert_eq!(ends_of(&played, text), 1, "{text}: {played:#?}");
+    }
+}
+
+/// Records what it was given, as a voiced backend or as the score's record.
+struct Recorder {
+    log: Log,
+    score: bool,
+}
+
+impl SpeechBackend for Recorder {
+    fn name(&self) -> &str {
+        "recorder"
+    }
+    fn speak(&mut self, u: &Utterance) -> Result<(), SpeechError> {
+        self.log.lock().unwrap().push(u.text.clone());
+        Ok(())
+    }
+    fn stop(&mut self) {}
+    fn records_score(&self) -> bool {
+        self.score
+    }
+}
+
+#[test]
+fn voices_get_spoken_forms_the_record_numbers_moves_the_transcript_keeps_the_words() {
+    let dir = scratch_dir("spoken-forms");
+    let voice: Log = Arc::default();
+    let record: Log = Arc::default();
+    let path = dir.join("t.txt");
+    let speaker = Speaker::from_outputs(
+        vec![
+            (
+                BLIND,
+                Box::new(Recorder {
+                    log: voice.clone(),
+                    score: false,
+                }),
+            ),
+            (
+                Listeners::ALL,
+                Box::new(Recorder {
+                    log: record.clone(),
+                    score: true,
+                }),
+            ),
+            (
+                BLIND_AND_OPPONENT,
+                Box::new(TranscriptBackend::open(&path).unwrap()),
+            ),
+        ],
+        8,
+    );
+    let text = "Springer Cesar sechs";
+    speaker.say_step(vec![
+        a_move(Listener::BlindPlayer, text, 12, Color::White),
+        a_move(Listener::Opponent, text, 12, Color::White),
+    ]);
+    speaker.say(say_to(Listener::Everyone, "Lange Rochade"));
+    speaker.say(say_to(
+        Listener::Everyone,
+        "Eva schlägt David sechs en passant",
+    ));
+    assert!(speaker.flush_blocking(Duration::from_secs(5)));
+    assert_eq!(
+        *voice.lock().unwrap(),
+        [
+            "Springer Zäsar sechs",
+            "Lange Roschade",
+            "Eva schlägt David sechs ang passang"
+        ]
+    );
+    assert_eq!(
+        *record.lock().unwrap(),
+        [
+            "Zug zwölf, Weiß: Springer Zäsar sechs",
+            "Lange Roschade",
+            "Eva schlägt David sechs ang passang"
+        ],
+        "the record holds each utterance once, moves with number and colour"
+    );
+    let lines: Vec<String> = fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| transcript::parse_line(l).unwrap().2.to_string())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            text,
+            text,
+            "Lange Rochade",
+            "Eva schlägt David sechs en passant"
+        ],
+        "the transcript keeps the written words and one line per listener"
+    );
+}
+
+#[test]
+fn listener_prefixes_and_devices_parse_and_print_back() {
+    use annabella::io::speech::{OutputSpec, parse_outputs};
+    let outputs = parse_outputs(
+        "blind=espeak-ng@plughw:1,0, opponent+arbiter=tts,blind+opponent=transcript:/tmp/a=b.txt,wav:/srv/rec",
+    );
+    // A device may not contain a comma: `plughw:1,0` is two items, the second not a backend.
+    assert!(outputs.is_err());
+    let outputs = parse_outputs(
+        "blind=espeak-ng@plughw:1, opponent+arbiter=tts,blind+opponent=transcript:/tmp/a=b.txt,wav:/srv/rec",
+    )
+    .unwrap();
+    assert_eq!(
+        outputs,
+        [
+            OutputSpec {
+                listeners: BLIND,
+                backend: BackendSpec::EspeakNgOn("plughw:1".into())
+            },
+            OutputSpec {
+                listeners: Listeners {
+                    blind: false,
+                    opponent: true,
+                    arbiter: true
+                },
+                backend: BackendSpec::Tts
+            },
+            OutputSpec {
+                listeners: BLIND_AND_OPPONENT,
+                backend: BackendSpec::Transcript("/tmp/a=b.txt".into())
+            },
+            OutputSpec {
+                listeners: Listeners::ALL,
+                backend: BackendSpec::Wav("/srv/rec".into())
+            },
+        ]
+    );
+    for o in &outputs {
+        assert_eq!(
+            parse_outputs(&o.to_string()).unwrap(),
+            std::slice::from_ref(o)
+        );
+    }
+    for (spec, expected) in [
+        ("blind+blind=tts", "named twice"),
+        ("player=tts", "unknown listener `player`"),
+        ("=tts", "unknown listener ``"),
+        ("blind=none", "takes no listeners"),
+        ("espeak-ng@", "DEVICE is empty"),
+        ("blind=tts,opponent=tts", "listed twice"),
+    ] {
+        let err = parse_outputs(spec).expect_err(spec);
+        assert!(err.contains(expected), "{spec}: {err}");
+    }
+    assert!(parse_backends("blind=tts").is_err());
+}
+
+#[test]
+fn espeak_ng_on_a_device_pipes_its_audio_into_the_player() {
+    let real = stand_in::real_espeak().expect("espeak-ng: run scripts/ensure-deps.sh");
+    let dir = scratch_dir("espeak-device");
+    let log = dir.join("player.log");
+    let player = dir.join("aplay");
+    fs::write(
+        &player,
+        format!(
+            "#!/bin/sh\nbytes=$(wc -c)\necho \"$* $bytes\" >> '{}'\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&player, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let backend = EspeakBackend::with_program(real)
+        .with_rate(Some(220))
+        .on_device("plughw:1")
+        .with_player(&player);
+    assert_eq!(backend.name(), "espeak-ng@plughw:1");
+    let speaker = Speaker::from_outputs(vec![(BLIND, Box::new(backend))], 8);
+    speaker.say(say_to(Listener::Opponent, "nicht für ihn"));
+    speaker.say(say_to(Listener::BlindPlayer, "Springer Felix drei"));
+    assert!(speaker.flush_blocking(Duration::from_secs(10)));
+    let logged = fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = logged.lines().collect();
+    assert_eq!(lines.len(), 1, "{logged}");
+    let (args, bytes) = lines[0].rsplit_once(' ').unwrap();
+    assert_eq!(args, "-q -D plughw:1");
+    assert!(
+        bytes.parse::<u64>().unwrap() > 10_000,
+        "the player got the WAV: {bytes} bytes"
+    );
+}
+
+#[test]
+fn a_daemon_game_on_one_shared_loudspeaker_says_each_utterance_once() {
+    use common::board::SimulatedBoard;
+    use common::daemon::Serve;
+    assert!(
+        stand_in::available(),
+        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
+    );
+    let dir = scratch_dir("stand-in-daemon");
+    let speaker = StandIn::create(&dir.join("bin")).unwrap();
+    let peg = dir.join("peg");
+    let transcript_path = dir.join("transcript.txt");
+    let mut board = SimulatedBoard::on_pty("peg", &peg, &[]);
+    let path = format!(
+        "{}:{}",
+        speaker.dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // One loudspeaker for the blind player and the opponent, the transcript for everyone.
+    let speech = format!(
+        "blind+opponent=espeak-ng,transcript:{}",
+        transcript_path.display()
+    );
+    let mut daemon = Serve::new(&dir.join("state"))
+        .env("PATH", path)
+        .args(["--peg", peg.to_str().unwrap(), "--speech", &speech])
+        .args(["--time-control", "5400+30", "--speech-rate", "300"])
+        .start();
+    let mut black = daemon.connect("black");
+    let mut watcher = daemon.connect("observer");
+    assert!(watcher.ask("events").starts_with("ok events"));
+    watcher.wait_status("peg connected in-sync");
+    // The blind player's own moves are confirmed to him and announced to the opponent: the
+    // same words for two listeners in one step.
+    board.hand("e2e4");
+    watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+    assert_eq!(black.ask("move 5755"), "ok e7e5 e5");
+    watcher.heard("Eva fünf");
+    board.hand("e7e5");
+    watcher.heard("in Ordnung");
+    board.hand("g1f3");
+    watcher.expect_event("2.Nf3", |l| l.starts_with("event move 3 white g1f3"));
+    assert_eq!(black.ask("move 2836"), "ok b8c6 Sc6");
+    board.hand("b8c6");
+    watcher.heard("in Ordnung");
+    board.hand("f1b5");
+    watcher.expect_event("3.Bb5", |l| l.starts_with("event move 5 white f1b5"));
+    // The transcript has its own thread and is written at once; the loudspeaker takes longer.
+    thread::sleep(Duration::from_millis(500));
+    let transcript = fs::read_to_string(&transcript_path).unwrap();
+    let lines: Vec<(Listener, String)> = transcript
+        .lines()
+        .filter_map(|l| transcript::parse_line(l).map(|(_, who, text)| (who, text.to_string())))
+        .collect();
+    // What the shared loudspeaker should have said: each blind or opponent utterance, words
+    // said to both at once counted once.
+    let mut expected: Vec<String> = Vec::new();
+    let german = annabella::chess::language::Language::german().vocabulary();
+    for (who, text) in &lines {
+        // The voice says the spoken forms ("Zäsar"); the transcript keeps the written words.
+        let spoken = german.pronounce(text);
+        if *who != Listener::Arbiter && expected.last() != Some(&spoken) {
+            expected.push(spoken);
+        }
+    }
+    assert!(
+        lines
+            .windows(2)
+            .any(|w| w[0].1 == w[1].1 && w[0].0 != w[1].0),
+        "the game addressed the same words to two listeners at once: {lines:#?}"
+    );
+    let played = speaker.wait_until(Duration::from_secs(60), |p| {
+        p.iter().filter(|p| p.what != "start").count() >= expected.len()
+    });
+    daemon.terminate();
+    let started: Vec<&str> = played
+        .iter()
+        .filter(|p| p.what == "start")
+        .map(|p| p.text.as_str())
+        .collect();
+    let repeats = started.windows(2).filter(|w| w[0] == w[1]).count();
+    assert_eq!(
+        repeats, 0,
+        "immediate repeats on the shared loudspeaker: {started:#?}"
+    );
+    assert_eq!(started, expected, "each utterance once, in order");
+}
