@@ -293,14 +293,27 @@ impl Table {
                 let header = self.word("board_mismatch");
                 self.start_guidance(board, header, &fixes, out);
             }
-            Conclusion::InSync => {
-                if let Some(b) = self.board_mut(board) {
-                    b.set_differs(false);
-                }
-                let text = self.word("board_correct");
-                self.say(listener, text, Urgency::Polite, out);
-            }
+            Conclusion::InSync => self.back_in_sync(board, out),
         }
+    }
+
+    /// The board that differed shows the game again: said once (`event in-sync`, "Brett
+    /// stimmt wieder", and on the peg board the move it still owes), however the table and
+    /// the detector both noticed it.
+    fn back_in_sync(&mut self, board: BoardId, out: &mut Step) {
+        let Some(b) = self.board_mut(board) else {
+            return;
+        };
+        if !b.differs {
+            return;
+        }
+        b.set_differs(false);
+        out.event(TableEvent::InSync { board });
+        let mut words = vec![self.word("board_correct")];
+        if board == BoardId::Peg {
+            words.extend(self.owed_phrase());
+        }
+        self.say(listener_of(board), words.join(". "), Urgency::Polite, out);
     }
 
     /// The board differs from the game: say so, with the first correction only; the next
@@ -336,6 +349,19 @@ impl Table {
         if !b.differs {
             return;
         }
+        // An occupancy board whose holes are the game's is right, whatever the hand guessed
+        // on the way: its pegs are taken as the game's pieces (a guess that a bishop stands
+        // where the game has the queen would otherwise ask for the queen for ever).
+        if self
+            .split(board)
+            .is_some_and(|(b, game)| b.feed.detector_mut().take_as_game(game))
+        {
+            self.back_in_sync(board, out);
+            return;
+        }
+        let Some(b) = self.board(board) else {
+            return;
+        };
         // Mid-gesture a lift is the first half of a move; only a removal ends with one.
         let acts = match event {
             SensorEvent::Lift(sq) => {
@@ -362,15 +388,7 @@ impl Table {
                 .position_before(owed_ply)
                 .is_some_and(|p| observed.matches(p.board()));
         if fixes.is_empty() || shows_owed_position {
-            if let Some(b) = self.board_mut(board) {
-                b.set_differs(false);
-            }
-            out.event(TableEvent::InSync { board });
-            let mut words = vec![self.word("board_correct")];
-            if board == BoardId::Peg {
-                words.extend(self.owed_phrase());
-            }
-            self.say(listener_of(board), words.join(". "), Urgency::Polite, out);
+            self.back_in_sync(board, out);
             return;
         }
         let first = fixes.first().copied();
