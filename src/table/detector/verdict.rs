@@ -34,6 +34,10 @@ pub(super) struct Reported {
     /// How many corrections the board needed when last judged wrong: while it is out of sync,
     /// a state needing no more is a correction being followed, not a new wrong move.
     pub(super) fixes: usize,
+    /// The board was found showing an earlier position of the game (a takeback the game did
+    /// not make): until it shows the game again, the player is redoing moves the game has,
+    /// so a step that happens to look like a move of his is a correction, never a move.
+    pub(super) taken_back: bool,
 }
 
 /// The board's link to the daemon, as far as the detector must know it.
@@ -78,6 +82,7 @@ impl MoveDetector {
                 self.advance(m, false);
             }
             Turn::Anticipated => {}
+            Turn::Own if self.reported.taken_back => {}
             Turn::Own => {
                 let warning = if self.kind == BoardKind::Occupancy
                     && self.settings.touch_move != TouchMove::Off
@@ -233,6 +238,7 @@ impl MoveDetector {
         self.pieces.eval_at = None;
         self.promotion.waiting = None;
         self.reported.last = None;
+        self.reported.taken_back = false;
         if self.kind == BoardKind::Occupancy {
             // The holes are the game's: whatever the hand guessed while the board was wrong,
             // the pegs are the game's pieces now (a guess must never keep a right board wrong).
@@ -280,6 +286,7 @@ impl MoveDetector {
                 plies: self.line.ply + self.line.owed.len() - k,
             });
             self.reported.out_of_sync = true;
+            self.reported.taken_back = true;
             self.reported.fixes = self.corrections_now().len();
             self.reported.last = Some(self.report_key());
             return;

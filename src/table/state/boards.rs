@@ -245,17 +245,29 @@ impl Table {
                     BoardId::Peg => Source::Peg,
                     BoardId::Normal => Source::Normal,
                 };
-                if let Err(e) = self.play(now, m, source, out) {
-                    out.event(TableEvent::Refused {
-                        board,
-                        reason: e.message,
-                    });
-                    let mut again = Vec::new();
-                    if let Some((b, game)) = self.split(board) {
-                        b.feed.detector_mut().resync(game, &mut again);
+                match self.play(now, m, source, out) {
+                    // The board shows the move just played: whatever it was told to correct
+                    // before is over (the move itself is what the player hears).
+                    Ok(()) => {
+                        if let Some(b) = self.board_mut(board)
+                            && std::mem::take(&mut b.differs)
+                        {
+                            b.guided = None;
+                            out.event(TableEvent::InSync { board });
+                        }
                     }
-                    for c in again {
-                        self.on_conclusion(board, now, c, out);
+                    Err(e) => {
+                        out.event(TableEvent::Refused {
+                            board,
+                            reason: e.message,
+                        });
+                        let mut again = Vec::new();
+                        if let Some((b, game)) = self.split(board) {
+                            b.feed.detector_mut().resync(game, &mut again);
+                        }
+                        for c in again {
+                            self.on_conclusion(board, now, c, out);
+                        }
                     }
                 }
             }
