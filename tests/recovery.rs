@@ -418,3 +418,79 @@ proptest::proptest! {
         proptest::prop_assert!(!said.iter().any(|t| is_instruction(t)), "{:?}", said);
     }
 }
+
+#[test]
+fn an_illegal_move_says_why_once() {
+    let mut h = Harness::new(TouchMove::Warn);
+    for (white, black) in [("e2e4", "e7e5"), ("d2d4", "f8b4")] {
+        h.hand_move(uci_move(&h, white));
+        h.ask(Role::Player(Color::Black), &format!("move {black}"));
+        h.hand_move(uci_move_before(&h, black));
+    }
+    // 3. a2-a3 leaves the king in check from b4.
+    let step = h.steps;
+    h.lift(Square::A2);
+    h.place(Square::A3);
+    let said = h.said_to_blind_since(step);
+    assert_eq!(
+        said,
+        ["Unzulässiger Zug: der König stünde im Schach. Bauer von Anna drei nach Anna zwei"]
+    );
+    // Following the correction is no new illegal move; the board is right again, once.
+    let step = h.steps;
+    h.lift(Square::A3);
+    h.place(Square::A2);
+    assert_eq!(h.said_to_blind_since(step), ["Brett stimmt wieder"]);
+}
+
+#[test]
+fn a_strict_touch_move_refusal_says_why_once() {
+    let mut h = Harness::new(TouchMove::Strict);
+    let step = h.steps;
+    // The knight on g1 is touched first, then the one on b1 is moved.
+    h.lift(Square::G1);
+    h.place(Square::G1);
+    h.lift(Square::B1);
+    h.place(Square::C3);
+    assert_eq!(h.table.game().ply_count(), 0);
+    let said = h.said_to_blind_since(step);
+    let why: Vec<_> = said
+        .iter()
+        .filter(|t| t.contains("zuerst berührt wurde Springer Gustav eins"))
+        .collect();
+    assert_eq!(why.len(), 1, "{said:?}");
+    assert_eq!(said.len(), 1, "{said:?}");
+    let step = h.steps;
+    h.lift(Square::C3);
+    h.place(Square::B1);
+    assert_eq!(h.said_to_blind_since(step), ["Brett stimmt wieder"]);
+    // The knight on g1 it is.
+    h.lift(Square::G1);
+    h.place(Square::F3);
+    assert_eq!(h.table.game().ply_count(), 1);
+}
+
+#[test]
+fn a_move_made_while_the_clocks_are_stopped_is_refused_with_the_reason() {
+    let mut h = Harness::new(TouchMove::Warn);
+    assert!(h.ask(Role::Arbiter, "pause").starts_with("ok"));
+    let step = h.steps;
+    h.hand_move(uci_move(&h, "e2e4"));
+    let said = h.said_to_blind_since(step);
+    assert_eq!(
+        said.first().copied(),
+        Some("Die Uhren sind angehalten; kein Zug, bis der Schiedsrichter sie wieder startet"),
+        "{said:?}"
+    );
+    assert_eq!(h.table.game().ply_count(), 0);
+}
+
+/// A move of the position before the game's last move (the one the board owes).
+fn uci_move_before(h: &Harness, uci: &str) -> Move {
+    let game = h.table.game();
+    let before = game.position_before(game.ply_count() - 1).unwrap();
+    uci.parse::<shakmaty::uci::UciMove>()
+        .unwrap()
+        .to_move(&before)
+        .unwrap()
+}

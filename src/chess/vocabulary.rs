@@ -103,6 +103,29 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("correction_move", &["piece", "colored_piece", "from", "to"]),
     ("correction_remove", &["piece", "colored_piece", "square"]),
     ("correction_place", &["piece", "colored_piece", "square"]),
+    ("reason_wrong_side", &["color"]),
+    (
+        "reason_king_in_check",
+        &["piece", "colored_piece", "from", "to"],
+    ),
+    (
+        "reason_cannot_move",
+        &["piece", "colored_piece", "from", "to"],
+    ),
+    ("reason_castling", &[]),
+    ("reason_displaced", &[]),
+    ("reason_game_over", &[]),
+    ("touch_move_first", &["piece", "colored_piece", "square"]),
+    ("touch_move_capture", &["piece", "colored_piece", "square"]),
+    ("touch_move_castle", &[]),
+    ("touch_move_rook_first", &[]),
+    ("move_refused_paused", &[]),
+    ("takeback_rejected", &[]),
+    ("game_continues", &[]),
+    (
+        "sheet_correct_move",
+        &["color", "number", "played", "written"],
+    ),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

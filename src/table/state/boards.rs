@@ -10,7 +10,7 @@ use crate::boards::{BoardKey, SensorEvent, Timed};
 use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move};
-use crate::chess::phrases::{Event, event_phrase};
+use crate::chess::phrases::{Event, RefusalReason, event_phrase, refusal_phrase};
 use crate::table::board_feed::BoardFeed;
 use crate::table::control::{ErrorCode, Refusal};
 use crate::table::corrections::{Correction, corrections};
@@ -261,6 +261,19 @@ impl Table {
                             board,
                             reason: e.message,
                         });
+                        // The move stands on the board but not in the game: the player hears
+                        // why (the corrections follow from the detector's judgement below).
+                        let why = if self.g.game.is_over() {
+                            Some(RefusalReason::GameOver)
+                        } else if self.g.clock.is_paused() {
+                            Some(RefusalReason::ClocksStopped)
+                        } else {
+                            None
+                        };
+                        if let Some(why) = why {
+                            let text = refusal_phrase(why, self.vocab());
+                            self.say(listener, text, Urgency::Urgent, out);
+                        }
                         let mut again = Vec::new();
                         if let Some((b, game)) = self.split(board) {
                             b.feed.detector_mut().resync(game, &mut again);
@@ -284,8 +297,17 @@ impl Table {
                 let text = event_phrase(Event::PromotionRequest, self.vocab());
                 self.say(listener, text, Urgency::Polite, out);
             }
-            Conclusion::Illegal { corrections, .. } => {
-                let header = event_phrase(Event::IllegalMove, self.vocab());
+            Conclusion::Illegal {
+                corrections,
+                reason,
+            } => {
+                // "Unzulässiger Zug: der König stünde im Schach", said once with the first
+                // correction.
+                let header = format!(
+                    "{}: {}",
+                    event_phrase(Event::IllegalMove, self.vocab()),
+                    refusal_phrase(reason.spoken(), self.vocab())
+                );
                 self.start_guidance(board, header, &corrections, out);
             }
             Conclusion::Mismatch {

@@ -92,6 +92,9 @@ impl Table {
                     return Err(state("no resolution is proposed"));
                 }
                 out.event(TableEvent::Resolution(ResolutionEvent::Rejected));
+                // Everyone was told "the arbiter decides": everyone hears the decision.
+                let text = self.word("takeback_rejected");
+                self.say(Listener::Everyone, text, Urgency::Urgent, out);
                 return Ok(Answer::TakebackDropped);
             }
             Resolve::Confirm => {
