@@ -494,3 +494,87 @@ fn uci_move_before(h: &Harness, uci: &str) -> Move {
         .to_move(&before)
         .unwrap()
 }
+
+#[test]
+fn a_sheet_that_differs_while_both_boards_show_the_game_is_corrected_not_taken_back() {
+    // The game: both boards showed the same game; one scoresheet had 2...e6 for
+    // 2...d6, and the table proposed retracting seven half-moves.
+    let mut h = Harness::new(TouchMove::Warn);
+    for (white, black) in [
+        ("e2e4", "c7c5"),
+        ("g1f3", "d7d6"),
+        ("d2d4", "c5d4"),
+        ("f3d4", "g8f6"),
+    ] {
+        h.hand_move(uci_move(&h, white));
+        h.ask(Role::Player(Color::Black), &format!("move {black}"));
+        h.hand_move(uci_move_before(&h, black));
+    }
+    assert_eq!(h.peg_sync(), "in-sync");
+    let step = h.steps;
+    let reply = h.ask(Role::Assistant, "record b e4 c5 Sf3 e6 d4 cxd4 Sxd4 Sf6");
+    assert!(
+        reply.contains("a sheet to correct, not a takeback"),
+        "{reply}"
+    );
+    assert!(reply.contains("2...e6 written, 2...d6 played"), "{reply}");
+    assert!(
+        !h.events
+            .iter()
+            .any(|(s, e)| *s > step && e.starts_with("event resolution proposed")),
+        "{:?}",
+        h.events
+    );
+    // The sheet's writer (the sighted player) is told which move, in words; nobody else.
+    let to_opponent: Vec<_> = h
+        .said
+        .iter()
+        .filter(|(s, l, _)| *s > step && *l == Listener::Opponent)
+        .map(|(_, _, t)| t.as_str())
+        .collect();
+    assert_eq!(
+        to_opponent,
+        [
+            "Bitte das Partieformular verbessern: Zug zwei von Schwarz ist David sechs, nicht Eva sechs"
+        ]
+    );
+    assert!(h.said_to_blind_since(step).is_empty());
+    assert!(
+        h.said
+            .iter()
+            .all(|(s, l, _)| *s <= step || *l != Listener::Everyone)
+    );
+    // The game stands; there is nothing for the arbiter to confirm.
+    assert_eq!(h.table.game().ply_count(), 8);
+    assert!(h.ask(Role::Arbiter, "resolve confirm").starts_with("error"));
+    // Corrected, the sheets agree.
+    let reply = h.ask(Role::Assistant, "record b e4 c5 Sf3 d6 d4 cxd4 Sxd4 Sf6");
+    assert!(reply.contains("the sheets agree"), "{reply}");
+}
+
+#[test]
+fn the_arbiters_rejection_of_a_takeback_is_said_to_everyone() {
+    let mut h = Harness::new(TouchMove::Warn);
+    for (white, black) in [("e2e4", "e7e5"), ("g1f3", "b8c6")] {
+        h.hand_move(uci_move(&h, white));
+        h.ask(Role::Player(Color::Black), &format!("move {black}"));
+        h.hand_move(uci_move_before(&h, black));
+    }
+    // The blind player's board differs (a pawn where it cannot go), and the sheets differ.
+    h.lift(Square::A2);
+    h.place(Square::A5);
+    let reply = h.ask(Role::Assistant, "record b e4 e5 Sf3 d6");
+    assert!(reply.contains("the sheets differ"), "{reply}");
+    let step = h.steps;
+    assert!(h.ask(Role::Arbiter, "resolve reject").starts_with("ok"));
+    let everyone: Vec<_> = h
+        .said
+        .iter()
+        .filter(|(s, l, _)| *s > step && *l == Listener::Everyone)
+        .map(|(_, _, t)| t.as_str())
+        .collect();
+    assert_eq!(
+        everyone,
+        ["Der Schiedsrichter hat entschieden: keine Rücknahme, die Partie geht weiter"]
+    );
+}
