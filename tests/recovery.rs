@@ -49,6 +49,8 @@ struct Harness {
     events: Vec<(usize, String)>,
     /// Corrections of the last guidance event for the peg board.
     guide: Vec<Correction>,
+    /// The PGN of every archive the table asked for.
+    archived: Vec<String>,
     steps: usize,
 }
 
@@ -62,6 +64,7 @@ impl Harness {
             said: Vec::new(),
             events: Vec::new(),
             guide: Vec::new(),
+            archived: Vec::new(),
             steps: 0,
         };
         h.take(out);
@@ -81,6 +84,9 @@ impl Harness {
     fn take(&mut self, out: Step) {
         self.steps += 1;
         for e in &out.effects {
+            if let Effect::Finished { pgn } = e {
+                self.archived.push(pgn.clone());
+            }
             if let Effect::Event(e) = e {
                 match e {
                     TableEvent::Say(say) => {
@@ -577,4 +583,56 @@ fn the_arbiters_rejection_of_a_takeback_is_said_to_everyone() {
         everyone,
         ["Der Schiedsrichter hat entschieden: keine Rücknahme, die Partie geht weiter"]
     );
+}
+
+#[test]
+fn undo_after_mate_is_the_arbiters_alone_and_everyone_hears_the_game_goes_on() {
+    let mut h = Harness::new(TouchMove::Warn);
+    h.hand_move(uci_move(&h, "f2f3"));
+    h.ask(Role::Player(Color::Black), "move e7e5");
+    h.hand_move(uci_move_before(&h, "e7e5"));
+    h.hand_move(uci_move(&h, "g2g4"));
+    h.ask(Role::Player(Color::Black), "move d8h4");
+    assert!(h.table.game().is_over());
+    assert_eq!(h.archived.len(), 1);
+    assert!(
+        h.archived[0].contains("[Result \"0-1\"]"),
+        "{}",
+        h.archived[0]
+    );
+    // The game was decided: no player takes a move back.
+    for role in [Role::Player(Color::Black), Role::Assistant] {
+        let reply = h.ask(role, "undo");
+        assert!(reply.starts_with("error forbidden"), "{reply}");
+    }
+    assert!(h.table.game().is_over());
+    // The arbiter may reopen it: everyone hears the game goes on, and the archive is
+    // rewritten with the game as it stands.
+    let step = h.steps;
+    assert_eq!(h.ask(Role::Arbiter, "undo"), "ok withdrawn d8h4");
+    assert!(!h.table.game().is_over());
+    let everyone: Vec<_> = h
+        .said
+        .iter()
+        .filter(|(s, l, _)| *s > step && *l == Listener::Everyone)
+        .map(|(_, _, t)| t.as_str())
+        .collect();
+    assert_eq!(everyone.len(), 1, "{everyone:?}");
+    assert!(
+        everyone[0].starts_with("Zug zurückgenommen")
+            && everyone[0].ends_with(
+                "Der Schiedsrichter hat die Partie wieder geöffnet; die Partie geht weiter"
+            ),
+        "{everyone:?}"
+    );
+    assert_eq!(h.archived.len(), 2);
+    assert!(
+        h.archived[1].contains("[Result \"*\"]"),
+        "{}",
+        h.archived[1]
+    );
+    // Finished again, the archive is replaced by the new end.
+    h.ask(Role::Player(Color::Black), "move d8h4");
+    assert_eq!(h.archived.len(), 3);
+    assert!(h.archived[2].contains("[Result \"0-1\"]"));
 }
