@@ -550,15 +550,8 @@ impl Table {
         let before = self.g.game.position().clone();
         let mover = before.turn();
         let uci = self.uci(m);
-        self.commit(
-            now,
-            Record::Move {
-                uci: uci.clone(),
-                source,
-            },
-            out,
-        )
-        .map_err(|e| Refusal::new(ErrorCode::Move, e))?;
+        self.commit(now, Record::Move { uci, source }, out)
+            .map_err(|e| Refusal::new(ErrorCode::Move, e))?;
         out.event(TableEvent::Move {
             ply: self.g.game.ply_count(),
             color: mover,
