@@ -385,7 +385,7 @@ fn run(h: &mut Harness, op: &Op) {
 }
 
 proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
 
     /// Any sequence of lifts and placements, takebacks, undos and moves made while the board
     /// differed, that ends with the peg board's holes equal to the game's, ends in sync, with
