@@ -763,6 +763,12 @@ fn sheets_that_differ_are_taken_back_to_where_they_agree_when_the_arbiter_confir
     let clock_after_two = h.table.clock().state().remaining_ms;
     h.at(5_000);
     opening(&mut h, &[("g1f3", "b8c6"), ("f1c4", "g8f6")]);
+    // The blind player's board differs from the game (a pawn pushed where it cannot go):
+    // with a board that differs, differing sheets decide where the game goes back to (D.2.9).
+    // (With both boards showing the game, a differing sheet is only corrected: see
+    // tests/recovery.rs.)
+    h.lift(Square::A2);
+    h.place(Square::A5);
     // The sighted player wrote 2... d6 where the board shows Nc6.
     let reply = h.ask(Role::Assistant, "record b e4 e5 Sf3 d6 Lc4 Sf6");
     assert!(

@@ -322,6 +322,106 @@ fn correction(key: &str, piece: Piece, square: Square, v: &Vocabulary) -> String
     )
 }
 
+/// Why a move made on a board is not accepted, as the player hears it (the detector's and the
+/// table's reasons, named here so that the words stay in the language files).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefusalReason {
+    /// It is not this colour's move.
+    WrongSide(Color),
+    /// The move would leave (or put) the mover's king in check.
+    KingInCheck {
+        piece: Piece,
+        from: Square,
+        to: Square,
+    },
+    /// The piece does not move like that.
+    CannotMove {
+        piece: Piece,
+        from: Square,
+        to: Square,
+    },
+    /// Castling is not legal now.
+    Castling,
+    /// Pieces stand where no single legal move puts them.
+    Displaced,
+    /// The game is over.
+    GameOver,
+    /// Touch-move (FIDE 4.3): this piece was touched first and had to be moved.
+    TouchedFirst { piece: Piece, square: Square },
+    /// Touch-move (4.3): this opponent piece was touched and had to be captured.
+    TouchedNotCaptured { piece: Piece, square: Square },
+    /// Touch-move (4.4.1): king, then rook touched: castling had to be made.
+    CastlingRequired,
+    /// Touch-move (4.4.2): rook before king: no castling on that side.
+    CastledAfterRook,
+    /// The arbiter stopped the clocks.
+    ClocksStopped,
+}
+
+/// Why a move is not accepted, in words: "der König stünde im Schach".
+pub fn refusal_phrase(reason: RefusalReason, v: &Vocabulary) -> String {
+    use RefusalReason::*;
+    let template = |key: &str| v.event(key).unwrap_or(key).to_owned();
+    let piece_move = |key: &str, piece: Piece, from: Square, to: Square| {
+        let (from, to) = (square_phrase(from, v), square_phrase(to, v));
+        fill(
+            &template(key),
+            &[
+                ("piece", v.piece(piece.role)),
+                ("colored_piece", v.colored_piece(piece)),
+                ("from", &from),
+                ("to", &to),
+            ],
+        )
+    };
+    let piece_on = |key: &str, piece: Piece, square: Square| {
+        let square = square_phrase(square, v);
+        fill(
+            &template(key),
+            &[
+                ("piece", v.piece(piece.role)),
+                ("colored_piece", v.colored_piece(piece)),
+                ("square", &square),
+            ],
+        )
+    };
+    match reason {
+        WrongSide(color) => fill(&template("reason_wrong_side"), &[("color", v.color(color))]),
+        KingInCheck { piece, from, to } => piece_move("reason_king_in_check", piece, from, to),
+        CannotMove { piece, from, to } => piece_move("reason_cannot_move", piece, from, to),
+        Castling => template("reason_castling"),
+        Displaced => template("reason_displaced"),
+        GameOver => template("reason_game_over"),
+        TouchedFirst { piece, square } => piece_on("touch_move_first", piece, square),
+        TouchedNotCaptured { piece, square } => piece_on("touch_move_capture", piece, square),
+        CastlingRequired => template("touch_move_castle"),
+        CastledAfterRook => template("touch_move_rook_first"),
+        ClocksStopped => template("move_refused_paused"),
+    }
+}
+
+/// A scoresheet to correct (the game is right, the sheet is not): "Zug zwei von Schwarz ist
+/// David sechs, nicht Eva sechs".
+pub fn sheet_correction_phrase(
+    color: Color,
+    number: u32,
+    played: &str,
+    written: &str,
+    v: &Vocabulary,
+) -> String {
+    let number = number_phrase(number, v);
+    fill(
+        v.event("sheet_correct_move")
+            .unwrap_or("{color} {number}: {played}, {written}"),
+        &[
+            ("color", v.color(color)),
+            ("number", &number),
+            ("played", played),
+            ("written", written),
+        ],
+    )
+}
+
 /// A colour standing alone: "Weiß".
 pub fn color_phrase(color: Color, v: &Vocabulary) -> String {
     v.color(color).to_owned()
@@ -351,6 +451,86 @@ mod tests {
         }
         let keys: std::collections::HashSet<_> = Event::all().iter().map(|e| e.key()).collect();
         assert_eq!(keys.len(), Event::all().len(), "two events share a key");
+    }
+
+    #[test]
+    fn refusals_say_why_in_every_language() {
+        use RefusalReason::*;
+        let knight = Piece {
+            color: Color::White,
+            role: Role::Knight,
+        };
+        let king = Piece {
+            color: Color::White,
+            role: Role::King,
+        };
+        assert_eq!(
+            refusal_phrase(
+                KingInCheck {
+                    piece: king,
+                    from: Square::E1,
+                    to: Square::E2
+                },
+                de()
+            ),
+            "der König stünde im Schach"
+        );
+        assert_eq!(
+            refusal_phrase(
+                TouchedFirst {
+                    piece: knight,
+                    square: Square::G1
+                },
+                de()
+            ),
+            "berührt, geführt: zuerst berührt wurde Springer Gustav eins"
+        );
+        assert_eq!(
+            refusal_phrase(WrongSide(Color::Black), de()),
+            "Schwarz ist nicht am Zug"
+        );
+        let all = [
+            WrongSide(Color::White),
+            KingInCheck {
+                piece: king,
+                from: Square::E1,
+                to: Square::E2,
+            },
+            CannotMove {
+                piece: knight,
+                from: Square::G1,
+                to: Square::G3,
+            },
+            Castling,
+            Displaced,
+            GameOver,
+            TouchedFirst {
+                piece: knight,
+                square: Square::G1,
+            },
+            TouchedNotCaptured {
+                piece: knight,
+                square: Square::G1,
+            },
+            CastlingRequired,
+            CastledAfterRook,
+            ClocksStopped,
+        ];
+        for code in ["de", "en", "es", "fr", "it", "nl", "pt"] {
+            for r in all {
+                let text = refusal_phrase(r, lang(code));
+                assert!(
+                    !text.contains('{') && !text.contains('_') && !text.is_empty(),
+                    "{code} {r:?}: {text}"
+                );
+                assert!(!text.chars().any(|c| c.is_ascii_digit()), "{code}: {text}");
+            }
+            let sheet = sheet_correction_phrase(Color::Black, 2, "d6", "e6", lang(code));
+            assert!(
+                !sheet.contains('{') && !sheet.contains('2'),
+                "{code}: {sheet}"
+            );
+        }
     }
 
     #[test]

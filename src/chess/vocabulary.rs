@@ -137,6 +137,29 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("key_setup_differs_one", &[]),
     ("key_setup_differs", COUNT_PLACEHOLDERS),
     ("key_unknown", &[]),
+    ("reason_wrong_side", &["color"]),
+    (
+        "reason_king_in_check",
+        &["piece", "colored_piece", "from", "to"],
+    ),
+    (
+        "reason_cannot_move",
+        &["piece", "colored_piece", "from", "to"],
+    ),
+    ("reason_castling", &[]),
+    ("reason_displaced", &[]),
+    ("reason_game_over", &[]),
+    ("touch_move_first", &["piece", "colored_piece", "square"]),
+    ("touch_move_capture", &["piece", "colored_piece", "square"]),
+    ("touch_move_castle", &[]),
+    ("touch_move_rook_first", &[]),
+    ("move_refused_paused", &[]),
+    ("takeback_rejected", &[]),
+    ("game_continues", &[]),
+    (
+        "sheet_correct_move",
+        &["color", "number", "played", "written"],
+    ),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

@@ -5,6 +5,7 @@ use std::fmt;
 
 use shakmaty::{CastlingMode, Color, Move, Piece, Role, Square};
 
+use crate::chess::phrases::RefusalReason;
 use crate::table::corrections::{Correction, PieceName};
 
 /// A move against the touch-move rules (FIDE 4.3, 4.4). `square`/`piece` name the touched piece
@@ -46,6 +47,22 @@ impl fmt::Display for TouchMoveWarning {
                 "the rook on {rook} was touched before the king: no castling on that side this \
                  move (FIDE 4.4.2)"
             ),
+        }
+    }
+}
+
+impl TouchMoveWarning {
+    /// What the player hears (the words come from the language file).
+    pub fn spoken(&self) -> RefusalReason {
+        match *self {
+            TouchMoveWarning::TouchedPieceNotMoved { square, piece } => {
+                RefusalReason::TouchedFirst { piece, square }
+            }
+            TouchMoveWarning::TouchedPieceNotCaptured { square, piece } => {
+                RefusalReason::TouchedNotCaptured { piece, square }
+            }
+            TouchMoveWarning::CastlingRequired { .. } => RefusalReason::CastlingRequired,
+            TouchMoveWarning::CastledAfterTouchingRook { .. } => RefusalReason::CastledAfterRook,
         }
     }
 }
@@ -110,6 +127,26 @@ impl fmt::Display for IllegalReason {
             }
             IllegalReason::GameOver => f.write_str("the game is over"),
             IllegalReason::TouchMove(w) => write!(f, "touch-move: {w}"),
+        }
+    }
+}
+
+impl IllegalReason {
+    /// What the player hears (the words come from the language file): "der König stünde im
+    /// Schach".
+    pub fn spoken(&self) -> RefusalReason {
+        match *self {
+            IllegalReason::WrongSide { color } => RefusalReason::WrongSide(color),
+            IllegalReason::LeavesKingInCheck { piece, from, to } => {
+                RefusalReason::KingInCheck { piece, from, to }
+            }
+            IllegalReason::CannotMoveThatWay { piece, from, to } => {
+                RefusalReason::CannotMove { piece, from, to }
+            }
+            IllegalReason::CastlingNotAllowed => RefusalReason::Castling,
+            IllegalReason::PiecesDisplaced => RefusalReason::Displaced,
+            IllegalReason::GameOver => RefusalReason::GameOver,
+            IllegalReason::TouchMove(w) => w.spoken(),
         }
     }
 }

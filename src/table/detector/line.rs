@@ -98,6 +98,7 @@ impl MoveDetector {
         self.pieces.pending = None;
         self.pieces.eval_at = None;
         self.reported.last = None;
+        self.reported.taken_back = false;
     }
 
     /// Loads the game afresh and judges the board against it at once.
@@ -167,6 +168,7 @@ impl MoveDetector {
         self.pieces.pending = None;
         self.pieces.eval_at = None;
         self.reported.out_of_sync = false;
+        self.reported.taken_back = false;
         self.reported.last = None;
         if self.pegs.occ == self.line.base.board().occupied() {
             self.pegs.belief = self.line.base.board().clone();

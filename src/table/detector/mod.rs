@@ -320,6 +320,27 @@ impl MoveDetector {
         self.rebase(game, out);
     }
 
+    /// The board's holes are taken as the game's pieces when its occupancy equals the game's
+    /// (an occupancy board that was being corrected, or set up by hand): the moves it owes count
+    /// as replicated, the pegs are believed to be the game's pieces and the touches start
+    /// afresh. Returns whether the occupancy matched; nothing changes when it did not. An
+    /// identity board sees its pieces, so it is never taken on trust: `false`.
+    pub fn take_as_game(&mut self, game: &Game) -> bool {
+        let mut ignored = Vec::new();
+        self.sync(game, &mut ignored);
+        if self.kind != BoardKind::Occupancy || self.pegs.occ != game.position().board().occupied()
+        {
+            return false;
+        }
+        self.pegs.deferred = None;
+        self.jump_to_game();
+        self.pegs.hand.clear();
+        self.new_window();
+        self.reported.out_of_sync = false;
+        self.back_at_base(&mut ignored);
+        true
+    }
+
     /// Releases the deadlines due at `now`: a move held as half of a castling (occupancy), a
     /// conclusion held for quiet time (identity).
     fn expire(&mut self, now: Millis, out: &mut Vec<Conclusion>) {

@@ -7,7 +7,7 @@ use shakmaty::{Bitboard, Board, CastlingSide, Move, Piece, Position, Rank, Role,
 
 use super::table::{Turn, board_after, captured_square, reachable};
 use super::{BoardKind, Conclusion, IllegalReason, MoveDetector, TouchMove};
-use crate::table::corrections::{self, Observed};
+use crate::table::corrections::{self, Correction, Observed};
 
 /// A pawn on the last rank waiting for its piece to be named.
 #[derive(Debug, Clone, Default)]
@@ -31,6 +31,13 @@ pub(super) struct Reported {
     /// The board state last reported as illegal, mismatch or takeback (see `report_key`), so
     /// that a board that stays wrong is not reported on every event.
     pub(super) last: Option<(Bitboard, Board, usize)>,
+    /// How many corrections the board needed when last judged wrong: while it is out of sync,
+    /// a state needing no more is a correction being followed, not a new wrong move.
+    pub(super) fixes: usize,
+    /// The board was found showing an earlier position of the game (a takeback the game did
+    /// not make): until it shows the game again, the player is redoing moves the game has,
+    /// so a step that happens to look like a move of his is a correction, never a move.
+    pub(super) taken_back: bool,
 }
 
 /// The board's link to the daemon, as far as the detector must know it.
@@ -75,6 +82,7 @@ impl MoveDetector {
                 self.advance(m, false);
             }
             Turn::Anticipated => {}
+            Turn::Own if self.reported.taken_back => {}
             Turn::Own => {
                 let warning = if self.kind == BoardKind::Occupancy
                     && self.settings.touch_move != TouchMove::Off
@@ -185,13 +193,9 @@ impl MoveDetector {
         self.reported.last.as_ref() == Some(&self.report_key())
     }
 
-    /// Reports a board that stands wrong: with `reason` as illegal, without as a mismatch.
-    pub(super) fn report_wrong(
-        &mut self,
-        reason: Option<IllegalReason>,
-        out: &mut Vec<Conclusion>,
-    ) {
-        let corrections = match self.kind {
+    /// The fewest hand actions that bring the board to the game's position.
+    fn corrections_now(&self) -> Vec<Correction> {
+        match self.kind {
             BoardKind::Occupancy => corrections::corrections(
                 &Observed::Occupancy(self.pegs.occ),
                 Some(&self.pegs.belief),
@@ -202,7 +206,17 @@ impl MoveDetector {
                 None,
                 &self.table.target,
             ),
-        };
+        }
+    }
+
+    /// Reports a board that stands wrong: with `reason` as illegal, without as a mismatch.
+    pub(super) fn report_wrong(
+        &mut self,
+        reason: Option<IllegalReason>,
+        out: &mut Vec<Conclusion>,
+    ) {
+        let corrections = self.corrections_now();
+        self.reported.fixes = corrections.len();
         out.push(match reason {
             Some(reason) => Conclusion::Illegal {
                 reason,
@@ -224,6 +238,12 @@ impl MoveDetector {
         self.pieces.eval_at = None;
         self.promotion.waiting = None;
         self.reported.last = None;
+        self.reported.taken_back = false;
+        if self.kind == BoardKind::Occupancy {
+            // The holes are the game's: whatever the hand guessed while the board was wrong,
+            // the pegs are the game's pieces now (a guess must never keep a right board wrong).
+            self.pegs.belief = self.line.history[self.line.ply].clone();
+        }
         if self.reported.out_of_sync {
             self.reported.out_of_sync = false;
             if self.table.turn != Turn::Owed {
@@ -265,8 +285,23 @@ impl MoveDetector {
             out.push(Conclusion::Takeback {
                 plies: self.line.ply + self.line.owed.len() - k,
             });
+            self.reported.out_of_sync = true;
+            self.reported.taken_back = true;
+            self.reported.fixes = self.corrections_now().len();
             self.reported.last = Some(self.report_key());
             return;
+        }
+        if explained && self.reported.out_of_sync {
+            // The board was reported wrong and the player is putting it right, one correction
+            // at a time: a state no further from the game is a correction followed, never a
+            // move, and the table guides him on ([`Conclusion::InSync`] when the board is right
+            // again). Only a board that got further from the game is judged again.
+            let left = self.corrections_now().len();
+            if left <= self.reported.fixes {
+                self.reported.fixes = left;
+                self.reported.last = Some(self.report_key());
+                return;
+            }
         }
         let reason = (explained && self.table.turn != Turn::Owed).then(|| self.classify());
         self.report_wrong(reason, out);

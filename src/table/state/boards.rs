@@ -10,7 +10,7 @@ use crate::boards::{SensorEvent, Timed};
 use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move};
-use crate::chess::phrases::{Event, event_phrase};
+use crate::chess::phrases::{Event, RefusalReason, event_phrase, refusal_phrase};
 use crate::table::board_feed::BoardFeed;
 use crate::table::control::{ErrorCode, Refusal};
 use crate::table::corrections::{Correction, corrections};
@@ -245,17 +245,42 @@ impl Table {
                     BoardId::Peg => Source::Peg,
                     BoardId::Normal => Source::Normal,
                 };
-                if let Err(e) = self.play(now, m, source, out) {
-                    out.event(TableEvent::Refused {
-                        board,
-                        reason: e.message,
-                    });
-                    let mut again = Vec::new();
-                    if let Some((b, game)) = self.split(board) {
-                        b.feed.detector_mut().resync(game, &mut again);
+                match self.play(now, m, source, out) {
+                    // The board shows the move just played: whatever it was told to correct
+                    // before is over (the move itself is what the player hears).
+                    Ok(()) => {
+                        if let Some(b) = self.board_mut(board)
+                            && std::mem::take(&mut b.differs)
+                        {
+                            b.guided = None;
+                            out.event(TableEvent::InSync { board });
+                        }
                     }
-                    for c in again {
-                        self.on_conclusion(board, now, c, out);
+                    Err(e) => {
+                        out.event(TableEvent::Refused {
+                            board,
+                            reason: e.message,
+                        });
+                        // The move stands on the board but not in the game: the player hears
+                        // why (the corrections follow from the detector's judgement below).
+                        let why = if self.g.game.is_over() {
+                            Some(RefusalReason::GameOver)
+                        } else if self.g.clock.is_paused() {
+                            Some(RefusalReason::ClocksStopped)
+                        } else {
+                            None
+                        };
+                        if let Some(why) = why {
+                            let text = refusal_phrase(why, self.vocab());
+                            self.say(listener, text, Urgency::Urgent, out);
+                        }
+                        let mut again = Vec::new();
+                        if let Some((b, game)) = self.split(board) {
+                            b.feed.detector_mut().resync(game, &mut again);
+                        }
+                        for c in again {
+                            self.on_conclusion(board, now, c, out);
+                        }
                     }
                 }
             }
@@ -272,8 +297,17 @@ impl Table {
                 let text = event_phrase(Event::PromotionRequest, self.vocab());
                 self.say(listener, text, Urgency::Polite, out);
             }
-            Conclusion::Illegal { corrections, .. } => {
-                let header = event_phrase(Event::IllegalMove, self.vocab());
+            Conclusion::Illegal {
+                corrections,
+                reason,
+            } => {
+                // "Unzulässiger Zug: der König stünde im Schach", said once with the first
+                // correction.
+                let header = format!(
+                    "{}: {}",
+                    event_phrase(Event::IllegalMove, self.vocab()),
+                    refusal_phrase(reason.spoken(), self.vocab())
+                );
                 self.start_guidance(board, header, &corrections, out);
             }
             Conclusion::Mismatch {
@@ -293,14 +327,27 @@ impl Table {
                 let header = self.word("board_mismatch");
                 self.start_guidance(board, header, &fixes, out);
             }
-            Conclusion::InSync => {
-                if let Some(b) = self.board_mut(board) {
-                    b.set_differs(false);
-                }
-                let text = self.word("board_correct");
-                self.say(listener, text, Urgency::Polite, out);
-            }
+            Conclusion::InSync => self.back_in_sync(board, out),
         }
+    }
+
+    /// The board that differed shows the game again: said once (`event in-sync`, "Brett
+    /// stimmt wieder", and on the peg board the move it still owes), however the table and
+    /// the detector both noticed it.
+    fn back_in_sync(&mut self, board: BoardId, out: &mut Step) {
+        let Some(b) = self.board_mut(board) else {
+            return;
+        };
+        if !b.differs {
+            return;
+        }
+        b.set_differs(false);
+        out.event(TableEvent::InSync { board });
+        let mut words = vec![self.word("board_correct")];
+        if board == BoardId::Peg {
+            words.extend(self.owed_phrase());
+        }
+        self.say(listener_of(board), words.join(". "), Urgency::Polite, out);
     }
 
     /// The board differs from the game: say so, with the first correction only; the next
@@ -336,6 +383,19 @@ impl Table {
         if !b.differs {
             return;
         }
+        // An occupancy board whose holes are the game's is right, whatever the hand guessed
+        // on the way: its pegs are taken as the game's pieces (a guess that a bishop stands
+        // where the game has the queen would otherwise ask for the queen for ever).
+        if self
+            .split(board)
+            .is_some_and(|(b, game)| b.feed.detector_mut().take_as_game(game))
+        {
+            self.back_in_sync(board, out);
+            return;
+        }
+        let Some(b) = self.board(board) else {
+            return;
+        };
         // Mid-gesture a lift is the first half of a move; only a removal ends with one.
         let acts = match event {
             SensorEvent::Lift(sq) => {
@@ -362,15 +422,7 @@ impl Table {
                 .position_before(owed_ply)
                 .is_some_and(|p| observed.matches(p.board()));
         if fixes.is_empty() || shows_owed_position {
-            if let Some(b) = self.board_mut(board) {
-                b.set_differs(false);
-            }
-            out.event(TableEvent::InSync { board });
-            let mut words = vec![self.word("board_correct")];
-            if board == BoardId::Peg {
-                words.extend(self.owed_phrase());
-            }
-            self.say(listener_of(board), words.join(". "), Urgency::Polite, out);
+            self.back_in_sync(board, out);
             return;
         }
         let first = fixes.first().copied();

@@ -12,7 +12,7 @@ use crate::table::control::{Command, ErrorCode, Refusal, Role, permitted};
 use crate::table::event::{Listener, TableEvent, Urgency};
 use crate::table::record::{Record, Source};
 use crate::table::state::words::color_name;
-use crate::table::state::{Answer, Now, Reply, Step, Table};
+use crate::table::state::{Answer, Effect, Now, Reply, Step, Table};
 
 fn state(message: impl Into<String>) -> Refusal {
     Refusal::new(ErrorCode::State, message)
@@ -55,7 +55,7 @@ impl Table {
                 self.claim_draw(now, role, intended.as_deref(), lang, out)
             }
             Command::Resign => self.resign(now, role, out),
-            Command::Undo => self.undo(now, out),
+            Command::Undo => self.undo(now, role, out),
             Command::Adjust { color, delta_ms } => self.adjust(now, *color, *delta_ms, out),
             Command::Penalty { color } => self.penalty(now, *color, out),
             Command::Pause => self.pause_or_resume(now, false, out),
@@ -240,7 +240,14 @@ impl Table {
     }
 
     /// `undo`: a slip of the tongue (D.2.8), the last move withdrawn and its time given back.
-    fn undo(&mut self, now: Now, out: &mut Step) -> Reply {
+    ///
+    /// A game the position decided (mate, stalemate, a dead position, fivefold repetition, the
+    /// 75-move rule) is over: a player's `undo` is refused. Only the arbiter may reopen it
+    /// (a wrong mate on the board, 7.5); everyone then hears that the game goes on, and the
+    /// archive is rewritten with the game as it now stands (result `*`), to be replaced when
+    /// it finishes again (the actor archives on every [`Effect::Finished`], to the same file
+    /// while the table plays the same game).
+    fn undo(&mut self, now: Now, role: Role, out: &mut Step) -> Reply {
         let game = &self.g.game;
         let Some(&last) = game.moves().last() else {
             return Err(state("no move to withdraw"));
@@ -248,6 +255,13 @@ impl Table {
         if game.outcome().is_some_and(|e| declared(e.reason)) {
             return Err(state(
                 "the game was ended by a declaration; only the arbiter can reopen it",
+            ));
+        }
+        let reopens = game.is_over();
+        if reopens && role != Role::Arbiter {
+            return Err(Refusal::new(
+                ErrorCode::Forbidden,
+                "the game was decided on the board; only the arbiter may reopen it",
             ));
         }
         let before = game
@@ -258,7 +272,11 @@ impl Table {
         let uci = self.uci(last).to_string();
         out.event(TableEvent::Undo { uci: uci.clone() });
         let withdrawn = move_phrase(&before, last, &self.style());
-        let text = format!("{}: {withdrawn}", self.word("move_withdrawn"));
+        let mut text = format!("{}: {withdrawn}", self.word("move_withdrawn"));
+        if reopens {
+            text = format!("{text}. {}", self.word("game_continues"));
+            out.effects.push(Effect::Finished { pgn: self.pgn() });
+        }
         self.say(Listener::Everyone, text, Urgency::Urgent, out);
         Ok(Answer::Withdrawn { uci })
     }

@@ -2,7 +2,10 @@
 //! sheet, a lagging sheet read out and confirmed or disputed, differing sheets proposed as a
 //! takeback that the arbiter confirms, overrides or rejects, with the clocks put back.
 
-use shakmaty::{Color, Move, Position};
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::chess::notation::{Notation, Style, format_move};
+use crate::chess::phrases::{move_phrase, sheet_correction_phrase, square_phrase};
 
 use crate::chess::game::Game;
 use crate::chess::language::Language;
@@ -92,6 +95,9 @@ impl Table {
                     return Err(state("no resolution is proposed"));
                 }
                 out.event(TableEvent::Resolution(ResolutionEvent::Rejected));
+                // Everyone was told "the arbiter decides": everyone hears the decision.
+                let text = self.word("takeback_rejected");
+                self.say(Listener::Everyone, text, Urgency::Urgent, out);
                 return Ok(Answer::TakebackDropped);
             }
             Resolve::Confirm => {
@@ -196,6 +202,9 @@ impl Table {
         lag_disputed: bool,
         out: &mut Step,
     ) -> String {
+        if let Some(verdict) = self.sheets_to_correct(out) {
+            return verdict;
+        }
         let start = Game::from_position(
             self.g.game.start_position().clone(),
             self.g.game.castling_mode(),
@@ -292,5 +301,113 @@ impl Table {
                 )
             }
         }
+    }
+}
+
+/// A sheet entry that contradicts the game while both boards show it.
+struct WrongEntry {
+    side: Side,
+    /// The half-move (1-based) and the position before it.
+    ply: usize,
+    before: Chess,
+    played: Move,
+    written: Move,
+}
+
+impl Table {
+    /// D.2.9 is about the boards: when both boards show the game and a sheet holds a move the
+    /// game does not, the game is right and the sheet is a clerical error. Its writer is told
+    /// which move to correct (in his language, to him alone); no takeback is proposed. `None`
+    /// when a board differs from the game, or no sheet contradicts it (agreeing or lagging
+    /// sheets go through the usual procedure).
+    fn sheets_to_correct(&mut self, out: &mut Step) -> Option<String> {
+        let boards_agree = !self.peg.differs && self.normal.as_ref().is_none_or(|b| !b.differs);
+        if !boards_agree {
+            return None;
+        }
+        let played = self.g.game.moves();
+        let mut wrong = Vec::new();
+        for side in Side::BOTH {
+            let sheet = &self.g.sheets[side.index()];
+            let Some(k) = sheet
+                .iter()
+                .zip(played)
+                .position(|(written, played)| written != played)
+            else {
+                continue;
+            };
+            let before = self.g.game.position_before(k)?;
+            wrong.push(WrongEntry {
+                side,
+                ply: k + 1,
+                before,
+                played: played[k],
+                written: sheet[k],
+            });
+        }
+        if wrong.is_empty() {
+            return None;
+        }
+        let english = Style::new(Language::english());
+        let mode = self.g.game.castling_mode();
+        let san = |pos: &Chess, m: Move| {
+            if pos.is_legal(m) {
+                format_move(pos, mode, m, Notation::San, &english)
+            } else {
+                m.to_uci(mode).to_string()
+            }
+        };
+        let mut verdict = Vec::new();
+        for w in &wrong {
+            let style = self.style();
+            let said_played = move_phrase(&w.before, w.played, &style);
+            let said_written = if w.before.is_legal(w.written) {
+                move_phrase(&w.before, w.written, &style)
+            } else {
+                // No move there: say its squares.
+                let from = w
+                    .written
+                    .from()
+                    .map(|sq| square_phrase(sq, self.vocab()))
+                    .unwrap_or_default();
+                format!("{from} {}", square_phrase(w.written.to(), self.vocab()))
+                    .trim()
+                    .to_owned()
+            };
+            let color = w.before.turn();
+            let number = w.before.fullmoves().get();
+            let text =
+                sheet_correction_phrase(color, number, &said_played, &said_written, self.vocab());
+            let listener = match self.sheet_owner(w.side) {
+                c if c == self.s.peg_side => Listener::BlindPlayer,
+                _ => Listener::Opponent,
+            };
+            self.say(listener, text, Urgency::Polite, out);
+            let label = match color {
+                Color::White => format!("{number}."),
+                Color::Black => format!("{number}..."),
+            };
+            let line = format!(
+                "Sheet {} has {label}{} at half-move {} where the game, shown by both boards, has                  {label}{}: both boards agree with the game, so the sheet is corrected, not the                  game (FIDE D.2.9 is about the boards); its writer is told which move.",
+                w.side,
+                san(&w.before, w.written),
+                w.ply,
+                san(&w.before, w.played),
+            );
+            out.event(TableEvent::Explain { line });
+            verdict.push(format!(
+                "sheet {} differs from the game at half-move {} ({}{} written, {}{} played) \
+                 while both boards show the game: a sheet to correct, not a takeback",
+                w.side,
+                w.ply,
+                label,
+                san(&w.before, w.written),
+                label,
+                san(&w.before, w.played),
+            ));
+        }
+        self.g.proposal = None;
+        self.g.lagging = None;
+        Some(verdict.join("; "))
     }
 }
