@@ -19,8 +19,11 @@ fn phonemes(code: &str, text: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// Language → (written words, the phonemes they must contain once spoken, what they must not).
-const CASES: &[(&str, &[(&str, &str, &str)])] = &[
+/// Written words, the phonemes they must contain once spoken, and what they must not.
+type Sound = (&'static str, &'static str, &'static str);
+
+/// Language → its words' sounds.
+const CASES: &[(&str, &[Sound])] = &[
     (
         "de",
         &[
