@@ -73,6 +73,8 @@ pub struct RawSpeech {
     pub name_captured: bool,
     /// Confirm the blind player's own moves aloud.
     pub confirm_own_moves: bool,
+    /// The terse style below this many seconds on the blind player's clock (0: never).
+    pub terse_below_s: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -150,6 +152,7 @@ impl Default for RawSpeech {
             verbosity: "short".to_owned(),
             name_captured: false,
             confirm_own_moves: true,
+            terse_below_s: 0,
         }
     }
 }
@@ -251,6 +254,8 @@ pub struct Config {
     pub verbosity: Verbosity,
     pub name_captured: bool,
     pub confirm_own_moves: bool,
+    /// The terse style's threshold on the blind player's clock.
+    pub terse_below_ms: Option<u64>,
     pub time_control: TimeControl,
     pub announce: AnnounceSchedule,
     pub charge_downtime: bool,
@@ -443,6 +448,16 @@ impl RawConfig {
             verbosity,
             name_captured: self.speech.name_captured,
             confirm_own_moves: self.speech.confirm_own_moves,
+            terse_below_ms: match self.speech.terse_below_s {
+                0 => None,
+                s if s <= 86_400 => Some(s * 1000),
+                s => {
+                    return Err(bad(
+                        "speech.terse_below_s",
+                        format!("{s} s: at most a day (86400), or 0 for never"),
+                    ));
+                }
+            },
             time_control,
             announce,
             charge_downtime: self.clock.charge_downtime,

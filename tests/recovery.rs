@@ -28,6 +28,7 @@ fn settings(touch_move: TouchMove) -> TableSettings {
         verbosity: Verbosity::Short,
         name_captured: false,
         confirm_own_moves: true,
+        terse_below_ms: None,
         touch_move,
         debounce_ms: 0,
         time_control: "5400+30".parse().unwrap(),

@@ -28,6 +28,7 @@ fn settings(peg_side: Color, tc: &str) -> TableSettings {
         verbosity: Verbosity::Short,
         name_captured: false,
         confirm_own_moves: true,
+        terse_below_ms: None,
         touch_move: TouchMove::Warn,
         debounce_ms: 0,
         time_control: tc.parse().unwrap(),
@@ -1587,4 +1588,51 @@ fn an_unknown_key_gets_a_short_answer() {
     let mut h = Harness::new(settings(Color::White, "600"));
     assert_eq!(h.key_answer(BoardKey::Other('7')), "Taste unbekannt");
     assert_eq!(h.events[h.events.len() - 2], "event key peg unknown 7");
+}
+
+#[test]
+fn in_time_trouble_the_blind_player_hears_the_fewest_words() {
+    let mut s = settings(Color::White, "90");
+    s.verbosity = Verbosity::Long;
+    s.terse_below_ms = Some(60_000);
+    let mut h = Harness::new(s);
+    // Plenty of time: his own move confirmed, the opponent's in the long form.
+    h.ask(Role::Player(Color::White), "move e4");
+    let confirmations = h
+        .said
+        .iter()
+        .filter(|(l, _)| *l == Listener::BlindPlayer)
+        .count();
+    assert_eq!(confirmations, 1, "{:?}", h.said);
+    h.at(1_000);
+    h.ask(Role::Player(Color::Black), "move Sc6");
+    assert_eq!(
+        h.last_said(Listener::BlindPlayer),
+        "Springer Bella acht Cesar sechs"
+    );
+    // Forty seconds later he has fifty left: no confirmation, the reply short.
+    h.at(40_000);
+    h.ask(Role::Player(Color::White), "move d4");
+    assert_eq!(h.last_said(Listener::Opponent), "David zwei David vier");
+    assert_eq!(
+        h.last_said(Listener::BlindPlayer),
+        "Springer Bella acht Cesar sechs"
+    );
+    h.at(1_000);
+    h.ask(Role::Player(Color::Black), "move Sf6");
+    assert_eq!(h.last_said(Listener::BlindPlayer), "Springer Felix sechs");
+}
+
+#[test]
+fn in_time_trouble_his_own_clock_call_is_the_number_alone() {
+    let mut s = settings(Color::White, "70");
+    s.announce = "10s@1m".parse().unwrap();
+    s.terse_below_ms = Some(55_000);
+    let mut h = Harness::new(s);
+    h.at(10_000);
+    h.tick();
+    assert_eq!(h.last_said(Listener::BlindPlayer), "Weiß eine Minute");
+    h.at(10_000);
+    h.tick();
+    assert_eq!(h.last_said(Listener::BlindPlayer), "fünfzig Sekunden");
 }

@@ -64,6 +64,7 @@ fn settings(tc: &str) -> TableSettings {
         verbosity: Verbosity::Short,
         name_captured: false,
         confirm_own_moves: false,
+        terse_below_ms: None,
         touch_move: TouchMove::Warn,
         debounce_ms: 0,
         time_control: tc.parse().unwrap(),

@@ -293,6 +293,7 @@ fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language) ->
         verbosity: config.verbosity,
         name_captured: config.name_captured,
         confirm_own_moves: config.confirm_own_moves,
+        terse_below_ms: config.terse_below_ms,
         touch_move: tc.touch_move,
         debounce_ms: tc.debounce_ms,
         time_control: tc

@@ -533,7 +533,7 @@ impl Table {
             san: english_san(&before, self.g.game.castling_mode(), m),
             source,
         });
-        self.announce_move(&before, m, mover, out);
+        self.announce_move(&before, m, mover, now, out);
         self.announce_end(out);
         Ok(())
     }

@@ -81,6 +81,9 @@ pub struct TableSettings {
     pub name_captured: bool,
     /// Confirm the blind player's own moves aloud.
     pub confirm_own_moves: bool,
+    /// Below this much time on the blind player's clock, the terse style: no confirmation of
+    /// his own moves, the opponent's in the short form, his own clock calls as the number alone.
+    pub terse_below_ms: Option<u64>,
     pub touch_move: TouchMove,
     /// Peg-board contact debounce window (0: none).
     pub debounce_ms: Millis,
@@ -483,7 +486,7 @@ impl Table {
             return;
         }
         for a in self.g.clock.due_announcements(now.table_ms) {
-            let text = self.clock_call(a.color, a.remaining_ms);
+            let text = self.clock_call(a.color, a.remaining_ms, now);
             let urgency = if a.remaining_ms < 60_000 {
                 Urgency::Urgent
             } else {

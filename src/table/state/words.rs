@@ -74,22 +74,48 @@ impl Table {
     /// A move just played, to whoever must hear it: the blind player's own move to the
     /// opponent (and to himself when he asked for confirmations), the opponent's to the blind
     /// player, who replicates it.
-    pub(super) fn announce_move(&mut self, before: &Chess, m: Move, mover: Color, out: &mut Step) {
+    pub(super) fn announce_move(
+        &mut self,
+        before: &Chess,
+        m: Move,
+        mover: Color,
+        now: Now,
+        out: &mut Step,
+    ) {
         let phrase = move_phrase(before, m, &self.style());
         let about = About::Move {
             number: before.fullmoves().get(),
             color: mover,
         };
         let polite = Urgency::Polite;
+        // In his time trouble the blind player hears the fewest words: no confirmation of the
+        // move he has just made, the opponent's move in its short form.
+        let terse = self.terse(now);
         if mover == self.s.peg_side {
-            self.say_about(Listener::Opponent, phrase.clone(), polite, about, out);
-            if self.s.confirm_own_moves {
-                self.say_about(Listener::BlindPlayer, phrase, polite, about, out);
+            self.say_about(Listener::Opponent, phrase, polite, about, out);
+            if self.s.confirm_own_moves && !terse {
+                let own = move_phrase(before, m, &self.style());
+                self.say_about(Listener::BlindPlayer, own, polite, about, out);
             }
         } else {
+            let phrase = if terse {
+                let mut short = self.style();
+                short.verbosity = crate::chess::notation::Verbosity::Short;
+                move_phrase(before, m, &short)
+            } else {
+                phrase
+            };
             self.say_about(Listener::BlindPlayer, phrase, polite, about, out);
         }
         self.announce_control(mover, out);
+    }
+
+    /// Whether the blind player is in the last minutes the terse style is set for
+    /// (`speech.terse_below_s`): his clock now.
+    pub(super) fn terse(&self, now: Now) -> bool {
+        self.s
+            .terse_below_ms
+            .is_some_and(|below| self.g.clock.remaining(self.s.peg_side, now.table_ms) < below)
     }
 
     /// The time control in words ("Bedenkzeit 40 Züge in 90 Minuten plus 30 Sekunden pro Zug,
@@ -237,8 +263,12 @@ impl Table {
         clock_phrase(r.white_ms, r.black_ms, r.moves_played, self.vocab())
     }
 
-    /// One side's time, as the talking clock calls it by itself.
-    pub(super) fn clock_call(&self, color: Color, remaining_ms: u64) -> String {
+    /// One side's time, as the talking clock calls it by itself; in the terse style the blind
+    /// player's own time is the number alone.
+    pub(super) fn clock_call(&self, color: Color, remaining_ms: u64, now: Now) -> String {
+        if color == self.s.peg_side && self.terse(now) {
+            return duration_phrase(remaining_ms, self.vocab());
+        }
         format!(
             "{} {}",
             color_phrase(color, self.vocab()),
