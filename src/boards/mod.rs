@@ -110,6 +110,23 @@ impl BoardKey {
         }
     }
 
+    /// The key's name in event lines and the page's events (`unknown` for an unknown key).
+    pub fn name(self) -> &'static str {
+        match self {
+            BoardKey::Promote(_) => "promote",
+            BoardKey::Repeat => "repeat",
+            BoardKey::Time => "time",
+            BoardKey::OwnTime => "own-time",
+            BoardKey::History => "history",
+            BoardKey::Draw => "draw",
+            BoardKey::Claim => "claim",
+            BoardKey::Resign => "resign",
+            BoardKey::ConfirmSheet => "confirm-sheet",
+            BoardKey::SetUp => "set-up",
+            BoardKey::Other(_) => "unknown",
+        }
+    }
+
     /// Every named key, in the order of the protocol's key table.
     pub fn all() -> impl Iterator<Item = BoardKey> {
         KEY_LETTERS.iter().map(|(k, _)| *k)

@@ -23,12 +23,13 @@ use axum::routing::get;
 use tokio::sync::{Semaphore, watch};
 
 use crate::app::session_driver::{ControlService, Incoming, Transport};
+use crate::boards::BoardKey;
 use crate::chess::language::Language;
 use crate::chess::scoresheet::format_clock;
 use crate::io::lines::Line;
 use crate::io::speech::BackendSpec;
 use crate::table::control::{ErrorCode, MAX_LINE_BYTES, Refusal};
-use crate::table::event::{KeyPress, ResolutionEvent, TableEvent};
+use crate::table::event::{ResolutionEvent, TableEvent};
 use crate::table::name::TableName;
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
@@ -399,7 +400,7 @@ pub fn event_json(event: &TableEvent) -> serde_json::Value {
             json!({"board": board.to_string(), "up": up, "detail": detail})
         }
         TableEvent::Key(key) => json!({"key": match key {
-            KeyPress::Unknown(c) => c.to_string(),
+            BoardKey::Other(c) => c.to_string(),
             known => known.name().to_owned(),
         }}),
         TableEvent::End {

@@ -11,6 +11,7 @@ use std::str::FromStr;
 
 use shakmaty::Color;
 
+use crate::boards::BoardKey;
 use crate::chess::game::GameResult;
 pub use crate::table::control::one_line;
 use crate::table::corrections::Correction;
@@ -114,49 +115,6 @@ pub struct Say {
     pub about: About,
 }
 
-/// The keys of the peg board's strip that the table answers itself (`src/table/state/keys.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyPress {
-    /// `KA`: the last move again (or the move he owes), with its number and colour.
-    Repeat,
-    /// `KT`: both clocks, whose turn, the moves to the next time control.
-    Time,
-    /// `KO`: his own time.
-    OwnTime,
-    /// `KH`: one move further back in the game.
-    History,
-    /// `KD`: a draw offered, or the offer that stands accepted.
-    Draw,
-    /// `KC`: a draw claimed.
-    Claim,
-    /// `KX`: resign (the first press asks for a second).
-    Resign,
-    /// `KS`: his scoresheet confirmed.
-    ConfirmSheet,
-    /// `KZ`: "my board is set up".
-    SetUp,
-    /// A key this version does not know.
-    Unknown(char),
-}
-
-impl KeyPress {
-    /// The key's name in event lines and the page's events (`unknown` for an unknown key).
-    pub fn name(self) -> &'static str {
-        match self {
-            KeyPress::Repeat => "repeat",
-            KeyPress::Time => "time",
-            KeyPress::OwnTime => "own-time",
-            KeyPress::History => "history",
-            KeyPress::Draw => "draw",
-            KeyPress::Claim => "claim",
-            KeyPress::Resign => "resign",
-            KeyPress::ConfirmSheet => "confirm-sheet",
-            KeyPress::SetUp => "set-up",
-            KeyPress::Unknown(_) => "unknown",
-        }
-    }
-}
-
 /// How the two-sheet procedure (D.2.9) ended this time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResolutionEvent {
@@ -247,7 +205,7 @@ pub enum TableEvent {
         detail: String,
     },
     /// A key on the peg board's strip.
-    Key(KeyPress),
+    Key(BoardKey),
     /// The game is over.
     End {
         result: GameResult,
@@ -404,7 +362,7 @@ impl TableEvent {
                 one_line(detail)
             ),
             TableEvent::Key(key) => match key {
-                KeyPress::Unknown(c) => format!("peg unknown {}", one_line(&c.to_string())),
+                BoardKey::Other(c) => format!("peg unknown {}", one_line(&c.to_string())),
                 known => format!("peg {}", known.name()),
             },
             TableEvent::End {
@@ -509,11 +467,11 @@ mod tests {
             "event clock pause"
         );
         assert_eq!(
-            TableEvent::Key(KeyPress::Unknown('Y')).line(),
+            TableEvent::Key(BoardKey::Other('Y')).line(),
             "event key peg unknown Y"
         );
         assert_eq!(
-            TableEvent::Key(KeyPress::ConfirmSheet).line(),
+            TableEvent::Key(BoardKey::ConfirmSheet).line(),
             "event key peg confirm-sheet"
         );
         assert_eq!(

@@ -19,7 +19,7 @@ use crate::chess::vocabulary::fill;
 use crate::table::board_feed::BoardFeed;
 use crate::table::control::{Command, Refusal, Role};
 use crate::table::corrections::{Observed, spoken};
-use crate::table::event::{BoardId, KeyPress, Listener, TableEvent, Urgency};
+use crate::table::event::{BoardId, Listener, TableEvent, Urgency};
 use crate::table::reconcile::Side;
 use crate::table::state::{Answer, Now, Step, Table};
 
@@ -45,36 +45,27 @@ impl Table {
         // Any key but `KH` ends the stepping back; any key but `KX` cancels a first `KX`.
         let history = self.keys.history.take();
         let armed = self.keys.resign_armed_at.take();
-        let press = match key {
-            BoardKey::Promote(_) => return false,
-            BoardKey::Repeat => KeyPress::Repeat,
-            BoardKey::Time => KeyPress::Time,
-            BoardKey::OwnTime => KeyPress::OwnTime,
-            BoardKey::History => KeyPress::History,
-            BoardKey::Draw => KeyPress::Draw,
-            BoardKey::Claim => KeyPress::Claim,
-            BoardKey::Resign => KeyPress::Resign,
-            BoardKey::ConfirmSheet => KeyPress::ConfirmSheet,
-            BoardKey::SetUp => KeyPress::SetUp,
-            BoardKey::Other(c) => KeyPress::Unknown(c),
-        };
-        out.event(TableEvent::Key(press));
-        match press {
-            KeyPress::Repeat => self.key_again(out),
-            KeyPress::Time => self.key_time(now, out),
-            KeyPress::OwnTime => {
+        if let BoardKey::Promote(_) = key {
+            return false;
+        }
+        out.event(TableEvent::Key(key));
+        match key {
+            BoardKey::Promote(_) => {}
+            BoardKey::Repeat => self.key_again(out),
+            BoardKey::Time => self.key_time(now, out),
+            BoardKey::OwnTime => {
                 let left = self.g.clock.remaining(self.s.peg_side, now.table_ms);
                 let time = duration_phrase(left, self.vocab());
                 let text = self.key_words("key_own_time", &[("time", &time)]);
                 self.tell(text, out);
             }
-            KeyPress::History => self.key_history(history, out),
-            KeyPress::Draw => self.key_draw(now, out),
-            KeyPress::Claim => self.key_claim(now, out),
-            KeyPress::Resign => self.key_resign(now, armed, out),
-            KeyPress::ConfirmSheet => self.key_confirm_sheet(now, out),
-            KeyPress::SetUp => self.key_set_up(out),
-            KeyPress::Unknown(_) => {
+            BoardKey::History => self.key_history(history, out),
+            BoardKey::Draw => self.key_draw(now, out),
+            BoardKey::Claim => self.key_claim(now, out),
+            BoardKey::Resign => self.key_resign(now, armed, out),
+            BoardKey::ConfirmSheet => self.key_confirm_sheet(now, out),
+            BoardKey::SetUp => self.key_set_up(out),
+            BoardKey::Other(_) => {
                 let text = self.word("key_unknown");
                 self.tell(text, out);
             }
