@@ -5,14 +5,12 @@
 
 use annabella::boards::SensorEvent;
 use annabella::chess::language::Language;
-use annabella::chess::notation::Verbosity;
-use annabella::table::clock::AnnounceSchedule;
 use annabella::table::control::Role;
 use annabella::table::corrections::Correction;
 use annabella::table::detector::TouchMove;
 use annabella::table::event::TableEvent;
 use annabella::table::state::{
-    BoardId, Effect, Input, Listener, NormalBoard, Now, Step, Table, TableSettings, reply_line,
+    BoardId, Effect, Input, Listener, Now, Step, Table, TableSettings, reply_line,
 };
 use shakmaty::{Bitboard, CastlingMode, Color, Move, Position, Square};
 
@@ -21,21 +19,13 @@ const START: Bitboard = Bitboard(0xFFFF_0000_0000_FFFF);
 
 fn settings(touch_move: TouchMove) -> TableSettings {
     TableSettings {
-        name: "t1".parse().unwrap(),
-        peg_side: Color::White,
-        normal: NormalBoard::Virtual,
-        lang: Language::german(),
-        verbosity: Verbosity::Short,
-        name_captured: false,
-        confirm_own_moves: true,
-        terse_below_ms: None,
         touch_move,
-        debounce_ms: 0,
-        time_control: "5400+30".parse().unwrap(),
-        announce: AnnounceSchedule::none(),
-        start_fen: None,
-        chess960: false,
-        tags: Vec::new(),
+        ..TableSettings::new(
+            "t1".parse().unwrap(),
+            Color::White,
+            Language::german(),
+            "5400+30".parse().unwrap(),
+        )
     }
 }
 

@@ -7,7 +7,6 @@ use annabella::chess::language::Language;
 use annabella::chess::notation::Verbosity;
 use annabella::table::clock::AnnounceSchedule;
 use annabella::table::control::{Command, GameTag, Role};
-use annabella::table::detector::TouchMove;
 use annabella::table::record::Record;
 
 use annabella::table::event::TableEvent;
@@ -20,23 +19,12 @@ use shakmaty::{Bitboard, Color, Position, Role as Piece, Square};
 const T0: u64 = 1_700_000_000_000;
 
 fn settings(peg_side: Color, tc: &str) -> TableSettings {
-    TableSettings {
-        name: "t1".parse().unwrap(),
+    TableSettings::new(
+        "t1".parse().unwrap(),
         peg_side,
-        normal: NormalBoard::Virtual,
-        lang: Language::german(),
-        verbosity: Verbosity::Short,
-        name_captured: false,
-        confirm_own_moves: true,
-        terse_below_ms: None,
-        touch_move: TouchMove::Warn,
-        debounce_ms: 0,
-        time_control: tc.parse().unwrap(),
-        announce: AnnounceSchedule::none(),
-        start_fen: None,
-        chess960: false,
-        tags: Vec::new(),
-    }
+        Language::german(),
+        tc.parse().unwrap(),
+    )
 }
 
 /// A table, its journal so far, and everything it said.

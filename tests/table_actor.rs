@@ -12,15 +12,12 @@ use annabella::app::hub::TableHandle;
 use annabella::app::table_actor::{BoardMessage, Journal, TableActor};
 use annabella::boards::SensorEvent;
 use annabella::chess::language::Language;
-use annabella::chess::notation::Verbosity;
 use annabella::io::clock::TableClock;
 use annabella::io::link::LinkEvent;
 use annabella::io::speech::Speaker;
-use annabella::table::clock::AnnounceSchedule;
 use annabella::table::control::{Command, Role, parse_line};
-use annabella::table::detector::TouchMove;
 use annabella::table::event::TableEvent;
-use annabella::table::state::{BoardId, NormalBoard, Table, TableSettings};
+use annabella::table::state::{BoardId, Table, TableSettings};
 use shakmaty::{Bitboard, Color, Square};
 use tokio::sync::{broadcast, mpsc, watch};
 
@@ -57,21 +54,13 @@ impl Journal for FlakyJournal {
 
 fn settings(tc: &str) -> TableSettings {
     TableSettings {
-        name: "t1".parse().unwrap(),
-        peg_side: Color::White,
-        normal: NormalBoard::Virtual,
-        lang: Language::german(),
-        verbosity: Verbosity::Short,
-        name_captured: false,
         confirm_own_moves: false,
-        terse_below_ms: None,
-        touch_move: TouchMove::Warn,
-        debounce_ms: 0,
-        time_control: tc.parse().unwrap(),
-        announce: AnnounceSchedule::none(),
-        start_fen: None,
-        chess960: false,
-        tags: Vec::new(),
+        ..TableSettings::new(
+            "t1".parse().unwrap(),
+            Color::White,
+            Language::german(),
+            tc.parse().unwrap(),
+        )
     }
 }
 

@@ -96,6 +96,36 @@ pub struct TableSettings {
     pub tags: Vec<(GameTag, String)>,
 }
 
+impl TableSettings {
+    /// A table with the defaults of a plain setup: the sighted side's moves over the control
+    /// interface, short announcements, the blind player's own moves confirmed, touch-move
+    /// warned, no debounce window, the clock silent unless asked, the standard position.
+    pub fn new(
+        name: TableName,
+        peg_side: Color,
+        lang: &'static Language,
+        time_control: TimeControl,
+    ) -> TableSettings {
+        TableSettings {
+            name,
+            peg_side,
+            normal: NormalBoard::Virtual,
+            lang,
+            verbosity: Verbosity::Short,
+            name_captured: false,
+            confirm_own_moves: true,
+            terse_below_ms: None,
+            touch_move: TouchMove::Warn,
+            debounce_ms: 0,
+            time_control,
+            announce: AnnounceSchedule::none(),
+            start_fen: None,
+            chess960: false,
+            tags: Vec::new(),
+        }
+    }
+}
+
 /// The time of an input: table time for everything that counts, wall time for labels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Now {
