@@ -1535,6 +1535,19 @@ impl Clock {
     /// The thresholds reached since the last call, each announced once: per side at most
     /// the lowest one reached (when several were passed at once, e.g. the daemon woke late,
     /// only the newest is worth saying). Nothing for a side whose flag fell.
+    /// Whether [`Clock::due_announcements`] would announce something at `now`; it changes
+    /// nothing, so a caller can tell before it lets the clock's announcement memory change.
+    pub fn announcement_due(&self, now: Millis) -> bool {
+        Color::ALL.into_iter().any(|color| {
+            let rem = self.remaining(color, now);
+            rem > 0
+                && self
+                    .schedule
+                    .at_or_above(rem)
+                    .is_some_and(|t| t < self.st.armed_below_ms[color])
+        })
+    }
+
     pub fn due_announcements(&mut self, now: Millis) -> Vec<Announcement> {
         let mut due = Vec::new();
         for color in Color::ALL {

@@ -186,7 +186,7 @@ pub struct Step {
     pub effects: Vec<Effect>,
     /// The step begins the table's next game: its records go to a new game of the journal.
     pub begins_game: bool,
-    /// The table as it was before the step (only while the step has records).
+    /// The table as it was before the step's first change (only while the step has records).
     undo: Option<Box<GameState>>,
 }
 
@@ -368,7 +368,10 @@ impl Table {
     fn commit(&mut self, now: Now, record: Record, out: &mut Step) -> Result<(), String> {
         let mut next = self.g.clone();
         next.apply(&self.s, now.table_ms, now.unix_ms, &record)?;
-        self.g = next;
+        let before = std::mem::replace(&mut self.g, next);
+        if out.undo.is_none() {
+            out.undo = Some(Box::new(before));
+        }
         out.records.push(Entry {
             t: now.table_ms.max(self.g.last_t),
             record,
@@ -393,7 +396,7 @@ impl Table {
     /// record and the downtime are wall-time differences, clamped at zero. Both boards are
     /// compared with the game when they next report.
     pub fn resume(&mut self, now: Now, last_alive_unix_ms: u64, charge_downtime: bool) -> Step {
-        let mut out = self.begin_step();
+        let mut out = Step::default();
         if let Some(since) = self.g.clock.state().running_since
             && !self.g.game.is_over()
         {
@@ -436,14 +439,14 @@ impl Table {
         min_opt(boards, clock)
     }
 
-    /// A step that can be rolled back to the table as it is now. The state is taken whole
-    /// before anything of the step happens (a talking-clock call arms the clock before any
-    /// record, say), and dropped when the step journals nothing.
-    fn begin_step(&self) -> Step {
-        Step {
-            undo: Some(Box::new(self.g.clone())),
-            ..Step::default()
+    /// The game state for a change that is no record (what the two-sheet procedure decided,
+    /// the talking clock's memory of what it said): the state as it was before the step's first
+    /// change is kept for [`Table::rollback`]. Inputs that change nothing copy nothing.
+    fn g_mut(&mut self, out: &mut Step) -> &mut GameState {
+        if out.undo.is_none() {
+            out.undo = Some(Box::new(self.g.clone()));
         }
+        &mut self.g
     }
 
     fn end_step(mut out: Step) -> Step {
@@ -455,7 +458,7 @@ impl Table {
 
     /// Handles one input at `now`.
     pub fn handle(&mut self, now: Now, input: Input) -> Step {
-        let mut out = self.begin_step();
+        let mut out = Step::default();
         self.check_clock(now, &mut out);
         match input {
             Input::Sensor { board, event } => {
@@ -494,7 +497,7 @@ impl Table {
         lang: &Language,
         command: &Command,
     ) -> (Reply, Step) {
-        let mut out = self.begin_step();
+        let mut out = Step::default();
         self.check_clock(now, &mut out);
         let reply = self.answer(now, role, lang, command, &mut out);
         self.poll_boards(now, &mut out);
@@ -515,7 +518,11 @@ impl Table {
             }
             return;
         }
-        for a in self.g.clock.due_announcements(now.table_ms) {
+        if !self.g.clock.announcement_due(now.table_ms) {
+            return;
+        }
+        let due = self.g_mut(out).clock.due_announcements(now.table_ms);
+        for a in due {
             let text = self.clock_call(a.color, a.remaining_ms, now);
             let urgency = if a.remaining_ms < 60_000 {
                 Urgency::Urgent

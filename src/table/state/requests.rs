@@ -268,7 +268,8 @@ impl Table {
             .position_before(game.ply_count() - 1)
             .ok_or_else(|| state("no move to withdraw"))?;
         self.commit(now, Record::Undo, out).map_err(state)?;
-        self.g.end_reported = self.g.game.is_over();
+        let over = self.g.game.is_over();
+        self.g_mut(out).end_reported = over;
         let uci = self.uci(last).to_string();
         out.event(TableEvent::Undo { uci: uci.clone() });
         let withdrawn = move_phrase(&before, last, &self.style());

@@ -81,7 +81,7 @@ impl Table {
             let verdict = self.reconcile_sheets(now, false, out);
             Ok(Answer::SheetConfirmed { side, verdict })
         } else {
-            self.g.lagging = None;
+            self.g_mut(out).lagging = None;
             let verdict = self.reconcile_sheets(now, true, out);
             Ok(Answer::SheetDisputed { side, verdict })
         }
@@ -91,7 +91,7 @@ impl Table {
     pub(super) fn resolve(&mut self, now: Now, choice: Resolve, out: &mut Step) -> Reply {
         let plies = match choice {
             Resolve::Reject => {
-                if self.g.proposal.take().is_none() {
+                if self.g_mut(out).proposal.take().is_none() {
                     return Err(state("no resolution is proposed"));
                 }
                 out.event(TableEvent::Resolution(ResolutionEvent::Rejected));
@@ -121,7 +121,8 @@ impl Table {
             .collect();
         self.commit(now, Record::Retract { plies }, out)
             .map_err(state)?;
-        self.g.end_reported = self.g.game.is_over();
+        let over = self.g.game.is_over();
+        self.g_mut(out).end_reported = over;
         let r = self.g.clock.report(now.table_ms);
         out.event(TableEvent::Takeback {
             plies,
@@ -245,8 +246,9 @@ impl Table {
         }
         match &r.verdict {
             Verdict::Agree => {
-                self.g.proposal = None;
-                self.g.lagging = None;
+                let g = self.g_mut(out);
+                g.proposal = None;
+                g.lagging = None;
                 out.event(TableEvent::Resolution(ResolutionEvent::Agree {
                     plies: r.agreed_plies,
                 }));
@@ -257,7 +259,7 @@ impl Table {
                 missing,
                 read_out,
             } => {
-                self.g.lagging = Some(*side);
+                self.g_mut(out).lagging = Some(*side);
                 out.event(TableEvent::Resolution(ResolutionEvent::Lagging {
                     side: *side,
                     missing: missing.iter().map(|&m| self.uci(m).to_string()).collect(),
@@ -276,9 +278,9 @@ impl Table {
                 )
             }
             Verdict::Differ => {
-                self.g.lagging = None;
+                self.g_mut(out).lagging = None;
                 let plies = r.agreed_plies;
-                self.g.proposal = Some(Proposal {
+                self.g_mut(out).proposal = Some(Proposal {
                     plies,
                     explanation: r.explanation.clone(),
                 });
@@ -406,8 +408,9 @@ impl Table {
                 san(&w.before, w.played),
             ));
         }
-        self.g.proposal = None;
-        self.g.lagging = None;
+        let g = self.g_mut(out);
+        g.proposal = None;
+        g.lagging = None;
         Some(verdict.join("; "))
     }
 }

@@ -184,7 +184,7 @@ impl Table {
         if self.g.end_reported {
             return;
         }
-        self.g.end_reported = true;
+        self.g_mut(out).end_reported = true;
         let v = self.vocab();
         let mut words = Vec::new();
         let event = match end.reason {
