@@ -1101,9 +1101,17 @@ function wire() {
   $('lag-dispute').addEventListener('click', async () => {
     if (await simple('dispute ' + $('lagging').dataset.side, 'sheet-result')) $('lagging').hidden = true;
   });
-  $('adjust-form').addEventListener('submit', (e) => {
+  $('adjust-form').addEventListener('submit', async (e) => {
     e.preventDefault();
-    simple(`adjust ${$('adjust-color').value} ${$('adjust-seconds').value.trim().replace('−', '-')}`, 'arbiter-result');
+    // The reply ("white 1:31:55") arrives after the event; it must say as much as the event did,
+    // so the result reads the same whichever comes last.
+    const color = $('adjust-color').value;
+    const secs = $('adjust-seconds').value.trim().replace('−', '-');
+    const r = await ask(`adjust ${color} ${secs}`);
+    const ok = okText(r);
+    const text = ok === null ? refusal(r) : `Clock adjusted: ${color} ${secs} s, ${ok.slice(color.length + 1)} left.`;
+    $('arbiter-result').textContent = text;
+    if (ok === null) announce(text, true);
   });
   $('penalty-form').addEventListener('submit', (e) => { e.preventDefault(); simple('penalty ' + $('penalty-color').value, 'arbiter-result'); });
   $('pause').addEventListener('click', () => simple('pause', 'arbiter-result'));
