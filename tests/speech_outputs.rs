@@ -124,7 +124,7 @@ fn each_output_hears_its_listeners_once() {
 }
 
 #[test]
-fn a_move_cut_by_an_urgent_call_is_said_again_right_after() {
+fn a_move_cut_by_an_alarm_is_said_again_right_after() {
     let Some((speaker, outs)) = stand_ins("stand-in-cut", &[Listeners::ALL]) else {
         return;
     };
@@ -135,14 +135,19 @@ fn a_move_cut_by_an_urgent_call_is_said_again_right_after() {
         p.iter().any(|p| p.what == "start")
     });
     thread::sleep(Duration::from_millis(300));
+    // A clock call waits for the move; an illegal move on the other board cuts it.
     let call = "Weiß fünfzig Sekunden";
     speaker.say(clock_call(call, Color::White, 50_000).urgent());
+    let alarm = "Unzulässiger Zug";
+    speaker.say(say_to(Listener::Everyone, alarm).urgent());
     assert!(speaker.flush_blocking(Duration::from_secs(30)));
     let played: Vec<(String, String)> =
         out.played().into_iter().map(|p| (p.what, p.text)).collect();
     let expect = [
         ("start", the_move),
         ("cut", the_move),
+        ("start", alarm),
+        ("end", alarm),
         ("start", call),
         ("end", call),
         ("start", the_move),
@@ -151,8 +156,57 @@ fn a_move_cut_by_an_urgent_call_is_said_again_right_after() {
     assert_eq!(
         played,
         expect.map(|(w, t)| (w.to_string(), t.to_string())),
-        "the move is heard whole after the call"
+        "the move is heard whole after the alarm and the call that came before it"
     );
+}
+
+#[test]
+fn a_countdown_never_cuts_a_move_and_only_its_latest_call_waits() {
+    let Some((speaker, outs)) = stand_ins("stand-in-countdown", &[Listeners::ALL]) else {
+        return;
+    };
+    let out = &outs[0];
+    let the_move = "Turm Felix eins Schach";
+    speaker.say(a_move(Listener::Everyone, the_move, 5, Color::Black));
+    out.wait_until(Duration::from_secs(10), |p| {
+        p.iter().any(|p| p.what == "start")
+    });
+    // A call every 200 ms from nine down, faster than any can be said: the move is heard
+    // whole, and the calls after it are the latest ones, never one whose time has gone.
+    let mut sent = Vec::new();
+    for left in (1..=9u64).rev() {
+        let text = format!("{left} Sekunden");
+        speaker.say(clock_call(&text, Color::White, left * 1000).urgent());
+        sent.push((now_ms(), left));
+        thread::sleep(Duration::from_millis(200));
+    }
+    assert!(speaker.flush_blocking(Duration::from_secs(30)));
+    let played = out.played();
+    assert!(
+        played.iter().all(|p| p.what != "cut"),
+        "nothing is cut: {played:#?}"
+    );
+    assert_eq!(ends_of(&played, the_move), 1, "{played:#?}");
+    let started = out.started();
+    assert_eq!(started[0], the_move);
+    assert!(
+        started.len() < 1 + sent.len(),
+        "stale calls dropped: {started:#?}"
+    );
+    // Each call said was current when it began: its seconds had not yet run out.
+    for p in played
+        .iter()
+        .filter(|p| p.what == "start" && p.text != the_move)
+    {
+        let left: u64 = p.text.split(' ').next().unwrap().parse().unwrap();
+        let (made, _) = sent.iter().find(|(_, l)| *l == left).unwrap();
+        assert!(
+            p.at_unix_ms < made + left * 1000,
+            "{} said {} ms after it was made",
+            p.text,
+            p.at_unix_ms - made
+        );
+    }
 }
 
 #[test]

@@ -137,6 +137,8 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("key_setup_differs_one", &[]),
     ("key_setup_differs", COUNT_PLACEHOLDERS),
     ("key_unknown", &[]),
+    ("key_promotion_chosen", &["piece"]),
+    ("key_no_promotion", &[]),
     ("reason_wrong_side", &["color"]),
     (
         "reason_king_in_check",

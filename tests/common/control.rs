@@ -9,11 +9,20 @@ use std::time::{Duration, Instant};
 use super::WAIT;
 use super::net::connect_with_retries;
 
-/// A control connection: replies arrive on one channel, `event` lines on another.
+/// A control connection: replies arrive on one channel, `event` lines on another, each with
+/// the Unix millisecond it arrived.
 pub struct ControlClient {
     stream: TcpStream,
     replies: Receiver<String>,
-    events: Receiver<String>,
+    events: Receiver<(u64, String)>,
+}
+
+/// Milliseconds since the Unix epoch, the stand-in loudspeaker's time scale.
+pub fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 impl ControlClient {
@@ -32,12 +41,12 @@ impl ControlClient {
                         break;
                     }
                 };
-                let to = if line.starts_with("event ") {
-                    &event_tx
+                let sent = if line.starts_with("event ") {
+                    event_tx.send((unix_ms(), line)).is_ok()
                 } else {
-                    &reply_tx
+                    reply_tx.send(line).is_ok()
                 };
-                if to.send(line).is_err() {
+                if !sent {
                     break;
                 }
             }
@@ -72,11 +81,16 @@ impl ControlClient {
                 .events
                 .recv_timeout(deadline.saturating_duration_since(Instant::now()))
             {
-                Ok(line) if want(&line) => return line,
-                Ok(line) => seen.push(line),
+                Ok((_, line)) if want(&line) => return line,
+                Ok((_, line)) => seen.push(line),
                 Err(_) => panic!("no {what} within {WAIT:?}; saw {seen:#?}"),
             }
         }
+    }
+
+    /// The next event line with the Unix millisecond it arrived, or `None` after `within`.
+    pub fn next_event(&self, within: Duration) -> Option<(u64, String)> {
+        self.events.recv_timeout(within).ok()
     }
 
     /// Asks `status` until its reply contains `want`.

@@ -265,6 +265,12 @@ impl MoveDetector {
         self.promotion.waiting
     }
 
+    /// Whether a promotion key pressed now is kept as the choice for a promotion to come: no
+    /// pawn is waiting for its piece and the board's own side is to move.
+    pub fn preselects_promotion(&self) -> bool {
+        self.promotion.waiting.is_none() && self.table.turn == table::Turn::Own
+    }
+
     /// The earliest time at which [`MoveDetector::poll`] has something to release.
     pub fn next_deadline(&self) -> Option<Millis> {
         let held = self

@@ -45,7 +45,21 @@ impl Table {
         // Any key but `KH` ends the stepping back; any key but `KX` cancels a first `KX`.
         let history = self.keys.history.take();
         let armed = self.keys.resign_armed_at.take();
-        if let BoardKey::Promote(_) = key {
+        if let BoardKey::Promote(role) = key {
+            // A pawn waiting for its piece: the move it concludes is the answer. Otherwise the
+            // key is still fed to the detector (which keeps a choice made in advance), and the
+            // blind player hears what became of it rather than silence.
+            let detector = self.peg.feed.detector();
+            if detector.pending_promotion().is_none() {
+                out.event(TableEvent::Key(key));
+                let text = if detector.preselects_promotion() {
+                    let piece = self.vocab().piece(role).to_owned();
+                    self.key_words("key_promotion_chosen", &[("piece", &piece)])
+                } else {
+                    self.word("key_no_promotion")
+                };
+                self.tell(text, out);
+            }
             return false;
         }
         out.event(TableEvent::Key(key));
