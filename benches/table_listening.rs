@@ -186,8 +186,9 @@ impl Events {
         }
     }
 
-    /// Both clocks now: (white ms, black ms, the Unix ms halfway through the request).
-    fn clocks(&mut self) -> (u64, u64, u64) {
+    /// Both clocks now: (white ms, black ms, the Unix ms halfway through the request), and
+    /// whether White's clock is running (not after the flag, nor on Black's move).
+    fn clocks(&mut self) -> (u64, u64, u64, bool) {
         let before = unix_ms();
         let reply = self.client.ask("clock");
         let after = unix_ms();
@@ -204,6 +205,7 @@ impl Events {
             field("white"),
             field("black"),
             before + (after - before) / 2,
+            reply.ends_with("running white"),
         )
     }
 }
@@ -337,8 +339,10 @@ fn play(plan: &Plan, seed: u64) -> Figures {
                     );
                 }
             }
-            let (white_ms, _, at) = events.clocks();
-            flag_at = at + white_ms;
+            let (white_ms, _, at, runs) = events.clocks();
+            if runs {
+                flag_at = at + white_ms;
+            }
             let think = if white_ms < 8_000 {
                 100
             } else {
@@ -364,10 +368,12 @@ fn play(plan: &Plan, seed: u64) -> Figures {
         if over(&events) {
             break;
         }
-        let (white_ms, _, clock_at) = events.clocks();
+        let (white_ms, _, clock_at, runs) = events.clocks();
         blind_clock_at.insert(at, white_ms);
-        if ply % 2 == 1 {
+        if runs {
             flag_at = clock_at + white_ms;
+        }
+        if ply % 2 == 1 {
             // The blind player copies the opponent's move once he has heard it.
             let since = events.log[at].0;
             let words = events
@@ -399,7 +405,7 @@ fn play(plan: &Plan, seed: u64) -> Figures {
     // The blind player thinks on until his flag falls.
     if !over(&events) {
         if let Some(target) = plan.squeeze_to_ms {
-            let (white_ms, _, _) = events.clocks();
+            let (white_ms, _, _, _) = events.clocks();
             let seconds = white_ms.saturating_sub(target) / 1000;
             if seconds > 0 {
                 let reply = daemon
@@ -408,8 +414,10 @@ fn play(plan: &Plan, seed: u64) -> Figures {
                 assert!(reply.starts_with("ok "), "adjust: {reply}");
             }
         }
-        let (white_ms, _, at) = events.clocks();
-        flag_at = at + white_ms;
+        let (white_ms, _, at, runs) = events.clocks();
+        if runs {
+            flag_at = at + white_ms;
+        }
     }
     let wait = Duration::from_millis(flag_at.saturating_sub(unix_ms())) + support::WAIT;
     let end = match events
@@ -727,7 +735,7 @@ fn main() {
         }]
     };
     println!(
-        "| game | plies | asked | said | duplicates | moves (in last minute) | cut, said again | cut, lost (in last minute) | never said | move heard ms, median / worst | other dropped | flag→event ms | flag→voice ms | keys pressed/answered/said | wall |"
+        "| game | plies | asked | said | duplicates | moves (in last minute) | cut, said again | cut, lost (in last minute) | never said | move heard ms, median / worst | calls dropped | flag→event ms | flag→voice ms | keys pressed/answered/said | wall |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut all = Vec::new();

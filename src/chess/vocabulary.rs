@@ -104,6 +104,7 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("board_mismatch", &[]),
     ("board_correct", &[]),
     ("move_withdrawn", &[]),
+    ("move_amended", &[]),
     ("sheets_differ", &[]),
     ("sheet_lags", &[]),
     ("takeback_done", &[]),

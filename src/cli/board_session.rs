@@ -157,14 +157,14 @@ impl BoardSession {
                             .resync(&self.game, &mut self.conclusions);
                     }
                 }
-                // A replay has no arbiter to refuse it: the board's word stands.
+                // A replay has no arbiter to refuse it: the board's word stands. The detector
+                // concluded the takeback itself and may already have concluded the move made
+                // instead (a piece that moved on from where it rested): re-basing it here would
+                // make it judge that move again, against a game that does not have it yet.
                 Conclusion::Takeback { plies } => {
                     for _ in 0..plies {
                         self.game.undo();
                     }
-                    self.feed
-                        .detector_mut()
-                        .resync(&self.game, &mut self.conclusions);
                 }
                 _ => {}
             }

@@ -201,6 +201,19 @@ impl Table {
         // concluding new moves without new events.
         let mut polls = 0;
         while let Some((b, c)) = queue.pop_front() {
+            // The sighted player's piece moved on from where it rested: the move it ends on
+            // replaces the one concluded at the rest, while the blind player has not begun to
+            // copy it.
+            if b == BoardId::Normal
+                && matches!(c, Conclusion::Takeback { plies: 1 })
+                && matches!(
+                    queue.front(),
+                    Some((BoardId::Normal, Conclusion::Moved { .. }))
+                )
+                && self.amend_last_move(now, &c, out)
+            {
+                continue;
+            }
             let plies = self.g.game.ply_count();
             self.on_conclusion(b, now, c, out);
             if self.g.game.ply_count() != plies && polls < 16 {
@@ -211,6 +224,39 @@ impl Table {
                 }
             }
         }
+    }
+
+    /// Withdraws the sighted player's last move, concluded while his piece rested on its way,
+    /// when nothing has come after it: the game not over, no clock press that completed it
+    /// (a board with a clock concludes only at the press), and the peg board still as it was
+    /// before the move (the blind player has not begun to copy it). The blind player hears a
+    /// short correction; the move the piece ended on follows as an ordinary move. Returns
+    /// whether it did.
+    fn amend_last_move(&mut self, now: Now, takeback: &Conclusion, out: &mut Step) -> bool {
+        let game = &self.g.game;
+        let Some(&last) = game.moves().last() else {
+            return false;
+        };
+        if game.is_over() || game.turn() != self.s.peg_side {
+            return false;
+        }
+        let Some(before) = game.position_before(game.ply_count() - 1) else {
+            return false;
+        };
+        let untouched = self.peg.feed.detector().observed().occupied() == before.board().occupied();
+        if !untouched || self.commit(now, Record::Undo, out).is_err() {
+            return false;
+        }
+        out.event(TableEvent::Detected {
+            board: BoardId::Normal,
+            description: takeback.describe(self.g.game.castling_mode()),
+        });
+        out.event(TableEvent::Undo {
+            uci: self.uci(last).to_string(),
+        });
+        let text = self.word("move_amended");
+        self.say(Listener::BlindPlayer, text, Urgency::Polite, out);
+        true
     }
 
     fn on_conclusion(&mut self, board: BoardId, now: Now, c: Conclusion, out: &mut Step) {

@@ -1,0 +1,247 @@
+//! A DGT e-board at a hand's pace, as real boards and hands behave: a piece resting on a square on its way, a rook sliding over squares, and what `watch` (the board session) and the daemon make of it.
+
+pub mod common;
+
+use annabella::boards::{Millis, SensorEvent, Timed, gestures};
+use annabella::chess::game::Game;
+use annabella::cli::board_session::BoardSession;
+use annabella::table::detector::TouchMove;
+use shakmaty::{Chess, Position, Square, uci::UciMove};
+
+/// A board session on a DGT board, fed events with their times.
+struct Hands {
+    session: BoardSession,
+    pos: Chess,
+    now: Millis,
+    lines: Vec<String>,
+}
+
+impl Hands {
+    fn new() -> Hands {
+        let mut hands = Hands {
+            session: BoardSession::new(
+                annabella::boards::Protocol::Dgt,
+                Game::new(),
+                TouchMove::Off,
+                0,
+            ),
+            pos: Chess::default(),
+            now: 1_000,
+            lines: Vec::new(),
+        };
+        hands.session.reconnected();
+        let dump = SensorEvent::Pieces(hands.pos.board().clone());
+        hands.event(dump);
+        hands
+    }
+
+    fn event(&mut self, event: SensorEvent) {
+        let at = self.now;
+        self.session
+            .feed(Ok(Timed { at, event }), true, &mut self.lines);
+    }
+
+    /// Lets `ms` pass, polling as the live loop does at the session's deadlines.
+    fn wait(&mut self, ms: Millis) {
+        let end = self.now + ms;
+        while let Some(at) = self.session.next_deadline().filter(|&at| at <= end) {
+            self.now = self.now.max(at);
+            self.session.poll(self.now, &mut self.lines);
+        }
+        self.now = end;
+        self.session.poll(self.now, &mut self.lines);
+    }
+
+    /// A move made by hand: its field updates 80 ms apart, then a pause.
+    fn play(&mut self, uci: &str) {
+        let m = uci.parse::<UciMove>().unwrap().to_move(&self.pos).unwrap();
+        for e in gestures::identity_events(&self.pos, m, 0) {
+            self.event(e);
+            self.now += 80;
+        }
+        self.pos.play_unchecked(m);
+        self.wait(1_500);
+    }
+
+    /// A piece lifted from `from`, put on `rest` for `rest_ms`, lifted again and put on `to`.
+    fn play_with_rest(&mut self, from: &str, rest: &str, to: &str, rest_ms: Millis) {
+        let sq = |s: &str| s.parse::<Square>().unwrap();
+        let piece = self.pos.board().piece_at(sq(from)).unwrap();
+        for (square, piece, pause) in [
+            (sq(from), None, 80),
+            (sq(rest), Some(piece), rest_ms),
+            (sq(rest), None, 80),
+            (sq(to), Some(piece), 0),
+        ] {
+            self.event(SensorEvent::SquareChanged { square, piece });
+            self.wait(pause);
+        }
+        let m = format!("{from}{to}")
+            .parse::<UciMove>()
+            .unwrap()
+            .to_move(&self.pos)
+            .unwrap();
+        self.pos.play_unchecked(m);
+        self.wait(1_500);
+    }
+
+    fn moves(&self) -> Vec<String> {
+        self.lines
+            .iter()
+            .filter(|l| l.starts_with("move "))
+            .cloned()
+            .collect()
+    }
+}
+
+#[test]
+fn a_pawn_resting_on_its_way_is_the_move_it_ends_on_and_watch_stays_in_step() {
+    let mut h = Hands::new();
+    h.play("e2e4");
+    // Black's pawn rests a second on e6 on its way to e5: the hold concludes e6, then the
+    // board shows e5 instead.
+    h.play_with_rest("e7", "e6", "e5", 1_000);
+    h.play("g1f3");
+    h.play("b8c6");
+    h.play("f1b5");
+    let moves = h.moves();
+    assert_eq!(
+        moves.last().map(String::as_str),
+        Some("move f1b5"),
+        "{:#?}",
+        h.lines
+    );
+    assert!(
+        !h.lines.iter().any(|l| l.starts_with("mismatch")
+            || l.starts_with("error")
+            || l.starts_with("replicated")),
+        "the session caught up after the rest, with nothing said twice: {:#?}",
+        h.lines
+    );
+    assert_eq!(
+        h.lines
+            .iter()
+            .skip_while(|l| *l != "move e7e6")
+            .take(3)
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        ["move e7e6", "touched e6 black pawn", "takeback 1"]
+    );
+    let game: Vec<String> = h
+        .session
+        .game()
+        .moves()
+        .iter()
+        .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+        .collect();
+    assert_eq!(game, ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]);
+}
+
+mod daemon {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use annabella::boards::dgt;
+    use shakmaty::{Color, Piece, Role, Square};
+
+    use crate::common::board::SimulatedBoard;
+    use crate::common::control::ControlClient;
+    use crate::common::daemon::{Daemon, Serve};
+    use crate::common::fs::scratch_dir;
+
+    /// The daemon with a simulated peg board (White, the blind player) and a simulated DGT
+    /// board (Black, the sighted player).
+    fn table(dir: &Path) -> (Daemon, SimulatedBoard, SimulatedBoard, ControlClient) {
+        let peg = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+        let dgt = SimulatedBoard::on_pty("dgt", &dir.join("dgt"), &[]);
+        let speech = format!("transcript:{}", dir.join("transcript.txt").display());
+        let normal = format!("dgt:{}", dir.join("dgt").display());
+        let daemon = Serve::new(&dir.join("state"))
+            .args(["--peg", dir.join("peg").to_str().unwrap()])
+            .args(["--normal", &normal, "--speech", &speech])
+            .start();
+        let mut watcher = daemon.connect("observer");
+        assert!(watcher.ask("events").starts_with("ok events"));
+        watcher.wait_status("peg connected in-sync");
+        watcher.wait_status("normal connected in-sync");
+        (daemon, peg, dgt, watcher)
+    }
+
+    /// One field update as the simulator's `raw` hex line.
+    fn update(square: Square, piece: Option<Piece>) -> String {
+        let hex: Vec<String> = dgt::encode_field_update(square, piece)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        format!("raw {}", hex.join(" "))
+    }
+
+    const BLACK_PAWN: Option<Piece> = Some(Piece {
+        color: Color::Black,
+        role: Role::Pawn,
+    });
+
+    /// Black's pawn from e7 to e5, resting `rest` on e6 on its way; `meanwhile` runs during
+    /// the rest (after the move on e6 was announced). The simulator is then told the position.
+    fn pawn_rests_on_e6(
+        dgt: &mut SimulatedBoard,
+        watcher: &ControlClient,
+        meanwhile: impl FnOnce(),
+    ) {
+        dgt.hand(&update(Square::E7, None));
+        std::thread::sleep(Duration::from_millis(80));
+        dgt.hand(&update(Square::E6, BLACK_PAWN));
+        watcher.heard("Eva sechs");
+        meanwhile();
+        dgt.hand(&update(Square::E6, None));
+        std::thread::sleep(Duration::from_millis(80));
+        dgt.hand(&update(Square::E5, BLACK_PAWN));
+        std::thread::sleep(Duration::from_millis(600));
+        dgt.hand("fen rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+    }
+
+    #[test]
+    fn a_pawn_that_moves_on_from_its_rest_is_the_move_the_blind_player_hears() {
+        let dir = scratch_dir("dgt-rest");
+        let (daemon, mut peg, mut dgt, watcher) = table(&dir);
+        peg.hand("e2e4");
+        watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+        dgt.hand("e2e4");
+        watcher.expect_event("the copy on the e-board", |l| {
+            l == "event normal replicated e2e4"
+        });
+        pawn_rests_on_e6(&mut dgt, &watcher, || {});
+        watcher.expect_event("the amend", |l| l == "event undo e7e6");
+        watcher.heard("Korrektur");
+        watcher.heard("Eva fünf");
+        peg.hand("e7e5");
+        watcher.heard("in Ordnung");
+        peg.hand("g1f3");
+        watcher.expect_event("2.Nf3", |l| l.starts_with("event move 3 white g1f3"));
+        let mut black = daemon.connect("black");
+        let sheet = black.ask("sheet");
+        assert_eq!(sheet, "ok 1. e4 e5 2. Sf3");
+        let transcript = std::fs::read_to_string(dir.join("transcript.txt")).unwrap();
+        assert!(
+            !transcript.contains("stimmt nicht") && !transcript.contains("Unzulässig"),
+            "nobody was told to correct anything: {transcript}"
+        );
+    }
+
+    #[test]
+    fn once_the_blind_player_has_begun_to_copy_the_rest_was_the_move() {
+        let dir = scratch_dir("dgt-rest-copied");
+        let (_daemon, mut peg, mut dgt, watcher) = table(&dir);
+        peg.hand("e2e4");
+        watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+        dgt.hand("e2e4");
+        watcher.expect_event("the copy on the e-board", |l| {
+            l == "event normal replicated e2e4"
+        });
+        // He has lifted the pawn on e7 to copy e7-e6 when the opponent's pawn moves on.
+        pawn_rests_on_e6(&mut dgt, &watcher, || peg.hand("raw Le7"));
+        watcher.expect_event("the e-board told to put it back", |l| {
+            l.starts_with("event guide normal") && l.contains("e5") && l.contains("e6")
+        });
+    }
+}
