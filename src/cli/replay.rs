@@ -55,7 +55,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let mut now: Millis = 0;
     let chunks: Box<dyn Iterator<Item = &[u8]>> = match args.protocol {
         Protocol::Peg => Box::new(bytes.split_inclusive(|&b| b == b'\n')),
-        Protocol::Dgt => Box::new(std::iter::once(&bytes[..])),
+        Protocol::Dgt | Protocol::Millennium | Protocol::Certabo => {
+            Box::new(std::iter::once(&bytes[..]))
+        }
     };
     for chunk in chunks {
         let timed = args.protocol == Protocol::Peg && chunk.trim_ascii_start().starts_with(b"@");
