@@ -43,7 +43,11 @@ const STATUS_CHARS: usize = 65;
 /// of ones, so that the eight bits together have an odd number.
 pub fn with_parity(c: u8) -> u8 {
     let c = c & 0x7f;
-    if c.count_ones() % 2 == 0 { c | 0x80 } else { c }
+    if c.count_ones().is_multiple_of(2) {
+        c | 0x80
+    } else {
+        c
+    }
 }
 
 /// The block parity of a message: the XOR of its characters (7 bits each).
