@@ -7,7 +7,8 @@
 //! the peg board. The figure runs from the instant the hand's last action reached the board's
 //! output (for Certabo: the instant the board's state changed; its next lines show it) to the
 //! blind player's announcement in the transcript. Prints median and worst
-//! (`cargo bench --bench boards`); under `cargo test --benches` a short smoke run.
+//! (`cargo bench --bench boards`: 3 games of up to 80 plies); under `cargo test --benches` a
+//! short smoke run. `ANNABELLA_BENCH_GAMES` and `ANNABELLA_BENCH_PLIES` set the size.
 
 mod common;
 
@@ -201,6 +202,7 @@ impl Observer {
     }
 }
 
+/// A running daemon, killed with its state directory when dropped.
 struct Daemon {
     child: Child,
     dir: PathBuf,
@@ -274,7 +276,7 @@ fn measure(protocol: Protocol, name: &str, games: &[Vec<Move>]) -> Vec<Duration>
         let stderr = child.stderr.take().expect("stderr");
         let daemon = Daemon {
             child,
-            dir: dir.clone(),
+            dir: dir.join("state"),
         };
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -327,6 +329,17 @@ fn measure(protocol: Protocol, name: &str, games: &[Vec<Move>]) -> Vec<Duration>
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let (count, plies) = if full { (3, 80) } else { (1, 6) };
+    // The size can be set for either run: ANNABELLA_BENCH_GAMES, ANNABELLA_BENCH_PLIES.
+    let var = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (count, plies) = (
+        var("ANNABELLA_BENCH_GAMES", count),
+        var("ANNABELLA_BENCH_PLIES", plies),
+    );
     let standard = Game::new().start_fen();
     let games: Vec<Vec<Move>> = common::games(200)
         .into_iter()

@@ -10,7 +10,9 @@ use shakmaty::{Board, Piece, Square};
 
 fn board() -> impl Strategy<Value = Board> {
     prop::collection::vec(
-        prop::option::of(prop::sample::select("KQRBNPkqrbnp".chars().collect::<Vec<_>>())),
+        prop::option::of(prop::sample::select(
+            "KQRBNPkqrbnp".chars().collect::<Vec<_>>(),
+        )),
         64,
     )
     .prop_map(|squares| {
