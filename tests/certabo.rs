@@ -68,3 +68,69 @@ fn watch_learns_the_chips_keeps_them_and_reads_a_game() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A game as a Certabo board sent it: each state the hand leaves the board in, two lines each
+/// (the decoder believes a square once two of the last three lines agree).
+fn recording(ucis: &[&str]) -> Vec<u8> {
+    use annabella::boards::Protocol;
+    use annabella::chess::{game::Game, language::Language};
+    use annabella::io::simulator::SimulatedBoard;
+    let mut board =
+        SimulatedBoard::new(Protocol::Certabo, Game::new(), Language::english().clone());
+    let mut bytes = board.snapshot().repeat(2);
+    for uci in ucis {
+        for line in board.operator_line(uci).unwrap() {
+            bytes.extend(line.repeat(2));
+        }
+    }
+    bytes
+}
+
+#[test]
+fn replay_learns_the_chips_from_the_recording_or_reads_them_from_a_file() {
+    let game = [
+        "e2e4", "d7d5", "e4d5", "g8f6", "f1b5", "c7c6", "d5c6", "d8b6", "c6b7", "b8d7", "g1f3",
+        "e7e5", "e1g1", "f8d6",
+    ];
+    let expected: Vec<String> = game.iter().map(|u| format!("move {u}")).collect();
+    let moves = |o: &std::process::Output| -> Vec<String> {
+        common::process::stdout(o)
+            .lines()
+            .filter(|l| l.starts_with("move "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let mut bytes = recording(&game);
+    // A line cut short in the middle: reported by its number, and nothing else happens.
+    let second = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    bytes.splice(second..second, *b":1 2 3\r\n");
+    let o = common::process::annabella(&["replay", "--protocol", "certabo"], &[], &bytes);
+    assert!(o.status.success());
+    assert_eq!(moves(&o), expected);
+    let err = common::process::stderr(&o);
+    assert!(err.contains("line 2: 3 numbers"), "{err}");
+
+    // The recording without its start position: only a calibration file reads it.
+    let dir = scratch_dir("certabo-replay");
+    let file = dir.join("chips.calibration");
+    let start = recording(&[]);
+    let codes = annabella::boards::certabo::ChipBoard::new(&shakmaty::Board::new()).codes();
+    let calibration = annabella::boards::certabo::Calibration::from_start_position(&codes).unwrap();
+    std::fs::write(&file, calibration.to_text()).unwrap();
+    let later = recording(&game)[start.len()..].to_vec();
+    let o = common::process::annabella(
+        &[
+            "replay",
+            "--protocol",
+            "certabo",
+            "--calibration",
+            file.to_str().unwrap(),
+        ],
+        &[],
+        &later,
+    );
+    // The first board read (the e2 pawn in the hand) is judged against the start position as
+    // a board just plugged in; the hand then completes e2-e4 and the game follows.
+    assert_eq!(moves(&o), expected, "{}", common::process::stdout(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

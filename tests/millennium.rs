@@ -47,3 +47,44 @@ fn watch_reads_an_opening_with_captures_and_castling() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A game as a Millennium board sent it (the simulator's bytes, hand by hand), with noise.
+fn recording(ucis: &[&str]) -> Vec<u8> {
+    use annabella::boards::Protocol;
+    use annabella::chess::{game::Game, language::Language};
+    use annabella::io::simulator::SimulatedBoard;
+    let mut board = SimulatedBoard::new(
+        Protocol::Millennium,
+        Game::new(),
+        Language::english().clone(),
+    );
+    let mut bytes = board.snapshot();
+    for uci in ucis {
+        bytes.extend(board.operator_line(uci).unwrap().concat());
+    }
+    bytes
+}
+
+#[test]
+fn replay_reads_a_recording_with_a_promotion_and_reports_bad_bytes_by_offset() {
+    let game = [
+        "e2e4", "d7d5", "e4d5", "g8f6", "f1b5", "c7c6", "d5c6", "d8b6", "c6b7", "b8d7", "g1f3",
+        "e7e5", "e1g1", "f8d6", "b7a8q",
+    ];
+    let mut bytes = recording(&game);
+    bytes.splice(67..67, *b"#?");
+    let o = common::process::annabella(&["replay", "--protocol", "millennium"], &[], &bytes);
+    assert!(o.status.success());
+    let moves: Vec<String> = common::process::stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with("move "))
+        .map(str::to_owned)
+        .collect();
+    let expected: Vec<String> = game.iter().map(|u| format!("move {u}")).collect();
+    assert_eq!(moves, expected);
+    let err = common::process::stderr(&o);
+    assert!(
+        err.contains("byte offset 67: 2 bytes outside any message"),
+        "{err}"
+    );
+}
