@@ -402,7 +402,8 @@ impl CertaboDecoder {
         })
     }
 
-    /// Reports a problem of the board's state unless it is the one reported last.
+    /// Reports a problem unless it is the one reported last: a board that sends the same wrong
+    /// line, or shows the same wrong board, several times a second is reported once.
     fn problem(&mut self, message: String, out: &mut Vec<Decoded>) {
         if self.last_problem.as_ref() != Some(&message) {
             out.push(self.error(message.clone()));
@@ -414,9 +415,10 @@ impl CertaboDecoder {
         self.line_no += 1;
         let line = std::mem::take(&mut self.line);
         if std::mem::take(&mut self.overlong) {
-            out.push(self.error(format!(
-                "longer than {MAX_LINE} bytes; a board line is 320 numbers; skipped"
-            )));
+            self.problem(
+                format!("longer than {MAX_LINE} bytes; a board line is 320 numbers; skipped"),
+                out,
+            );
             return;
         }
         let text = line.trim_ascii();
@@ -435,11 +437,12 @@ impl CertaboDecoder {
                 .filter(|w| w.bytes().all(|b| b.is_ascii_digit()))
                 .and_then(|w| w.parse::<u16>().ok());
             let Some(number) = number else {
-                out.push(self.error(format!(
+                let message = format!(
                     "number {} ({:?}) is not a number from 0 to 65535; the line is skipped",
                     count + 1,
                     String::from_utf8_lossy(&word[..word.len().min(16)])
-                )));
+                );
+                self.problem(message, out);
                 return;
             };
             if let Some(slot) = codes.get_mut(count / CODE_LEN) {
@@ -448,9 +451,10 @@ impl CertaboDecoder {
             count += 1;
         }
         if count != NUMBERS {
-            out.push(self.error(format!(
-                "{count} numbers; a board line has {NUMBERS} (64 squares of 5); skipped"
-            )));
+            self.problem(
+                format!("{count} numbers; a board line has {NUMBERS} (64 squares of 5); skipped"),
+                out,
+            );
             return;
         }
         for code in &mut codes {
@@ -795,6 +799,18 @@ mod tests {
         assert_eq!(
             err(&out[2]),
             "line 3: longer than 2048 bytes; a board line is 320 numbers; skipped"
+        );
+    }
+
+    #[test]
+    fn the_same_bad_line_over_and_over_is_reported_once() {
+        let mut d = CertaboDecoder::new(None);
+        let mut out = Vec::new();
+        d.feed(&b"Certabo 1.0\r\n".repeat(50), 0, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            err(&out[0]),
+            "line 1: number 1 (\"Certabo\") is not a number from 0 to 65535; the line is skipped"
         );
     }
 
