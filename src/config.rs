@@ -96,8 +96,8 @@ pub struct RawTable {
     pub peg: String,
     /// The side the blind player plays: `white` or `black`.
     pub peg_side: String,
-    /// The sighted side's board: `virtual` (moves come from the control interface) or
-    /// `dgt:DEVICE` / `dgt:tcp:HOST:PORT`.
+    /// The sighted side's board: `virtual` (moves come from the control interface),
+    /// `dgt:DEVICE`, `millennium:DEVICE` or `certabo:DEVICE` (a device or `tcp:HOST:PORT`).
     pub normal: String,
     /// Touch-move rule on the peg board: off, warn or strict.
     pub touch_move: String,
@@ -215,6 +215,20 @@ pub enum PegSource {
 pub enum NormalBoard {
     Virtual,
     Dgt(Endpoint),
+    Millennium(Endpoint),
+    Certabo(Endpoint),
+}
+
+impl NormalBoard {
+    /// The protocol and place of a real board; `None` for the virtual one.
+    pub fn link(&self) -> Option<(Protocol, &Endpoint)> {
+        match self {
+            NormalBoard::Virtual => None,
+            NormalBoard::Dgt(e) => Some((Protocol::Dgt, e)),
+            NormalBoard::Millennium(e) => Some((Protocol::Millennium, e)),
+            NormalBoard::Certabo(e) => Some((Protocol::Certabo, e)),
+        }
+    }
 }
 
 /// A validated table.
@@ -346,18 +360,24 @@ impl RawConfig {
             };
             let normal = match t.normal.as_str() {
                 "virtual" => NormalBoard::Virtual,
-                other => match other.strip_prefix("dgt:") {
-                    Some(device) => NormalBoard::Dgt(
-                        Endpoint::parse(device, Protocol::Dgt)
-                            .map_err(|e| bad(key("normal"), e))?,
-                    ),
-                    None => {
-                        return Err(bad(
-                            key("normal"),
-                            format!("{other:?}: virtual or dgt:DEVICE"),
-                        ));
-                    }
-                },
+                other => {
+                    let (kind, device) = other.split_once(':').unwrap_or((other, ""));
+                    let (protocol, board): (Protocol, fn(Endpoint) -> NormalBoard) = match kind {
+                        "dgt" => (Protocol::Dgt, NormalBoard::Dgt),
+                        "millennium" => (Protocol::Millennium, NormalBoard::Millennium),
+                        "certabo" => (Protocol::Certabo, NormalBoard::Certabo),
+                        _ => {
+                            return Err(bad(
+                                key("normal"),
+                                format!(
+                                    "{other:?}: virtual, dgt:DEVICE, millennium:DEVICE or \
+                                     certabo:DEVICE"
+                                ),
+                            ));
+                        }
+                    };
+                    board(Endpoint::parse(device, protocol).map_err(|e| bad(key("normal"), e))?)
+                }
             };
             let touch_move = t
                 .touch_move
@@ -681,6 +701,45 @@ mod tests {
             documented, known,
             "the example's token keys and the code's differ"
         );
+    }
+
+    #[test]
+    fn the_normal_board_is_virtual_or_one_of_three_e_board_families() {
+        let normal = |text: &str| {
+            RawConfig::from_toml(
+                &format!("[[table]]\nnormal = \"{text}\""),
+                Path::new("x.toml"),
+            )
+            .and_then(|c| c.validate())
+            .map(|c| c.tables[0].normal.clone())
+        };
+        let serial = |baud| Endpoint::Serial {
+            path: "/dev/ttyUSB0".into(),
+            baud,
+        };
+        assert_eq!(
+            normal("dgt:/dev/ttyUSB0").unwrap(),
+            NormalBoard::Dgt(serial(9600))
+        );
+        assert_eq!(
+            normal("millennium:/dev/ttyUSB0").unwrap(),
+            NormalBoard::Millennium(serial(38_400))
+        );
+        assert_eq!(
+            normal("certabo:tcp:127.0.0.1:7000").unwrap(),
+            NormalBoard::Certabo(Endpoint::Tcp("127.0.0.1:7000".into()))
+        );
+        assert_eq!(
+            normal("certabo:/dev/ttyUSB0")
+                .unwrap()
+                .link()
+                .map(|(p, _)| p),
+            Some(Protocol::Certabo)
+        );
+        for bad in ["certabo:", "millennium", "square:/dev/ttyUSB0"] {
+            let e = format!("{:#}", normal(bad).unwrap_err());
+            assert!(e.contains("table[0].normal"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ use tokio::task::JoinSet;
 
 use crate::app::hub::{EVENT_BACKLOG, Hub, REQUEST_BACKLOG, TableHandle};
 use crate::app::table_actor::{BoardMessage, Journal, TableActor};
-use crate::boards::Protocol;
+use crate::boards::{Decoder, Protocol};
 use crate::chess::language::Language;
 use crate::config::{Config, NormalBoard as NormalConfig, PegSource, TableConfig};
 use crate::io::clock::{TableClock, unix_ms};
@@ -157,11 +157,17 @@ pub async fn run(
                 simulated.push((tc.name.clone(), operator));
             }
         }
-        if let NormalConfig::Dgt(endpoint) = &tc.normal {
-            spawn_link(
+        if let Some((protocol, endpoint)) = tc.normal.link() {
+            // A Certabo board's calibration is kept per table in the state directory.
+            let calibration = config
+                .state_dir
+                .join("certabo")
+                .join(format!("{}.calibration", tc.name.file_stem()));
+            spawn_link_with(
                 &mut tasks,
                 endpoint.clone(),
-                Protocol::Dgt,
+                protocol,
+                decoders(protocol, calibration),
                 BoardId::Normal,
                 boards_tx.clone(),
                 &shutdown,
@@ -287,7 +293,9 @@ fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language) ->
         peg_side: tc.peg_side,
         normal: match tc.normal {
             NormalConfig::Virtual => NormalBoard::Virtual,
-            NormalConfig::Dgt(_) => NormalBoard::Identity,
+            NormalConfig::Dgt(_) | NormalConfig::Millennium(_) | NormalConfig::Certabo(_) => {
+                NormalBoard::Identity
+            }
         },
         lang,
         verbosity: config.verbosity,
@@ -356,12 +364,41 @@ fn spawn_link(
     to_table: mpsc::Sender<BoardMessage>,
     shutdown: &watch::Receiver<bool>,
 ) {
+    let decoders = Box::new(move || crate::boards::decoder(protocol));
+    spawn_link_with(
+        tasks, endpoint, protocol, decoders, board, to_table, shutdown,
+    );
+}
+
+/// The decoder of each connection of a board speaking `protocol`: a Certabo board's keeps its
+/// calibration in `calibration` (`docs/certabo.md`).
+fn decoders(
+    protocol: Protocol,
+    calibration: PathBuf,
+) -> Box<dyn FnMut() -> Box<dyn Decoder> + Send> {
+    match protocol {
+        Protocol::Certabo => Box::new(crate::io::calibration::certabo_decoders(calibration)),
+        _ => Box::new(move || crate::boards::decoder(protocol)),
+    }
+}
+
+/// [`spawn_link`] with the decoder of each connection made by `decoders`.
+fn spawn_link_with(
+    tasks: &mut JoinSet<()>,
+    endpoint: Endpoint,
+    protocol: Protocol,
+    decoders: Box<dyn FnMut() -> Box<dyn Decoder> + Send>,
+    board: BoardId,
+    to_table: mpsc::Sender<BoardMessage>,
+    shutdown: &watch::Receiver<bool>,
+) {
     let (events_tx, mut events) = mpsc::channel::<LinkEvent>(BOARD_BACKLOG);
     // The table sends nothing to its boards yet: the link greets them itself.
     let (_commands_tx, commands) = mpsc::channel(1);
-    tasks.spawn(link::run(
+    tasks.spawn(link::run_with(
         endpoint,
         protocol,
+        decoders,
         events_tx,
         commands,
         shutdown.clone(),

@@ -111,6 +111,40 @@ pub fn identity_events(pos: &Chess, m: Move, variant: usize) -> Vec<SensorEvent>
     pick(identity_orders(pos, m), variant)
 }
 
+/// Every order in which a hand can make `m`, a legal move of `pos`, on a board that senses
+/// pieces and shows the whole board after each action: the hand orders of [`peg_orders`], each
+/// lift a square emptied and each placement the piece that ends there (a promotion puts down
+/// the new piece, so no key is pressed).
+pub fn hand_orders(pos: &Chess, m: Move) -> Vec<Vec<SensorEvent>> {
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    let after = after.board();
+    peg_orders(pos, m)
+        .into_iter()
+        .map(|order| {
+            order
+                .into_iter()
+                .filter_map(|e| match e {
+                    SensorEvent::Lift(square) => Some(SensorEvent::SquareChanged {
+                        square,
+                        piece: None,
+                    }),
+                    SensorEvent::Place(square) => Some(SensorEvent::SquareChanged {
+                        square,
+                        piece: after.piece_at(square),
+                    }),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The actions of order number `variant` (wrapping) of [`hand_orders`].
+pub fn hand_events(pos: &Chess, m: Move, variant: usize) -> Vec<SensorEvent> {
+    pick(hand_orders(pos, m), variant)
+}
+
 fn pick(mut orders: Vec<Vec<SensorEvent>>, variant: usize) -> Vec<SensorEvent> {
     if orders.is_empty() {
         return Vec::new();
@@ -312,6 +346,38 @@ mod tests {
         }
     }
 
+    /// Each hand order empties a square only where a piece stands and ends on the board after
+    /// the move.
+    fn check_hand(p: &Chess, m: Move) {
+        let orders = hand_orders(p, m);
+        assert_eq!(orders.len(), peg_orders(p, m).len());
+        for (v, order) in orders.iter().enumerate() {
+            assert_eq!(&hand_events(p, m, v), order);
+            let mut board: Board = p.board().clone();
+            for e in order {
+                let SensorEvent::SquareChanged { square, piece } = *e else {
+                    panic!("{m:?} v{v}: {e:?}");
+                };
+                match piece {
+                    Some(piece) => {
+                        assert!(
+                            board.piece_at(square).is_none(),
+                            "{m:?} v{v}: onto {square}"
+                        );
+                        board.set_piece_at(square, piece);
+                    }
+                    None => {
+                        assert!(
+                            board.remove_piece_at(square).is_some(),
+                            "{m:?} v{v}: {square}"
+                        );
+                    }
+                }
+            }
+            assert_eq!(&board, p.clone().play(m).unwrap().board(), "{m:?} v{v}");
+        }
+    }
+
     #[test]
     fn every_order_of_every_move_of_special_positions_is_physically_possible() {
         for (fen, mode) in [
@@ -332,6 +398,7 @@ mod tests {
             for m in p.legal_moves() {
                 check_peg(&p, m);
                 check_identity(&p, m);
+                check_hand(&p, m);
             }
         }
     }

@@ -6,12 +6,16 @@
 //!
 //! - [`peg`]: our tactile peg-board protocol (ASCII lines; `docs/peg-protocol.md`).
 //! - [`dgt`]: the DGT e-board serial protocol (`docs/dgt.md`).
+//! - [`millennium`]: the Millennium ChessLink serial protocol (`docs/millennium.md`).
+//! - [`certabo`]: the Certabo RFID board's serial lines and calibration (`docs/certabo.md`).
 //! - [`debounce`]: merges the chatter of reed switches and hall sensors.
 //! - [`gestures`]: the events a person produces for a move, in every order a hand can.
 
+pub mod certabo;
 pub mod debounce;
 pub mod dgt;
 pub mod gestures;
+pub mod millennium;
 pub mod peg;
 
 use std::fmt;
@@ -174,6 +178,17 @@ pub type Decoded = Result<Timed<SensorEvent>, DecodeError>;
 pub enum Protocol {
     Peg,
     Dgt,
+    /// Millennium ChessLink boards (Exclusive, Performance, eONE).
+    Millennium,
+    /// Certabo boards (RFID chips in the pieces).
+    Certabo,
+}
+
+impl Protocol {
+    /// Whether the board senses each piece (DGT, Millennium, Certabo) or only occupancy (peg).
+    pub fn senses_pieces(self) -> bool {
+        self != Protocol::Peg
+    }
 }
 
 impl std::str::FromStr for Protocol {
@@ -183,7 +198,11 @@ impl std::str::FromStr for Protocol {
         match s.to_ascii_lowercase().as_str() {
             "peg" => Ok(Protocol::Peg),
             "dgt" => Ok(Protocol::Dgt),
-            _ => Err(format!("unknown board protocol {s:?}; peg or dgt")),
+            "millennium" => Ok(Protocol::Millennium),
+            "certabo" => Ok(Protocol::Certabo),
+            _ => Err(format!(
+                "unknown board protocol {s:?}; peg, dgt, millennium or certabo"
+            )),
         }
     }
 }
@@ -202,10 +221,13 @@ pub trait Decoder: Send {
     fn snapshot_request(&self) -> Vec<u8>;
 }
 
-/// A fresh decoder for `protocol`.
+/// A fresh decoder for `protocol` (a Certabo board without a calibration learns one from the
+/// first start position it shows).
 pub fn decoder(protocol: Protocol) -> Box<dyn Decoder> {
     match protocol {
         Protocol::Peg => Box::new(peg::PegDecoder::new()),
         Protocol::Dgt => Box::new(dgt::DgtDecoder::new()),
+        Protocol::Millennium => Box::new(millennium::MillenniumDecoder::new()),
+        Protocol::Certabo => Box::new(certabo::CertaboDecoder::new(None)),
     }
 }

@@ -30,9 +30,10 @@ impl BoardSession {
         touch_move: TouchMove,
         debounce_ms: Millis,
     ) -> BoardSession {
-        let kind = match protocol {
-            Protocol::Peg => BoardKind::Occupancy,
-            Protocol::Dgt => BoardKind::Identity,
+        let kind = if protocol.senses_pieces() {
+            BoardKind::Identity
+        } else {
+            BoardKind::Occupancy
         };
         let mut settings = DetectorSettings::for_kind(kind);
         settings.touch_move = touch_move;

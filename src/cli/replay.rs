@@ -12,8 +12,9 @@ use crate::table::detector::TouchMove;
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The protocol of the recording: `peg` (text lines, optionally `@ms` stamped) or `dgt`
-    /// (the raw bytes the board sent, starting with a board dump).
+    /// The protocol of the recording: `peg` (text lines, optionally `@ms` stamped), or the raw
+    /// bytes a `dgt` board (starting with a board dump), a `millennium` board or a `certabo`
+    /// board sent.
     #[arg(long, value_parser = parse_protocol)]
     pub protocol: Protocol,
     #[command(flatten)]
@@ -24,6 +25,10 @@ pub struct ReplayArgs {
     /// Contact-sensor debounce window in milliseconds (peg boards; 0 turns it off).
     #[arg(long, default_value_t = boards::debounce::DEFAULT_WINDOW)]
     pub debounce_ms: Millis,
+    /// Certabo recordings: the calibration file to read the chips with (it is not written);
+    /// without it the recording's first start position teaches one.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
     /// The recording; `-` or nothing for standard input.
     pub file: Option<PathBuf>,
 }
@@ -45,7 +50,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         args.touch_move,
         args.debounce_ms,
     );
-    let mut decoder = boards::decoder(args.protocol);
+    let mut decoder: Box<dyn boards::Decoder> = match (args.protocol, &args.calibration) {
+        (Protocol::Certabo, Some(path)) => Box::new(boards::certabo::CertaboDecoder::new(
+            crate::io::calibration::load(path).map_err(anyhow::Error::msg)?,
+        )),
+        _ => boards::decoder(args.protocol),
+    };
     let mut decoded = Vec::new();
     let mut lines = Vec::new();
     let mut out = std::io::stdout().lock();
@@ -55,7 +65,9 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let mut now: Millis = 0;
     let chunks: Box<dyn Iterator<Item = &[u8]>> = match args.protocol {
         Protocol::Peg => Box::new(bytes.split_inclusive(|&b| b == b'\n')),
-        Protocol::Dgt => Box::new(std::iter::once(&bytes[..])),
+        Protocol::Dgt | Protocol::Millennium | Protocol::Certabo => {
+            Box::new(std::iter::once(&bytes[..]))
+        }
     };
     for chunk in chunks {
         let timed = args.protocol == Protocol::Peg && chunk.trim_ascii_start().starts_with(b"@");

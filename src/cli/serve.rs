@@ -22,9 +22,10 @@ pub struct ServeArgs {
     /// The side the blind player plays: white or black.
     #[arg(long, value_name = "white|black")]
     pub peg_side: Option<String>,
-    /// The sighted player's board: `virtual` (moves come from the control interface) or
-    /// dgt:DEVICE / dgt:tcp:HOST:PORT.
-    #[arg(long, value_name = "dgt:DEVICE|virtual")]
+    /// The sighted player's board: `virtual` (moves come from the control interface),
+    /// dgt:DEVICE, millennium:DEVICE or certabo:DEVICE (DEVICE a serial device or
+    /// tcp:HOST:PORT).
+    #[arg(long, value_name = "dgt|millennium|certabo:DEVICE|virtual")]
     pub normal: Option<String>,
     /// The first game's start position (a FEN); later games: the arbiter's `new-game`.
     #[arg(long, value_name = "FEN")]

@@ -13,7 +13,7 @@ use crate::io::simulator::{self, SimulatedBoard};
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
-    /// The protocol the simulated board speaks: peg or dgt.
+    /// The protocol the simulated board speaks: peg, dgt, millennium or certabo.
     #[arg(long, value_parser = parse_protocol)]
     pub protocol: Protocol,
     /// Open a pseudo-terminal and print its path (the default).

@@ -1,17 +1,18 @@
 //! `annabella watch`: a live board through the real link, codec and detector, printing each
 //! conclusion as it happens (the daemon's board path without the rest of the daemon).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
 use tokio::sync::{mpsc, watch};
 
-use crate::boards::{self, Millis, Protocol};
+use crate::boards::{self, Decoder, Millis, Protocol};
 use crate::cli::board_session::BoardSession;
 use crate::cli::replay::{emit, parse_protocol, parse_touch_move};
-use crate::io::clock;
 use crate::io::link::{self, Endpoint, LinkEvent};
+use crate::io::{calibration, clock};
 use crate::table::detector::TouchMove;
 
 #[derive(Debug, Args)]
@@ -21,9 +22,15 @@ pub struct WatchArgs {
     /// The board: a serial device (/dev/ttyUSB0, /dev/ttyACM0, COM3) or tcp:HOST:PORT.
     #[arg(long)]
     pub device: String,
-    /// Serial speed (default: 115200 for peg boards, 9600 for DGT).
+    /// Serial speed (default: 115200 for peg boards, 9600 for DGT, 38400 for Millennium and
+    /// Certabo).
     #[arg(long)]
     pub baud: Option<u32>,
+    /// Certabo boards: the calibration file, read when the board connects and written when a
+    /// start position teaches a new one (`docs/certabo.md`). Without it the start position is
+    /// learned afresh on each connection.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
     #[command(flatten)]
     pub start: super::StartArgs,
     #[arg(long, default_value = "off", value_parser = parse_touch_move)]
@@ -46,18 +53,26 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(watch_board(endpoint, args.protocol, session))
+    let protocol = args.protocol;
+    let decoders: Box<dyn FnMut() -> Box<dyn Decoder> + Send> = match (protocol, args.calibration) {
+        (Protocol::Certabo, Some(path)) => Box::new(calibration::certabo_decoders(path)),
+        _ => Box::new(move || boards::decoder(protocol)),
+    };
+    runtime.block_on(watch_board(endpoint, protocol, decoders, session))
 }
 
 async fn watch_board(
     endpoint: Endpoint,
     protocol: Protocol,
+    decoders: Box<dyn FnMut() -> Box<dyn Decoder> + Send>,
     mut session: BoardSession,
 ) -> anyhow::Result<ExitCode> {
     let (events_tx, mut events) = mpsc::channel(1024);
     let (_commands_tx, commands) = mpsc::channel(16);
     let (shutdown_tx, shutdown) = watch::channel(false);
-    let link = tokio::spawn(link::run(endpoint, protocol, events_tx, commands, shutdown));
+    let link = tokio::spawn(link::run_with(
+        endpoint, protocol, decoders, events_tx, commands, shutdown,
+    ));
     let mut out = std::io::stdout();
     let mut lines = Vec::new();
     loop {

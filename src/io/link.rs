@@ -10,7 +10,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, watch};
 use tokio_serial::SerialPortBuilderExt;
 
-use crate::boards::{self, Decoded, Protocol};
+use crate::boards::{self, Decoded, Decoder, Protocol};
 use crate::io::clock;
 
 /// Where a board is attached.
@@ -23,12 +23,14 @@ pub enum Endpoint {
 }
 
 impl Endpoint {
-    /// The serial default of each protocol: DGT boards run at 9600, the peg board at 115200
-    /// (USB CDC-ACM devices ignore it).
+    /// The serial default of each protocol: DGT boards run at 9600, Millennium and Certabo
+    /// boards at 38400, the peg board at 115200 (USB CDC-ACM devices ignore it).
     pub fn default_baud(protocol: Protocol) -> u32 {
         match protocol {
             Protocol::Peg => 115_200,
             Protocol::Dgt => 9_600,
+            Protocol::Millennium => boards::millennium::BAUD,
+            Protocol::Certabo => boards::certabo::BAUD,
         }
     }
 
@@ -101,12 +103,21 @@ pub fn reconnect_delay(attempt: u32) -> Duration {
 trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Stream for T {}
 
-async fn open(endpoint: &Endpoint) -> std::io::Result<Box<dyn Stream>> {
+/// The character frame of a protocol's serial line: 8N1, except the Millennium boards' 7O1.
+fn serial_frame(protocol: Protocol) -> (tokio_serial::DataBits, tokio_serial::Parity) {
+    match protocol {
+        Protocol::Millennium => (tokio_serial::DataBits::Seven, tokio_serial::Parity::Odd),
+        _ => (tokio_serial::DataBits::Eight, tokio_serial::Parity::None),
+    }
+}
+
+async fn open(endpoint: &Endpoint, protocol: Protocol) -> std::io::Result<Box<dyn Stream>> {
     match endpoint {
         Endpoint::Serial { path, baud } => {
+            let (data_bits, parity) = serial_frame(protocol);
             let port = tokio_serial::new(path, *baud)
-                .data_bits(tokio_serial::DataBits::Eight)
-                .parity(tokio_serial::Parity::None)
+                .data_bits(data_bits)
+                .parity(parity)
                 .stop_bits(tokio_serial::StopBits::One)
                 .flow_control(tokio_serial::FlowControl::None)
                 .open_native_async()
@@ -129,6 +140,20 @@ pub async fn run(
     endpoint: Endpoint,
     protocol: Protocol,
     events: mpsc::Sender<LinkEvent>,
+    commands: mpsc::Receiver<Vec<u8>>,
+    shutdown: watch::Receiver<bool>,
+) {
+    let decoder = move || boards::decoder(protocol);
+    run_with(endpoint, protocol, decoder, events, commands, shutdown).await;
+}
+
+/// [`run`] with the decoder of each connection made by `new_decoder` (a Certabo board's carries
+/// the calibration kept for it).
+pub async fn run_with(
+    endpoint: Endpoint,
+    protocol: Protocol,
+    mut new_decoder: impl FnMut() -> Box<dyn Decoder> + Send,
+    events: mpsc::Sender<LinkEvent>,
     mut commands: mpsc::Receiver<Vec<u8>>,
     mut shutdown: watch::Receiver<bool>,
 ) {
@@ -138,7 +163,7 @@ pub async fn run(
         if *shutdown.borrow() {
             return;
         }
-        let mut stream = match open(&endpoint).await {
+        let mut stream = match open(&endpoint, protocol).await {
             Ok(s) => s,
             Err(e) => {
                 // Report a failure once, not on every retry, so the log stays readable.
@@ -164,7 +189,7 @@ pub async fn run(
         };
         attempt = 0;
         last_failure = None;
-        let mut decoder = boards::decoder(protocol);
+        let mut decoder = new_decoder();
         if events
             .send(LinkEvent::Connected(endpoint.to_string()))
             .await

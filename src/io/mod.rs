@@ -1,11 +1,12 @@
 //! The adapters: the only code that touches devices, sockets, audio, disk and the clock.
 //!
+//! - [`calibration`]: a Certabo board's calibration kept in a file, learned and saved.
 //! - [`clock`]: milliseconds for stamping events; the only clock reads.
 //! - [`control_server`]: the control interface's TCP server (listener, connection cap, lines
 //!   framed for a control session).
 //! - [`lines`]: the one bounded line reader (the server's requests, `annabella send`'s replies).
 //! - [`link`]: a board behind a serial device or a TCP bridge, with reconnect and backoff.
-//! - [`simulator`]: a simulated peg or DGT board behind a pseudo-terminal or a TCP port.
+//! - [`simulator`]: a simulated peg, DGT, Millennium or Certabo board behind a pseudo-terminal or a TCP port.
 //! - [`speech`]: speech output — the system voice, espeak-ng, the WAV record, the transcript —
 //!   on threads of its own, so speaking never blocks the game.
 //! - [`store`]: the durable journal (SQLite) every accepted record is written to before it is
@@ -13,6 +14,7 @@
 //! - [`tokens`]: the control interface's tokens (`<state-dir>/tokens.toml`, the configuration's).
 //! - [`web`]: the table's web page; its WebSocket is a control session of its own.
 
+pub mod calibration;
 pub mod clock;
 pub mod control_server;
 pub mod lines;

@@ -1,7 +1,9 @@
 //! A simulated board behind a pseudo-terminal or a TCP port, so anyone can try annabella without
 //! hardware: the operator types moves (any notation), keys of the peg board's strip or raw
 //! protocol lines, and the board sends what a real one would — lifts and places for the peg
-//! board, field updates for a DGT board — and answers the host's snapshot and identity requests.
+//! board, field updates for a DGT board, a status after each lift and placement for a
+//! Millennium board, a line of RFID codes several times a second for a Certabo board — and
+//! answers the host's snapshot and identity requests.
 
 use std::io::{BufRead, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
@@ -11,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 use shakmaty::{Board, Position};
 
-use crate::boards::{BoardKey, Protocol, SensorEvent, dgt, gestures, peg};
+use crate::boards::{BoardKey, Protocol, SensorEvent, certabo, dgt, gestures, millennium, peg};
 use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation;
@@ -27,6 +29,14 @@ pub struct SimulatedBoard {
     /// Host bytes of an unfinished peg command line.
     pending_line: Vec<u8>,
     dgt_data: DgtData,
+    /// The Millennium board's command framing and its E2ROM (scan time, report mode, …).
+    millennium: millennium::HostReader,
+    e2rom: [u8; 256],
+    /// The board as the hand has left it (Millennium, Certabo), which is what a status shows;
+    /// the game is ahead of it while a move's actions are still being paced out.
+    physical: Board,
+    /// The Certabo board's pieces with their chips.
+    chips: certabo::ChipBoard,
 }
 
 /// Where the simulated DGT board is in a host command that carries data bytes.
@@ -41,23 +51,41 @@ enum DgtData {
 /// in another hole, and it is longer than any debounce window, so nothing is taken for chatter.
 pub const HAND_PACE: std::time::Duration = std::time::Duration::from_millis(60);
 
+/// How often the simulated Certabo board sends its line. The maker's own board simulator sends
+/// one a second; a real board scans faster, and a hand is slower than this.
+pub const CERTABO_LINE_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// What the operator may type besides a move.
 pub const OPERATOR_HELP: &str = "type a move in any notation (e4, 5254, Sf3, e7e8q), \
-    `raw LINE` to send a raw peg line (or `raw 8e 03 00 ...` hex bytes for DGT), \
+    `raw LINE` to send a raw peg or Certabo line (`raw 8e 03 00 ...` hex bytes for DGT, \
+    `raw v0103` a Millennium message, its check digits and parity added), \
     `key K` to press a key of the peg board's strip (Q R B N promotion piece, A again, T time, \
     O own time, H history, D draw, C claim, X resign, S confirm sheet, Z board set up), \
     `fen FEN` to set up a position, `start` for the start position";
 
 impl SimulatedBoard {
     pub fn new(protocol: Protocol, game: Game, lang: Language) -> SimulatedBoard {
+        let physical = game.position().board().clone();
+        let mut e2rom = [0u8; 256];
+        e2rom[usize::from(millennium::REG_SCAN_TIME)] = 20;
         SimulatedBoard {
             protocol,
+            chips: certabo::ChipBoard::new(&physical),
+            physical,
             game,
             lang,
             variant: 0,
             pending_line: Vec::new(),
             dgt_data: DgtData::None,
+            millennium: millennium::HostReader::new(),
+            e2rom,
         }
+    }
+
+    /// How often the board sends its state on its own, whatever happens: a Certabo board sends
+    /// its line continuously. `None` for boards that send only changes.
+    pub fn repeat_period(&self) -> Option<std::time::Duration> {
+        (self.protocol == Protocol::Certabo).then_some(CERTABO_LINE_PERIOD)
     }
 
     pub fn game(&self) -> &Game {
@@ -75,6 +103,8 @@ impl SimulatedBoard {
                 format!("{}\n", peg::occupancy_line(self.board().occupied())).into_bytes()
             }
             Protocol::Dgt => dgt::encode_board_dump(self.board()),
+            Protocol::Millennium => millennium::encode_status(&self.physical),
+            Protocol::Certabo => certabo::encode_line(&self.chips.codes()),
         }
     }
 
@@ -129,6 +159,25 @@ impl SimulatedBoard {
                     }
                 }
             }
+            Protocol::Millennium => {
+                for command in self.millennium.feed(bytes) {
+                    if let millennium::HostCommand::Write { address, value } = command {
+                        self.e2rom[usize::from(address)] = value;
+                    }
+                    let value = match command {
+                        millennium::HostCommand::Read { address } => {
+                            self.e2rom[usize::from(address)]
+                        }
+                        _ => 0,
+                    };
+                    reply.extend(
+                        millennium::encode_reply(&command, &self.physical, value)
+                            .unwrap_or_default(),
+                    );
+                }
+            }
+            // The host sends only LED commands (8 bytes); the board answers nothing.
+            Protocol::Certabo => {}
         }
         reply
     }
@@ -137,7 +186,7 @@ impl SimulatedBoard {
     /// this version does not know is sent too, as a board with more keys would).
     fn key_press(&self, key: &str) -> Result<Vec<u8>, String> {
         if self.protocol != Protocol::Peg {
-            return Err("a DGT board has no key strip; keys are a peg board's".to_owned());
+            return Err("only the peg board has a key strip".to_owned());
         }
         let mut chars = key.chars();
         let (Some(c), None) = (chars.next(), chars.next()) else {
@@ -165,6 +214,8 @@ impl SimulatedBoard {
                     })
                     .collect::<Result<Vec<u8>, String>>()
                     .map(|bytes| vec![bytes]),
+                Protocol::Millennium => Ok(vec![millennium::frame(raw.as_bytes())]),
+                Protocol::Certabo => Ok(vec![format!("{raw}\r\n").into_bytes()]),
             };
         }
         if let Some(key) = line.strip_prefix("key ") {
@@ -175,6 +226,8 @@ impl SimulatedBoard {
                 Some(fen) => Game::from_fen(fen, false).map_err(|e| e.to_string())?,
                 None => Game::new(),
             };
+            self.physical = game.position().board().clone();
+            self.chips = certabo::ChipBoard::new(&self.physical);
             self.game = game;
             // Setting up pieces by hand ends with a board the host can read in one snapshot.
             return Ok(vec![self.snapshot()]);
@@ -186,20 +239,50 @@ impl SimulatedBoard {
         let events = match self.protocol {
             Protocol::Peg => gestures::peg_events(&pos, m, self.variant),
             Protocol::Dgt => gestures::identity_events(&pos, m, self.variant),
+            Protocol::Millennium | Protocol::Certabo => {
+                gestures::hand_events(&pos, m, self.variant)
+            }
         };
         self.variant = self.variant.wrapping_add(1);
         self.game.play(m).map_err(|e| e.to_string())?;
-        Ok(events
+        let chunks = events
             .iter()
             .map(|e| self.encode(e))
             .filter(|b| !b.is_empty())
-            .collect())
+            .collect();
+        self.chips.put_aside();
+        Ok(chunks)
     }
 
-    fn encode(&self, event: &SensorEvent) -> Vec<u8> {
+    /// What the board sends for one action of the hand (a snapshot board's whole state after
+    /// it); `&mut` because such a board's state follows the hand.
+    fn encode(&mut self, event: &SensorEvent) -> Vec<u8> {
+        if let SensorEvent::SquareChanged { square, piece } = *event
+            && matches!(self.protocol, Protocol::Millennium | Protocol::Certabo)
+        {
+            match piece {
+                Some(p) => self.physical.set_piece_at(square, p),
+                None => {
+                    self.physical.discard_piece_at(square);
+                }
+            }
+            self.chips.apply(square, piece);
+        }
         match (self.protocol, event) {
             (Protocol::Dgt, SensorEvent::SquareChanged { square, piece }) => {
                 dgt::encode_field_update(*square, *piece)
+            }
+            (Protocol::Millennium, SensorEvent::SquareChanged { .. }) => {
+                // With automatic reports off the host asks; any other mode reports the change.
+                let mode = self.e2rom[usize::from(millennium::REG_AUTO_REPORTS)] & 0b111;
+                if mode == millennium::AUTO_OFF {
+                    Vec::new()
+                } else {
+                    millennium::encode_status(&self.physical)
+                }
+            }
+            (Protocol::Certabo, SensorEvent::SquareChanged { .. }) => {
+                certabo::encode_line(&self.chips.codes())
             }
             (Protocol::Peg, e) => peg::encode(e)
                 .map(|l| format!("{l}\n").into_bytes())
@@ -294,9 +377,27 @@ where
     D: Read + Write + Send + 'static + TryCloneDevice,
     L: Iterator<Item = anyhow::Result<String>>,
 {
+    // A board that sends its state continuously (Certabo) repeats the line the hand last left
+    // it in; the hand's actions replace that line instead of being written once.
+    let repeat = board.repeat_period();
+    let current = Arc::new(Mutex::new(board.snapshot()));
     let board = Arc::new(Mutex::new(board));
     let mut reader = device.try_clone_device()?;
     let writer = Arc::new(Mutex::new(device));
+    if let Some(period) = repeat {
+        let writer = Arc::clone(&writer);
+        let current = Arc::clone(&current);
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(period);
+                let line = current.lock().map(|l| l.clone()).unwrap_or_default();
+                let Ok(mut w) = writer.lock() else { break };
+                if w.write_all(&line).and_then(|_| w.flush()).is_err() {
+                    break;
+                }
+            }
+        });
+    }
     {
         let board = Arc::clone(&board);
         let writer = Arc::clone(&writer);
@@ -329,6 +430,12 @@ where
                 for (i, bytes) in chunks.iter().enumerate() {
                     if i > 0 {
                         std::thread::sleep(HAND_PACE);
+                    }
+                    if repeat.is_some() {
+                        *current
+                            .lock()
+                            .map_err(|_| anyhow::anyhow!("board state poisoned"))? = bytes.clone();
+                        continue;
                     }
                     let mut w = writer
                         .lock()
@@ -403,6 +510,74 @@ mod tests {
         assert!(b.operator_line("key #").is_err());
         let mut dgt = SimulatedBoard::new(Protocol::Dgt, Game::new(), Language::english().clone());
         assert!(dgt.operator_line("key A").is_err());
+    }
+
+    #[test]
+    fn a_millennium_board_answers_its_commands_and_reports_each_action() {
+        let mut b = SimulatedBoard::new(
+            Protocol::Millennium,
+            Game::new(),
+            Language::english().clone(),
+        );
+        let mut reply = b.answer(&millennium::greeting());
+        let mut decoder = millennium::MillenniumDecoder::new();
+        let mut out = Vec::new();
+        use crate::boards::Decoder;
+        decoder.feed(&reply, 0, &mut out);
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(
+            out[1].as_ref().unwrap().event,
+            SensorEvent::Pieces(Board::new())
+        );
+        // Nf3: the knight lifted, then put down — one status each.
+        reply = b.operator_line("Nf3").unwrap().concat();
+        out.clear();
+        decoder.feed(&reply, 0, &mut out);
+        let events: Vec<SensorEvent> = out.into_iter().map(|d| d.unwrap().event).collect();
+        assert_eq!(
+            events,
+            [
+                SensorEvent::SquareChanged {
+                    square: shakmaty::Square::G1,
+                    piece: None
+                },
+                SensorEvent::SquareChanged {
+                    square: shakmaty::Square::F3,
+                    piece: shakmaty::Piece::from_char('N')
+                },
+            ]
+        );
+        assert_eq!(
+            b.answer(&millennium::command_read(millennium::REG_SCAN_TIME))
+                .len(),
+            7
+        );
+        // Reports off: the host has to ask.
+        b.answer(&millennium::command_write(
+            millennium::REG_AUTO_REPORTS,
+            millennium::AUTO_OFF,
+        ));
+        assert!(b.operator_line("e5").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_certabo_board_shows_each_action_in_its_line() {
+        let mut b =
+            SimulatedBoard::new(Protocol::Certabo, Game::new(), Language::english().clone());
+        assert!(b.repeat_period().is_some());
+        assert!(b.answer(&certabo::LEDS_OFF).is_empty());
+        let start = b.snapshot();
+        let lines = b.operator_line("e4").unwrap();
+        assert_eq!(lines.len(), 2);
+        let mut decoder = certabo::CertaboDecoder::new(None);
+        let mut out = Vec::new();
+        use crate::boards::Decoder;
+        for line in [&start, &start, &lines[0], &lines[0], &lines[1], &lines[1]] {
+            decoder.feed(line, 0, &mut out);
+        }
+        let events: Vec<SensorEvent> = out.into_iter().map(|d| d.unwrap().event).collect();
+        assert_eq!(events.len(), 3, "{events:?}");
+        assert_eq!(events[0], SensorEvent::Pieces(Board::new()));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 pub mod board;
 pub mod control;
 pub mod daemon;
+pub mod eboard;
 pub mod fs;
 pub mod net;
 pub mod process;
