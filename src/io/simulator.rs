@@ -360,6 +360,32 @@ impl TryCloneDevice for std::fs::File {
     }
 }
 
+/// Standard output as a board's device that nobody writes to: reading it ends at once, so the
+/// board only sends (`simulate-board --to-stdout`).
+pub struct StdoutDevice;
+
+impl Read for StdoutDevice {
+    fn read(&mut self, _buf: &mut [u8]) -> std::io::Result<usize> {
+        Ok(0)
+    }
+}
+
+impl Write for StdoutDevice {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        std::io::stdout().write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stdout().flush()
+    }
+}
+
+impl TryCloneDevice for StdoutDevice {
+    fn try_clone_device(&self) -> anyhow::Result<Self> {
+        Ok(StdoutDevice)
+    }
+}
+
 impl TryCloneDevice for std::net::TcpStream {
     fn try_clone_device(&self) -> anyhow::Result<Self> {
         Ok(self.try_clone()?)
