@@ -159,17 +159,19 @@ static void on_port_written(struct avr_irq_t *irq, uint32_t value, void *param)
 }
 
 /* Changes whose line the firmware still owes: the line's text and the cycle of first contact. */
-#define AWAITED 64
+#define AWAITED 128
 static struct {
 	char line[4];
 	uint64_t at;
+	int burst; /* one of many switches set at once (a snapshot's set-up) */
 } awaited[AWAITED];
 static int awaited_count;
 static uint64_t changes_made, latency_count, latency_total, latency_min = UINT64_MAX, latency_max;
 static uint64_t lines_lift_place, lines_key, lines_snapshot, lines_identity, lines_other;
 static uint64_t changes_unanswered;
+static uint64_t burst_lines, burst_max;
 
-static void await_line(const char *line, uint64_t at)
+static void await_line(const char *line, uint64_t at, int burst)
 {
 	changes_made++;
 	if (awaited_count == AWAITED) {
@@ -178,6 +180,7 @@ static void await_line(const char *line, uint64_t at)
 	}
 	snprintf(awaited[awaited_count].line, sizeof awaited[0].line, "%s", line);
 	awaited[awaited_count].at = at;
+	awaited[awaited_count].burst = burst;
 	awaited_count++;
 }
 
@@ -206,6 +209,15 @@ static void line_sent(const char *line, uint64_t at)
 		if (strcmp(awaited[i].line, line) != 0)
 			continue;
 		uint64_t d = at - awaited[i].at;
+		if (awaited[i].burst) {
+			burst_lines++;
+			if (d > burst_max)
+				burst_max = d;
+			memmove(&awaited[i], &awaited[i + 1],
+				(size_t)(awaited_count - i - 1) * sizeof awaited[0]);
+			awaited_count--;
+			return;
+		}
 		latency_count++;
 		latency_total += d;
 		if (d < latency_min)
@@ -372,7 +384,7 @@ static void perform(char *line)
 		text[0] = line[0];
 		text[1] = (char)('a' + column);
 		text[2] = (char)('1' + row);
-		await_line(text, at);
+		await_line(text, at, 0);
 		hand_free = flip(at, row, column, state) + us(HAND_GAP_MS * 1000);
 	} else if (line[0] == 'K' && n == 2) {
 		char letter = (char)(line[1] & ~0x20);
@@ -382,7 +394,7 @@ static void perform(char *line)
 					continue;
 				text[0] = 'K';
 				text[1] = letter;
-				await_line(text, at);
+				await_line(text, at, 0);
 				uint64_t down = flip(at, (uint8_t)(BOARD_ROWS + k), (uint8_t)c, 1);
 				uint64_t up = flip(down + us(KEY_HOLD_MS * 1000), (uint8_t)(BOARD_ROWS + k),
 						   (uint8_t)c, 0);
@@ -397,8 +409,19 @@ static void perform(char *line)
 			fprintf(stderr, "pegsim: %s: not a snapshot (S and 16 hex digits)\n", line);
 			return;
 		}
-		for (int r = 0; r < BOARD_ROWS; r++)
-			planned[r] = (uint8_t)(board >> (8 * r));
+		for (int r = 0; r < BOARD_ROWS; r++) {
+			uint8_t now = (uint8_t)(board >> (8 * r));
+			for (int c = 0; c < COLUMNS; c++) {
+				uint8_t bit = (uint8_t)(1u << c);
+				if ((planned[r] ^ now) & bit) {
+					text[0] = now & bit ? 'P' : 'L';
+					text[1] = (char)('a' + c);
+					text[2] = (char)('1' + r);
+					await_line(text, at, 1);
+				}
+			}
+			planned[r] = now;
+		}
 		schedule((struct change){ .at = at, .kind = SET_BOARD, .board = board });
 		hand_free = at + us(HAND_GAP_MS * 1000);
 	} else {
@@ -560,6 +583,9 @@ static void report(uint64_t simulated)
 		       cycles_us((double)latency_min),
 		       cycles_us((double)latency_total / (double)latency_count),
 		       cycles_us((double)latency_max), (unsigned long long)latency_count);
+	if (burst_lines > 0)
+		printf("measure burst-us last=%.1f lines=%llu\n", cycles_us((double)burst_max),
+		       (unsigned long long)burst_lines);
 	printf("measure lines lift-place=%llu keys=%llu snapshots=%llu identities=%llu other=%llu "
 	       "hand-changes=%llu unanswered=%llu dropped-bytes=%llu\n",
 	       (unsigned long long)lines_lift_place, (unsigned long long)lines_key,
@@ -750,8 +776,10 @@ int main(int argc, char **argv)
 				board_open = 0;
 				close(board_fd);
 				/* The operator is done: let the firmware send what it still owes. */
-				if (exit_at_eof)
-					stop_at = avr->cycle + 300 * CYCLES_PER_MS;
+				if (exit_at_eof) {
+					uint64_t last = hand_free > avr->cycle ? hand_free : avr->cycle;
+					stop_at = last + 300 * CYCLES_PER_MS;
+				}
 			}
 			for (ssize_t i = 0; i < n; i++) {
 				if (buf[i] == '\n') {

@@ -13,6 +13,12 @@
 #define BAUD_TOL 3
 #include <util/setbaud.h>
 
+/* Indices wrap with a mask, not `%`: an int `%` is a division call on an AVR. */
+_Static_assert((TX_BUFFER & (TX_BUFFER - 1)) == 0 && TX_BUFFER <= 128, "TX_BUFFER: a power of 2");
+_Static_assert((RX_BUFFER & (RX_BUFFER - 1)) == 0 && RX_BUFFER <= 128, "RX_BUFFER: a power of 2");
+#define TX_WRAP(i) ((uint8_t)((i) & (TX_BUFFER - 1)))
+#define RX_WRAP(i) ((uint8_t)((i) & (RX_BUFFER - 1)))
+
 static volatile char tx_buf[TX_BUFFER];
 /* Index of the next byte to send and of the next free slot; equal when empty. One slot stays
  * free to tell full from empty. */
@@ -23,13 +29,15 @@ static volatile uint8_t rx_head, rx_tail;
 
 void uart_init(void)
 {
-	UBRR0H = UBRRH_VALUE;
-	UBRR0L = UBRRL_VALUE;
+	/* Double speed before the rate: the chip does not mind the order, and simavr reckons the
+	 * byte time when the rate is written, so this way the simulation sends at 115200 too. */
 #if USE_2X
 	UCSR0A = _BV(U2X0);
 #else
 	UCSR0A = 0;
 #endif
+	UBRR0H = UBRRH_VALUE;
+	UBRR0L = UBRRL_VALUE;
 	UCSR0C = _BV(UCSZ01) | _BV(UCSZ00); /* 8 data bits, no parity, 1 stop bit */
 	UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
 }
@@ -39,7 +47,7 @@ uint8_t uart_tx_room(void)
 	uint8_t used;
 	ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
 	{
-		used = (uint8_t)((tx_tail + TX_BUFFER - tx_head) % TX_BUFFER);
+		used = TX_WRAP(tx_tail - tx_head);
 	}
 	return (uint8_t)(TX_BUFFER - 1 - used);
 }
@@ -52,7 +60,7 @@ uint8_t uart_send(const char *bytes, uint8_t len)
 	uint8_t tail = tx_tail;
 	for (uint8_t i = 0; i < len; i++) {
 		tx_buf[tail] = bytes[i];
-		tail = (uint8_t)((tail + 1) % TX_BUFFER);
+		tail = TX_WRAP(tail + 1);
 	}
 	tx_tail = tail;
 	UCSR0B |= _BV(UDRIE0);
@@ -66,13 +74,13 @@ ISR(USART_UDRE_vect)
 		return;
 	}
 	UDR0 = tx_buf[tx_head];
-	tx_head = (uint8_t)((tx_head + 1) % TX_BUFFER);
+	tx_head = TX_WRAP(tx_head + 1);
 }
 
 ISR(USART_RX_vect)
 {
 	uint8_t byte = UDR0;
-	uint8_t next = (uint8_t)((rx_tail + 1) % RX_BUFFER);
+	uint8_t next = RX_WRAP(rx_tail + 1);
 	/* A full buffer drops the byte: the host's lines are short and it asks again. */
 	if (next != rx_head) {
 		rx_buf[rx_tail] = byte;
@@ -85,7 +93,7 @@ int16_t uart_receive(void)
 	if (rx_head == rx_tail)
 		return -1;
 	uint8_t byte = rx_buf[rx_head];
-	rx_head = (uint8_t)((rx_head + 1) % RX_BUFFER);
+	rx_head = RX_WRAP(rx_head + 1);
 	return byte;
 }
 
