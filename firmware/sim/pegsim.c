@@ -430,6 +430,34 @@ static void perform(char *line)
 	}
 }
 
+/* Bytes from the board process not yet performed. */
+#define BOARD_BUFFER 4096
+
+/* The most changes one line schedules: a key pressed and released, each chattering. */
+#define CHANGES_PER_LINE (2 * sizeof CHATTER_US / sizeof CHATTER_US[0])
+
+/* Performs the complete lines at the start of `buf` while the change queue has room, and keeps
+ * the rest; a line longer than the buffer is performed in pieces (and refused). */
+static void perform_lines(char *buf, size_t *len)
+{
+	while (changes_room() >= CHANGES_PER_LINE) {
+		char *end = memchr(buf, '\n', *len);
+		size_t take;
+		if (end) {
+			*end = 0;
+			take = (size_t)(end - buf) + 1;
+		} else if (*len == BOARD_BUFFER) {
+			buf[*len - 1] = 0;
+			take = *len;
+		} else {
+			return;
+		}
+		perform(buf);
+		memmove(buf, buf + take, *len - take);
+		*len -= take;
+	}
+}
+
 static void apply_due_changes(void)
 {
 	int touched = 0;
@@ -713,7 +741,9 @@ int main(int argc, char **argv)
 	printf("%s\n", slave_name);
 	fflush(stdout);
 
-	char board_line[300];
+	/* What the board process wrote and pegsim has not yet performed; a line is taken only while
+	 * the change queue has room for its changes, and the pipe is read only while this has room. */
+	char board_buf[BOARD_BUFFER];
 	size_t board_len = 0;
 	int board_open = 1;
 	uint64_t stop_at = UINT64_MAX;
@@ -753,7 +783,7 @@ int main(int argc, char **argv)
 			{ .fd = master,
 			  .events = (short)((from_host_len < sizeof from_host ? POLLIN : 0) |
 					    (to_host_len ? POLLOUT : 0)) },
-			{ .fd = board_open && changes_room() > 64 ? board_fd : -1, .events = POLLIN },
+			{ .fd = board_open && board_len < sizeof board_buf ? board_fd : -1, .events = POLLIN },
 		};
 		if (ppoll(fds, 2, &timeout, NULL) < 0 && errno != EINTR)
 			fail("poll");
@@ -770,26 +800,19 @@ int main(int argc, char **argv)
 			}
 		}
 		if (fds[1].revents & (POLLIN | POLLHUP)) {
-			char buf[256];
-			ssize_t n = read(board_fd, buf, sizeof buf);
-			if (n <= 0) {
+			ssize_t n = read(board_fd, board_buf + board_len, sizeof board_buf - board_len);
+			if (n > 0) {
+				board_len += (size_t)n;
+			} else {
 				board_open = 0;
 				close(board_fd);
-				/* The operator is done: let the firmware send what it still owes. */
-				if (exit_at_eof) {
-					uint64_t last = hand_free > avr->cycle ? hand_free : avr->cycle;
-					stop_at = last + 300 * CYCLES_PER_MS;
-				}
 			}
-			for (ssize_t i = 0; i < n; i++) {
-				if (buf[i] == '\n') {
-					board_line[board_len] = 0;
-					perform(board_line);
-					board_len = 0;
-				} else if (board_len < sizeof board_line - 1) {
-					board_line[board_len++] = buf[i];
-				}
-			}
+		}
+		perform_lines(board_buf, &board_len);
+		if (!board_open && board_len == 0 && exit_at_eof && stop_at == UINT64_MAX) {
+			/* The operator is done: let the hand finish and the firmware send what it owes. */
+			uint64_t last = hand_free > avr->cycle ? hand_free : avr->cycle;
+			stop_at = last + 300 * CYCLES_PER_MS;
 		}
 	}
 	/* The last bytes for the host, if it is still reading. */

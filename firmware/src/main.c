@@ -20,6 +20,7 @@ ISR(TIMER0_COMPA_vect)
 }
 
 /* Timer 0 in CTC mode: F_CPU / 64 / 250 = 1 kHz at 16 MHz. */
+_Static_assert(F_CPU / 64 / 1000 * SCAN_PERIOD_MS - 1 <= 255, "SCAN_PERIOD_MS: too long for timer 0");
 static void timer_init(void)
 {
 	TCCR0A = _BV(WGM01);
