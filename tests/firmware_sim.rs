@@ -1,9 +1,10 @@
 //! The peg board's reference firmware (`firmware/`) without hardware: built with avr-gcc, run in
 //! simavr by `firmware/sim/pegsim` behind a pseudo-terminal, its switches moved by a hand's
-//! lines, read by the real daemon (`annabella serve --peg PATH`). A whole game — a touched
-//! piece, en passant, promotion by key, a wrong replication, castling, keys — is heard exactly
-//! as with the simulated board (`annabella simulate-board`), and the firmware reports every
-//! switch change once, chatter and all.
+//! lines, read by the real daemon (`annabella serve --peg PATH`). Two whole games, the blind
+//! player with White and with Black — touched pieces, en passant, promotion by key, wrong
+//! replications, castling on both sides, keys — are heard exactly as with the simulated board
+//! (`annabella simulate-board`), and the firmware reports every switch change once, chatter and
+//! all.
 //!
 //! The tools (gcc-avr, avr-libc, binutils-avr, libsimavr-dev, libelf-dev, pkg-config) come from
 //! `scripts/ensure-deps.sh --browser`, which `scripts/test.sh` runs; without them these tests
@@ -18,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use common::WAIT;
 use common::board::SimulatedBoard;
+use common::control::ControlClient;
 use common::daemon::{Daemon, Serve};
 use common::fs::scratch_dir;
 use common::process::{BIN, Running};
@@ -143,13 +145,15 @@ impl Hands for FirmwareBoard {
     }
 }
 
-/// `annabella serve` on the peg board at `DIR/peg`, speaking into `DIR/transcript.txt`.
-fn serve(dir: &Path) -> Daemon {
+/// `annabella serve` on the peg board at `DIR/peg`, speaking into `DIR/transcript.txt`, with
+/// further flags.
+fn serve(dir: &Path, extra: &[&str]) -> Daemon {
     let peg = dir.join("peg");
     let speech = format!("transcript:{}", dir.join("transcript.txt").display());
     Serve::new(&dir.join("state"))
         .args(["--peg", peg.to_str().unwrap(), "--speech", &speech])
         .args(["--time-control", "5400+30"])
+        .args(extra.iter().copied())
         .start()
 }
 
@@ -174,9 +178,9 @@ fn heard_until(dir: &Path, last: &str) -> Vec<String> {
     }
 }
 
-/// One game on the blind player's peg board against moves over the control interface; returns
-/// what was said.
-fn play(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<String> {
+/// One game on the blind player's peg board (White) against moves over the control interface;
+/// returns what was said.
+fn play_white(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<String> {
     let mut black = daemon.connect("black");
     let mut watcher = daemon.connect("observer");
     assert!(watcher.ask("events").starts_with("ok events"));
@@ -271,48 +275,163 @@ fn measured(lines: &[String], name: &str, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("no {key}= in {line}"))
 }
 
-#[test]
-fn the_firmware_in_simavr_plays_a_game_heard_as_on_the_simulated_board() {
-    let dir = scratch_dir("firmware-sim");
+/// The opponent's move over the control interface, and its replication on the peg board.
+fn replicate(
+    board: &mut dyn Hands,
+    opponent: &mut ControlClient,
+    watcher: &ControlClient,
+    m: &str,
+) {
+    let reply = opponent.ask(&format!("move {m}"));
+    let uci = reply
+        .strip_prefix("ok ")
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("move {m}: {reply}"))
+        .to_owned();
+    watcher.expect_event("the opponent's move", |l| {
+        l.starts_with("event move ") && l.contains(&uci)
+    });
+    board.hand(&uci);
+    watcher.heard("in Ordnung");
+}
+
+/// A second game, the blind player with Black: en passant, a promotion to a knight with
+/// capture and check, a touched piece, a wrong replication, queen-side castling.
+fn play_black(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<String> {
+    let mut white = daemon.connect("white");
+    let mut watcher = daemon.connect("observer");
+    assert!(watcher.ask("events").starts_with("ok events"));
+    watcher.wait_status("peg connected in-sync");
+    replicate(board, &mut white, &watcher, "a2a3");
+    board.hand("d5");
+    watcher.expect_event("1...d5", |l| l.starts_with("event move 2 black d7d5"));
+    replicate(board, &mut white, &watcher, "h2h3");
+    board.hand("d4");
+    watcher.expect_event("2...d4", |l| l.starts_with("event move 4 black d5d4"));
+    replicate(board, &mut white, &watcher, "e2e4");
+    board.hand("dxe3");
+    watcher.expect_event("3...dxe3 e.p.", |l| {
+        l.starts_with("event move 6 black d4e3")
+    });
+    replicate(board, &mut white, &watcher, "a3a4");
+    board.hand("exf2+");
+    watcher.expect_event("4...exf2+", |l| l.starts_with("event move 8 black e3f2"));
+    // He replicates the king's move on the wrong square, and is guided back.
+    let reply = white.ask("move e1e2");
+    assert!(reply.starts_with("ok e1e2"), "{reply}");
+    watcher.expect_event("5.Ke2", |l| l.starts_with("event move 9 white e1e2"));
+    board.hand("raw Le1");
+    board.hand("raw Pe3");
+    watcher.expect_event("the board differs", |l| {
+        l.starts_with("event say blind Brett stimmt nicht")
+    });
+    board.hand("raw Le3");
+    board.hand("raw Pe2");
+    watcher.expect_event("the board right again", |l| {
+        l == "event say blind in Ordnung" || l.starts_with("event say blind Brett stimmt wieder")
+    });
+    // The board's hand learns the position it now shows.
+    let fen = white.ask("board");
+    board.hand(&format!("fen {}", fen.trim_start_matches("ok ")));
+    // Promotion to a knight, capturing, with check: the key says which piece.
+    board.hand("fxg1=N+");
+    watcher.expect_event("promotion pending", |l| {
+        l.starts_with("event peg promotion-pending")
+    });
+    watcher.expect_event("5...fxg1=N+", |l| {
+        l.starts_with("event move 10 black f2g1n")
+    });
+    replicate(board, &mut white, &watcher, "h1g1");
+    // A touched piece: the queen lifted and put back; the knight moved instead.
+    board.hand("raw Ld8");
+    watcher.expect_event("the touched queen", |l| {
+        l == "event peg touched d8 black queen"
+    });
+    board.hand("raw Pd8");
+    board.hand("Nc6");
+    watcher.expect_event("the touch-move warning", |l| {
+        l.starts_with("event touch-move peg the black queen on d8 was touched first")
+    });
+    watcher.expect_event("6...Nc6", |l| l.starts_with("event move 12 black b8c6"));
+    replicate(board, &mut white, &watcher, "a4a5");
+    board.hand("Bf5");
+    watcher.expect_event("7...Bf5", |l| l.starts_with("event move 14 black c8f5"));
+    replicate(board, &mut white, &watcher, "h3h4");
+    board.hand("Qd7");
+    watcher.expect_event("8...Qd7", |l| l.starts_with("event move 16 black d8d7"));
+    replicate(board, &mut white, &watcher, "h4h5");
+    board.hand("O-O-O");
+    watcher.expect_event("9...O-O-O", |l| {
+        l.starts_with("event move 18 black e8c8 O-O-O peg")
+    });
+    board.hand("key H");
+    watcher.expect_event("KH", |l| l == "event key peg history");
+    watcher.heard("Zug neun, Schwarz: Lange Rochade");
+    assert_eq!(white.ask("resign"), "ok white resigns");
+    heard_until(dir, "all Weiß gibt auf. Schwarz gewinnt")
+}
+
+type Game = fn(&mut dyn Hands, &Daemon, &Path) -> Vec<String>;
+
+/// Plays `game` on the simulated board and on the firmware, each with a daemon of its own
+/// started with `serve_flags`; checks that both heard the same, and returns the harness's
+/// measurements.
+fn on_both_boards(name: &str, serve_flags: &[&str], game: Game) -> Vec<String> {
+    let dir = scratch_dir(name);
     let sim_dir = dir.join("simulated");
     let fw_dir = dir.join("firmware");
     std::fs::create_dir_all(&sim_dir).unwrap();
     std::fs::create_dir_all(&fw_dir).unwrap();
 
     let mut simulated = SimulatedBoard::on_pty("peg", &sim_dir.join("peg"), &[]);
-    let daemon = serve(&sim_dir);
-    let on_simulated = play(&mut simulated, &daemon, &sim_dir);
+    let daemon = serve(&sim_dir, serve_flags);
+    let on_simulated = game(&mut simulated, &daemon, &sim_dir);
     drop(daemon);
     drop(simulated);
 
     let mut firmware = FirmwareBoard::start(&fw_dir.join("peg"), &[]);
-    let daemon = serve(&fw_dir);
-    let on_firmware = play(&mut firmware, &daemon, &fw_dir);
+    let daemon = serve(&fw_dir, serve_flags);
+    let on_firmware = game(&mut firmware, &daemon, &fw_dir);
     drop(daemon);
     assert_eq!(on_firmware, on_simulated);
     eprintln!("heard on both boards:\n{}", on_firmware.join("\n"));
-
-    // Every lift, placement and key press reached the host once, chatter and all, and nothing
-    // else did; the latency is the debounce (8 scans of 1 ms) after the chatter, in simulated
-    // time.
     let m = firmware.measurements();
     eprintln!("pegsim measured:\n{}", m.join("\n"));
-    let changes = measured(&m, "lines", "hand-changes");
+    let _ = std::fs::remove_dir_all(&dir);
+    m
+}
+
+/// Every lift, placement and key press reached the host once, chatter and all, and nothing else
+/// did; the latency is the debounce (8 scans of 1 ms) after the chatter, in simulated time, and
+/// a scan fits in its millisecond.
+fn check_measurements(m: &[String]) {
+    let changes = measured(m, "lines", "hand-changes");
     assert!(changes >= 40.0, "{m:#?}");
     assert_eq!(
-        measured(&m, "lines", "lift-place") + measured(&m, "lines", "keys"),
+        measured(m, "lines", "lift-place") + measured(m, "lines", "keys"),
         changes,
         "{m:#?}"
     );
-    assert_eq!(measured(&m, "lines", "unanswered"), 0.0, "{m:#?}");
-    assert_eq!(measured(&m, "lines", "other"), 0.0, "{m:#?}");
-    assert!(measured(&m, "lines", "snapshots") >= 2.0, "{m:#?}");
-    assert!(measured(&m, "latency-us", "min") >= 7000.0, "{m:#?}");
-    assert!(measured(&m, "latency-us", "max") <= 15000.0, "{m:#?}");
-    assert!(measured(&m, "scan-us", "max") < 1000.0, "{m:#?}");
-    let period = measured(&m, "scan-us", "period-us");
+    assert_eq!(measured(m, "lines", "unanswered"), 0.0, "{m:#?}");
+    assert_eq!(measured(m, "lines", "other"), 0.0, "{m:#?}");
+    assert!(measured(m, "lines", "snapshots") >= 2.0, "{m:#?}");
+    assert!(measured(m, "latency-us", "min") >= 7000.0, "{m:#?}");
+    assert!(measured(m, "latency-us", "max") <= 15000.0, "{m:#?}");
+    assert!(measured(m, "scan-us", "max") < 1000.0, "{m:#?}");
+    let period = measured(m, "scan-us", "period-us");
     assert!((990.0..=1010.0).contains(&period), "{m:#?}");
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_firmware_plays_white_heard_as_on_the_simulated_board() {
+    let m = on_both_boards("firmware-white", &[], play_white);
+    check_measurements(&m);
+}
+
+#[test]
+fn the_firmware_plays_black_heard_as_on_the_simulated_board() {
+    let m = on_both_boards("firmware-black", &["--peg-side", "black"], play_black);
+    check_measurements(&m);
 }
 
 #[test]
