@@ -34,9 +34,11 @@ if [ "${1:-}" = "--browser" ]; then
   have npm || need_apt+=(npm)
   # The peg board's firmware run in simavr against the daemon (tests/firmware_sim.rs): the AVR
   # toolchain, and simavr's library for the harness (firmware/sim/).
-  for pkg in make pkg-config gcc-avr avr-libc binutils-avr libsimavr-dev libelf-dev; do
+  for pkg in gcc-avr avr-libc binutils-avr libsimavr-dev libelf-dev; do
     have_pkg "$pkg" || need_apt+=("$pkg")
   done
+  have make || need_apt+=(make)
+  have pkg-config || need_apt+=(pkg-config)
 fi
 
 if ((${#need_apt[@]})); then
