@@ -435,17 +435,45 @@ fn the_firmware_plays_black_heard_as_on_the_simulated_board() {
 }
 
 #[test]
-fn to_stdout_writes_the_lines_a_hand_makes() {
+fn to_stdout_writes_the_lines_a_hand_makes_stamped() {
     let out = common::process::annabella(
         &["simulate-board", "--protocol", "peg", "--to-stdout"],
         &[],
         "e4\nkey q\nraw Lh1\nfen 8/8/8/8/8/8/8/K6k w - - 0 1\n",
     );
     assert!(out.status.success(), "{}", common::process::stderr(&out));
+    let text = common::process::stdout(&out);
+    let (stamps, lines): (Vec<u64>, Vec<&str>) = text
+        .lines()
+        .map(|l| {
+            let (stamp, line) = l.split_once(' ').expect("@<ms> LINE");
+            let ms = stamp
+                .strip_prefix('@')
+                .and_then(|ms| ms.parse::<u64>().ok());
+            (ms.unwrap_or_else(|| panic!("{l}: no stamp")), line)
+        })
+        .unzip();
     assert_eq!(
-        common::process::stdout(&out),
-        "SFFFF00000000FFFF\nLe2\nPe4\nKQ\nLh1\nS0000000000000081\n"
+        lines,
+        [
+            "SFFFF00000000FFFF",
+            "Le2",
+            "Pe4",
+            "KQ",
+            "Lh1",
+            "S0000000000000081"
+        ]
     );
+    assert!(stamps.is_sorted(), "{text}");
+    // The hand's pace between the lift and the placement of one move.
+    assert!(stamps[2] - stamps[1] >= 60, "{text}");
+    let dgt = common::process::annabella(
+        &["simulate-board", "--protocol", "dgt", "--to-stdout"],
+        &[],
+        "",
+    );
+    assert!(!dgt.status.success());
+    assert!(common::process::stderr(&dgt).contains("--to-stdout"));
 }
 
 /// A host that asks the firmware for its identity and a snapshot gets them, after the lines it

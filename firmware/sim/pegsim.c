@@ -8,7 +8,8 @@
  * Standard input takes the lines of `annabella simulate-board` (moves in any notation, `raw L…`,
  * `raw P…`, `key K`, `fen FEN`, `start`). pegsim does no chess itself: it runs
  * `annabella simulate-board --protocol peg --to-stdout` on its standard input, which answers
- * every operator line with the lines a board would send, at a hand's pace; pegsim performs each
+ * every operator line with the lines a board would send, at a hand's pace and stamped with the
+ * time the hand made them; pegsim performs each
  * of those lines with the switches instead (a lift opens a reed, a placement closes one, each
  * with contact chatter; a key is pressed and released; a snapshot sets up every peg at once)
  * and the firmware has to see them. See docs/peg-firmware.md.
@@ -360,16 +361,38 @@ static int parse_snapshot(const char *hex, uint64_t *board)
 	return 1;
 }
 
-/* Performs one line of what the board should send with the switches: when the hand is free,
- * and no earlier than now. */
+/* The cycle at which the simulation began, which stamps count from. */
+static uint64_t sim_origin;
+
+/* Takes the `@<ms> ` stamp off a line of the board process: when the hand made it, in
+ * milliseconds since the process began, which is about when the simulation began. 0 if none. */
+static uint64_t take_stamp(char **line)
+{
+	if (**line != '@')
+		return 0;
+	char *end;
+	unsigned long long ms = strtoull(*line + 1, &end, 10);
+	while (*end == ' ')
+		end++;
+	*line = end;
+	return (uint64_t)ms;
+}
+
+/* Performs one line of what the board should send with the switches: at the time it is stamped
+ * with, so the hand's pace is kept however late the line was read; never in the simulation's
+ * past, and never before the hand is free. */
 static void perform(char *line)
 {
+	uint64_t at = sim_origin + take_stamp(&line) * CYCLES_PER_MS;
 	size_t n = strlen(line);
 	while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))
 		line[--n] = 0;
 	if (n == 0)
 		return;
-	uint64_t at = avr->cycle > hand_free ? avr->cycle : hand_free;
+	if (at < avr->cycle)
+		at = avr->cycle;
+	if (at < hand_free)
+		at = hand_free;
 	uint8_t row, column;
 	char text[4] = { 0 };
 	if ((line[0] == 'L' || line[0] == 'P') && n == 3 && square_of(line + 1, &row, &column)) {
@@ -647,8 +670,10 @@ static uint64_t read_start_position(int fd)
 			line[len++] = c;
 	}
 	line[len] = 0;
+	char *event = line;
+	take_stamp(&event);
 	uint64_t board;
-	if (line[0] != 'S' || !parse_snapshot(line + 1, &board)) {
+	if (event[0] != 'S' || !parse_snapshot(event + 1, &board)) {
 		fprintf(stderr, "pegsim: expected a snapshot first, got %s\n", line);
 		exit(2);
 	}
@@ -748,6 +773,7 @@ int main(int argc, char **argv)
 	int board_open = 1;
 	uint64_t stop_at = UINT64_MAX;
 	uint64_t wall_start = wall_ns(), cycle_start = avr->cycle;
+	sim_origin = cycle_start;
 	while (!stop_requested && avr->cycle < stop_at) {
 		uint64_t slice_end = avr->cycle + CYCLES_PER_MS;
 		while (avr->cycle < slice_end) {

@@ -29,10 +29,11 @@ pub struct SimulateArgs {
     /// Unplug the board (exit) when standard input ends.
     #[arg(long)]
     pub exit_at_eof: bool,
-    /// Write what the board sends to standard output instead of a device: first a snapshot of
-    /// the starting position, then the lines of each operator line at a hand's pace, until
-    /// standard input ends. For a harness that makes those lines with real switches
-    /// (firmware/sim/pegsim, docs/peg-firmware.md); nobody asks this board anything.
+    /// Write what a peg board sends to standard output instead of a device, each line stamped
+    /// `@<ms>` as in a recording: first a snapshot of the starting position, then the lines of
+    /// each operator line at a hand's pace, until standard input ends. For a harness that makes
+    /// those lines with real switches (firmware/sim/pegsim, docs/peg-firmware.md); nobody asks
+    /// this board anything.
     #[arg(long, conflicts_with_all = ["pty", "link", "tcp"])]
     pub to_stdout: bool,
     #[command(flatten)]
@@ -49,7 +50,12 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let board = SimulatedBoard::new(args.protocol, args.start.game()?, args.language.load()?);
     eprintln!("simulate-board: {}", simulator::OPERATOR_HELP);
     if args.to_stdout {
-        let mut out = simulator::StdoutDevice;
+        if args.protocol != Protocol::Peg {
+            anyhow::bail!(
+                "--to-stdout writes a peg board's lines; a DGT board's bytes are no lines"
+            );
+        }
+        let mut out = simulator::StdoutDevice::new();
         out.write_all(&board.snapshot())?;
         out.flush()?;
         simulator::serve(board, out, true)?;
