@@ -185,6 +185,11 @@ static void await_line(const char *line, uint64_t at, int burst)
 	awaited_count++;
 }
 
+/* When the hand is free for its next action. */
+static uint64_t hand_free;
+/* Set when the firmware has said its identity after power-up; the hand waits for it. */
+static int firmware_ready;
+
 /* A whole line came out of the UART (its LF handed to the transmitter at `at`). */
 static void line_sent(const char *line, uint64_t at)
 {
@@ -201,6 +206,13 @@ static void line_sent(const char *line, uint64_t at)
 		return;
 	case 'V':
 		lines_identity++;
+		if (!firmware_ready) {
+			/* Up and scanning: from now on the hand may move pegs (a peg moved while the
+			 * firmware reads the board at power-up would be taken as where it was). */
+			firmware_ready = 1;
+			if (hand_free < at + HAND_GAP_MS * CYCLES_PER_MS)
+				hand_free = at + HAND_GAP_MS * CYCLES_PER_MS;
+		}
 		return;
 	default:
 		lines_other++;
@@ -291,8 +303,6 @@ struct change {
 #define CHANGES 1024
 static struct change changes[CHANGES];
 static size_t changes_head, changes_len;
-/* When the hand is free for its next action. */
-static uint64_t hand_free;
 static int chatter = 1;
 
 static void schedule(struct change c)
@@ -361,6 +371,16 @@ static int parse_snapshot(const char *hex, uint64_t *board)
 	return 1;
 }
 
+/* A hand is not in step with the scan: each action starts a fraction of a millisecond after
+ * its stamp, from a fixed pseudo-random sequence (so a run measures every phase between a change
+ * and the next scan, and the same every time). */
+static uint64_t hand_phase(void)
+{
+	static uint32_t state = 12345;
+	state = state * 1103515245u + 12345u;
+	return us((state >> 16) % 1000);
+}
+
 /* The cycle at which the simulation began, which stamps count from. */
 static uint64_t sim_origin;
 
@@ -389,6 +409,7 @@ static void perform(char *line)
 		line[--n] = 0;
 	if (n == 0)
 		return;
+	at += hand_phase();
 	if (at < avr->cycle)
 		at = avr->cycle;
 	if (at < hand_free)
@@ -463,7 +484,7 @@ static void perform(char *line)
  * the rest; a line longer than the buffer is performed in pieces (and refused). */
 static void perform_lines(char *buf, size_t *len)
 {
-	while (changes_room() >= CHANGES_PER_LINE) {
+	while (firmware_ready && changes_room() >= CHANGES_PER_LINE) {
 		char *end = memchr(buf, '\n', *len);
 		size_t take;
 		if (end) {
@@ -623,6 +644,9 @@ static double cycles_us(double cycles)
 
 static void report(uint64_t simulated)
 {
+	for (int i = 0; i < awaited_count; i++)
+		fprintf(stderr, "pegsim: the firmware never sent %s for the change at %.1f ms\n",
+			awaited[i].line, cycles_us((double)awaited[i].at) / 1000.0);
 	printf("measure simulated-s=%.3f mhz=%d\n", cycles_us((double)simulated) / 1e6, MHZ);
 	if (scans > 0)
 		printf("measure scan-us min=%.1f mean=%.1f max=%.1f scans=%llu period-us=%.1f\n",
@@ -791,6 +815,12 @@ int main(int argc, char **argv)
 					return 1;
 				}
 			}
+		}
+		if (!firmware_ready && avr->cycle - cycle_start > 5000 * CYCLES_PER_MS) {
+			fprintf(stderr, "pegsim: the firmware sent no identity line (V) within 5 s\n");
+			report(avr->cycle - cycle_start);
+			kill(child, SIGTERM);
+			return 1;
 		}
 		/* Bytes from the host into the UART while its receive buffer has room. */
 		size_t fed = 0;
