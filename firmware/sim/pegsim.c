@@ -9,10 +9,10 @@
  * `raw P…`, `key K`, `fen FEN`, `start`). pegsim does no chess itself: it runs
  * `annabella simulate-board --protocol peg --to-stdout` on its standard input, which answers
  * every operator line with the lines a board would send, at a hand's pace and stamped with the
- * time the hand made them; pegsim performs each
- * of those lines with the switches instead (a lift opens a reed, a placement closes one, each
- * with contact chatter; a key is pressed and released; a snapshot sets up every peg at once)
- * and the firmware has to see them. See docs/peg-firmware.md.
+ * time the hand made them; pegsim performs each of those lines with the switches instead (a
+ * lift opens a reed, a placement closes one, each with contact chatter; a key is pressed and
+ * released; a snapshot sets up every peg at once), and the firmware has to see them. See
+ * docs/peg-firmware.md.
  *
  * It prints the pseudo-terminal's path first, and its measurements (scan time, the delay from a
  * switch's first contact to its line on the UART, lines sent) when it stops: at the end of
