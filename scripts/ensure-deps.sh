@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what annabella needs to build and test, only when it is missing (Debian/Ubuntu).
-# Sourced by scripts/demo.sh and scripts/test.sh (with --browser for the page's browser test);
+# Sourced by scripts/demo.sh and scripts/test.sh (with --browser for what only the tests need);
 # safe to run again and again.
 set -euo pipefail
 
@@ -32,6 +32,13 @@ if [ "${1:-}" = "--browser" ]; then
   done
   have node || need_apt+=(nodejs)
   have npm || need_apt+=(npm)
+  # The peg board's firmware run in simavr against the daemon (tests/firmware_sim.rs): the AVR
+  # toolchain, and simavr's library for the harness (firmware/sim/).
+  for pkg in gcc-avr avr-libc binutils-avr libsimavr-dev libelf-dev; do
+    have_pkg "$pkg" || need_apt+=("$pkg")
+  done
+  have make || need_apt+=(make)
+  have pkg-config || need_apt+=(pkg-config)
 fi
 
 if ((${#need_apt[@]})); then

@@ -29,6 +29,13 @@ pub struct SimulateArgs {
     /// Unplug the board (exit) when standard input ends.
     #[arg(long)]
     pub exit_at_eof: bool,
+    /// Write what a peg board sends to standard output instead of a device, each line stamped
+    /// `@<ms>` as in a recording: first a snapshot of the starting position, then the lines of
+    /// each operator line at a hand's pace, until standard input ends. For a harness that makes
+    /// those lines with real switches (firmware/sim/pegsim, docs/peg-firmware.md); nobody asks
+    /// this board anything.
+    #[arg(long, conflicts_with_all = ["pty", "link", "tcp"])]
+    pub to_stdout: bool,
     #[command(flatten)]
     pub start: super::StartArgs,
     #[command(flatten)]
@@ -42,6 +49,18 @@ fn parse_protocol(s: &str) -> Result<Protocol, String> {
 pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     let board = SimulatedBoard::new(args.protocol, args.start.game()?, args.language.load()?);
     eprintln!("simulate-board: {}", simulator::OPERATOR_HELP);
+    if args.to_stdout {
+        if args.protocol != Protocol::Peg {
+            anyhow::bail!(
+                "--to-stdout writes a peg board's lines; a DGT board's bytes are no lines"
+            );
+        }
+        let mut out = simulator::StdoutDevice::new();
+        out.write_all(&board.snapshot())?;
+        out.flush()?;
+        simulator::serve(board, out, true)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(addr) = &args.tcp {
         let listener =
             std::net::TcpListener::bind(addr).with_context(|| format!("listening on {addr}"))?;

@@ -13,10 +13,13 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 use shakmaty::{Board, Position};
 
-use crate::boards::{BoardKey, Protocol, SensorEvent, certabo, dgt, gestures, millennium, peg};
+use crate::boards::{
+    BoardKey, Millis, Protocol, SensorEvent, certabo, dgt, gestures, millennium, peg,
+};
 use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation;
+use crate::io::clock;
 
 /// The state of a simulated board: the position on it and how the next move is performed.
 #[derive(Debug)]
@@ -464,6 +467,67 @@ pub trait TryCloneDevice: Sized {
 impl TryCloneDevice for std::fs::File {
     fn try_clone_device(&self) -> anyhow::Result<Self> {
         Ok(self.try_clone()?)
+    }
+}
+
+/// Standard output as a peg board's device that nobody writes to: reading it ends at once, so
+/// the board only sends (`simulate-board --to-stdout`). Every line is stamped as in a recording
+/// (`@<ms> Le2`, `docs/peg-protocol.md` §4) with the milliseconds since the board started, so
+/// whoever performs the lines keeps the hand's pace however late it reads them.
+pub struct StdoutDevice {
+    origin: Millis,
+    at_line_start: bool,
+}
+
+impl StdoutDevice {
+    /// A device whose time starts now.
+    pub fn new() -> StdoutDevice {
+        StdoutDevice {
+            origin: clock::now_ms(),
+            at_line_start: true,
+        }
+    }
+}
+
+impl Default for StdoutDevice {
+    fn default() -> Self {
+        StdoutDevice::new()
+    }
+}
+
+impl Read for StdoutDevice {
+    fn read(&mut self, _buf: &mut [u8]) -> std::io::Result<usize> {
+        Ok(0)
+    }
+}
+
+impl Write for StdoutDevice {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut stamped = Vec::with_capacity(buf.len() + 16);
+        for &b in buf {
+            if self.at_line_start {
+                let ms = clock::now_ms().saturating_sub(self.origin);
+                stamped.extend_from_slice(format!("@{ms} ").as_bytes());
+            }
+            stamped.push(b);
+            self.at_line_start = b == b'\n';
+        }
+        std::io::stdout().write_all(&stamped)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stdout().flush()
+    }
+}
+
+impl TryCloneDevice for StdoutDevice {
+    /// The clone only reads (nothing); it shares the time origin.
+    fn try_clone_device(&self) -> anyhow::Result<Self> {
+        Ok(StdoutDevice {
+            origin: self.origin,
+            at_line_start: true,
+        })
     }
 }
 
