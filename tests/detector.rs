@@ -136,6 +136,7 @@ fn line(c: &Conclusion, mode: CastlingMode) -> String {
         Conclusion::Takeback { plies } => format!("takeback {plies}"),
         Conclusion::InSync => "in-sync".to_owned(),
         Conclusion::Rotated => "rotated".to_owned(),
+        Conclusion::ResultOffered { result } => format!("result-offered {}", result.pgn()),
     }
 }
 

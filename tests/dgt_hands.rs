@@ -137,6 +137,63 @@ fn a_pawn_resting_on_its_way_is_the_move_it_ends_on_and_watch_stays_in_step() {
     assert_eq!(game, ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"]);
 }
 
+#[test]
+fn the_kings_on_the_centre_squares_offer_a_result_not_an_illegal_move() {
+    let cases = [
+        (("e4", "d5"), "result-offered 1-0"),
+        (("d4", "e5"), "result-offered 0-1"),
+        (("e4", "e5"), "result-offered 1/2-1/2"),
+    ];
+    for ((white, black), want) in cases {
+        let mut h = Hands::new();
+        h.play("e2e4");
+        h.play("e7e5");
+        h.play("g1f3");
+        // DGT's advice: lift both kings, then put them on the centre squares, a moment apart.
+        let sq = |s: &str| s.parse::<Square>().unwrap();
+        let king = |color| {
+            Some(shakmaty::Piece {
+                color,
+                role: shakmaty::Role::King,
+            })
+        };
+        let (white, black) = (sq(white), sq(black));
+        // A king's centre square may hold a piece (e4, e5 here): it is set aside first.
+        for square in [white, black] {
+            if h.pos.board().piece_at(square).is_some() {
+                h.event(SensorEvent::SquareChanged {
+                    square,
+                    piece: None,
+                });
+                h.wait(200);
+            }
+        }
+        for (square, piece, pause) in [
+            (Square::E1, None, 500),
+            (Square::E8, None, 500),
+            (white, king(shakmaty::Color::White), 800),
+            (black, king(shakmaty::Color::Black), 0),
+        ] {
+            h.event(SensorEvent::SquareChanged { square, piece });
+            h.wait(pause);
+        }
+        h.wait(1_000);
+        assert_eq!(
+            h.lines
+                .last()
+                .map(|l| l.split(' ').take(2).collect::<Vec<_>>().join(" ")),
+            Some(want.to_owned()),
+            "{:#?}",
+            h.lines
+        );
+        assert!(
+            !h.lines.iter().any(|l| l.starts_with("illegal")),
+            "{:#?}",
+            h.lines
+        );
+    }
+}
+
 mod daemon {
     use std::path::Path;
     use std::time::Duration;
@@ -243,5 +300,51 @@ mod daemon {
         watcher.expect_event("the e-board told to put it back", |l| {
             l.starts_with("event guide normal") && l.contains("e5") && l.contains("e6")
         });
+    }
+
+    #[test]
+    fn the_result_gesture_is_put_to_the_arbiter_who_confirms_it() {
+        let dir = scratch_dir("dgt-result");
+        let (daemon, mut peg, mut dgt, watcher) = table(&dir);
+        peg.hand("e2e4");
+        watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+        dgt.hand("e2e4");
+        watcher.expect_event("the copy", |l| l == "event normal replicated e2e4");
+        dgt.hand("e7e5");
+        watcher.expect_event("1...e5", |l| l.starts_with("event move 2 black e7e5"));
+        peg.hand("e7e5");
+        watcher.heard("in Ordnung");
+        // White resigned by word of mouth; the players show 1-0 on the e-board: the pawn on e4
+        // set aside, both kings lifted, then put on the light centre squares e4 and d5.
+        let king = |color| {
+            Some(Piece {
+                color,
+                role: Role::King,
+            })
+        };
+        for (square, piece) in [
+            (Square::E4, None),
+            (Square::E1, None),
+            (Square::E8, None),
+            (Square::E4, king(Color::White)),
+            (Square::D5, king(Color::Black)),
+        ] {
+            dgt.hand(&update(square, piece));
+            std::thread::sleep(Duration::from_millis(150));
+        }
+        watcher.expect_event("the offer", |l| l == "event result-offered normal 1-0");
+        watcher.expect_event("told to the arbiter", |l| {
+            l == "event say arbiter Ergebnis auf dem Brett angezeigt: Weiß gewinnt. Zum Bestätigen result eingeben"
+        });
+        let mut black = daemon.connect("black");
+        assert!(
+            black.ask("result 1-0").starts_with("error forbidden"),
+            "only the arbiter declares a result"
+        );
+        let mut arbiter = daemon.connect("arbiter");
+        assert_eq!(arbiter.ask("result 1-0"), "ok result 1-0");
+        watcher.expect_event("the end", |l| l.starts_with("event end 1-0"));
+        assert!(arbiter.ask("result 0-1").starts_with("error state"));
+        assert!(arbiter.ask("result 2-0").starts_with("error syntax"));
     }
 }

@@ -105,6 +105,7 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("board_correct", &[]),
     ("move_withdrawn", &[]),
     ("move_amended", &[]),
+    ("result_offered", &["result"]),
     ("sheets_differ", &[]),
     ("sheet_lags", &[]),
     ("takeback_done", &[]),

@@ -412,6 +412,9 @@ pub fn event_json(event: &TableEvent) -> serde_json::Value {
         TableEvent::DrawOffer { color: c } => json!({"color": color(*c)}),
         TableEvent::WrongClaim { color: c, why } => json!({"color": color(*c), "why": why}),
         TableEvent::Undo { uci } => json!({"uci": uci}),
+        TableEvent::ResultOffered { board, result } => {
+            json!({"board": board.to_string(), "result": result.pgn()})
+        }
         TableEvent::ClockAdjusted {
             color: c,
             delta_ms,

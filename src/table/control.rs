@@ -9,6 +9,7 @@ use std::str::FromStr;
 
 use shakmaty::Color;
 
+use crate::chess::game::GameResult;
 use crate::table::reconcile::Side;
 
 use crate::chess::language::Language;
@@ -118,6 +119,11 @@ pub enum Command {
     Penalty {
         color: Color,
     },
+    /// The arbiter declares the result (one offered on the e-board with DGT's kings gesture,
+    /// or one he decided); the game ends with it.
+    Result {
+        result: GameResult,
+    },
     /// What each physical board shows: the peg board's occupancy and the pieces believed in its
     /// holes, the e-board's pieces.
     Boards,
@@ -185,6 +191,7 @@ impl Command {
             Command::Export { .. } => "export",
             Command::Adjust { .. } => "adjust",
             Command::Penalty { .. } => "penalty",
+            Command::Result { .. } => "result",
             Command::Boards => "boards",
             Command::SheetOf { .. } => "sheet",
             Command::Record { .. } => "record",
@@ -206,6 +213,7 @@ impl Command {
             self,
             Command::Adjust { .. }
                 | Command::Penalty { .. }
+                | Command::Result { .. }
                 | Command::Pause
                 | Command::Resume
                 | Command::Resolve { .. }
@@ -539,6 +547,16 @@ pub fn parse_line_in(bytes: &[u8], lang: &Language) -> Result<Command, Refusal> 
             let color = parse_color(&c)
                 .ok_or_else(|| Refusal::new(ErrorCode::Syntax, format!("{c:?}: white or black")))?;
             Ok(Command::Penalty { color })
+        }
+        "result" => {
+            let r = needs("a result, e.g. result 1-0")?;
+            let result = GameResult::from_pgn(&r).ok_or_else(|| {
+                Refusal::new(
+                    ErrorCode::Syntax,
+                    format!("{r:?} is no result; 1-0, 0-1 or 1/2-1/2"),
+                )
+            })?;
+            Ok(Command::Result { result })
         }
         "new-game" => {
             let mut words = rest.splitn(2, char::is_whitespace);

@@ -223,6 +223,12 @@ pub enum TableEvent {
     Undo {
         uci: String,
     },
+    /// A result shown on a board (DGT's kings gesture), for the arbiter to confirm with
+    /// `result`.
+    ResultOffered {
+        board: BoardId,
+        result: GameResult,
+    },
     /// The arbiter changed a clock.
     ClockAdjusted {
         color: Color,
@@ -305,6 +311,7 @@ impl TableEvent {
             TableEvent::DrawOffer { .. } => "draw-offer",
             TableEvent::WrongClaim { .. } => "wrong-claim",
             TableEvent::Undo { .. } => "undo",
+            TableEvent::ResultOffered { .. } => "result-offered",
             TableEvent::ClockAdjusted { .. } => "clock-adjusted",
             TableEvent::Penalty { .. } => "penalty",
             TableEvent::ClockRunning { .. } => "clock",
@@ -374,6 +381,7 @@ impl TableEvent {
                 format!("{} {}", color_name(*color), one_line(why))
             }
             TableEvent::Undo { uci } => uci.clone(),
+            TableEvent::ResultOffered { board, result } => format!("{board} {}", result.pgn()),
             TableEvent::ClockAdjusted {
                 color,
                 delta_ms,

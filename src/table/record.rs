@@ -22,6 +22,7 @@ use shakmaty::uci::UciMove;
 
 use crate::boards::Millis;
 
+use crate::chess::game::GameResult;
 use crate::chess::scoresheet::Recorder;
 use crate::table::control::{GameTag, Role};
 use crate::table::reconcile::Side;
@@ -111,6 +112,9 @@ pub enum Record {
     /// `penalty <color>`: the arbiter ruled that `color` completed an illegal move (7.5.5):
     /// the first time the opponent gets the penalty time, the second time `color` loses.
     Penalty { color: Color },
+    /// `result <1-0|0-1|1/2-1/2>`: the arbiter declared the result (a result shown on the
+    /// e-board with DGT's kings gesture, or one he decided).
+    Result { result: GameResult },
     /// `pause`: the arbiter stopped the clocks (6.11.1).
     Pause,
     /// `resume`: the arbiter restarted them.
@@ -216,6 +220,7 @@ impl fmt::Display for Record {
                 write!(f, "adjust {} {delta_ms:+}", color_word(*color))
             }
             Record::Penalty { color } => write!(f, "penalty {}", color_word(*color)),
+            Record::Result { result } => write!(f, "result {}", result.pgn()),
             Record::Pause => f.write_str("pause"),
             Record::Resume => f.write_str("resume"),
             Record::Sheet { side, moves } => {
@@ -284,6 +289,10 @@ impl FromStr for Record {
             ["penalty", c] => Ok(Record::Penalty {
                 color: parse_color(c)?,
             }),
+            ["result", r] => Ok(Record::Result {
+                result: GameResult::from_pgn(r)
+                    .ok_or_else(|| format!("result: {r:?} is no result; 1-0, 0-1 or 1/2-1/2"))?,
+            }),
             ["pause"] => Ok(Record::Pause),
             ["resume"] => Ok(Record::Resume),
             ["sheet", side, moves @ ..] => Ok(Record::Sheet {
@@ -317,8 +326,8 @@ impl FromStr for Record {
             ["begin", ..] => Err("begin needs chess960, a time control and a FEN".to_owned()),
             [
                 kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
-                | "resign" | "flag" | "adjust" | "penalty" | "pause" | "resume" | "sheet"
-                | "retract" | "rebase" | "tag"),
+                | "resign" | "flag" | "adjust" | "penalty" | "result" | "pause" | "resume"
+                | "sheet" | "retract" | "rebase" | "tag"),
                 rest @ ..,
             ] => Err(format!(
                 "{kw:?} with {} word(s) after it is malformed",
@@ -421,6 +430,9 @@ mod tests {
             },
             Record::Penalty {
                 color: Color::Black,
+            },
+            Record::Result {
+                result: GameResult::Draw,
             },
             Record::Pause,
             Record::Resume,

@@ -6,6 +6,7 @@ use std::fmt;
 
 use shakmaty::{Bitboard, Board, Color, Role, Square};
 
+use crate::chess::game::GameResult;
 use crate::chess::scoresheet::format_clock;
 use crate::table::control::{GameTag, Refusal, ok_line};
 use crate::table::reconcile::Side;
@@ -116,6 +117,10 @@ pub enum Answer {
     /// The second illegal move of `by`: the game is over.
     SecondIllegalMove {
         by: Color,
+    },
+    /// `result`: the arbiter's result stands; the game is over.
+    ResultDeclared {
+        result: GameResult,
     },
     ClockRunning {
         running: bool,
@@ -275,6 +280,7 @@ impl fmt::Display for Answer {
                 color_name(!*by),
                 format_clock(*opponent_ms)
             ),
+            Answer::ResultDeclared { result } => write!(f, "result {}", result.pgn()),
             Answer::SecondIllegalMove { by } => write!(
                 f,
                 "second illegal move by {}: the game is over",

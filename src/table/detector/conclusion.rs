@@ -5,6 +5,7 @@ use std::fmt;
 
 use shakmaty::{CastlingMode, Color, Move, Piece, Role, Square};
 
+use crate::chess::game::GameResult;
 use crate::chess::phrases::RefusalReason;
 use crate::table::corrections::{Correction, PieceName};
 
@@ -195,6 +196,11 @@ pub enum Conclusion {
     /// The identity board is set up turned (Black at the connector); from now on it is read
     /// turned.
     Rotated,
+    /// DGT's result gesture: both kings put on the centre squares (d4, d5, e4, e5), which no
+    /// position allows — on the light squares (d5, e4) White won, on the dark ones (d4, e5)
+    /// Black won, one on each a draw. A result offered on the board, for the arbiter to
+    /// confirm, not a move.
+    ResultOffered { result: GameResult },
 }
 
 impl Conclusion {
@@ -242,6 +248,10 @@ impl Conclusion {
             Conclusion::Rotated => {
                 "rotated the board is set up turned; reading it turned".to_owned()
             }
+            Conclusion::ResultOffered { result } => format!(
+                "result-offered {} (both kings on the centre squares: {result}); for the arbiter to confirm",
+                result.pgn()
+            ),
         }
     }
 }

@@ -10,6 +10,10 @@ use super::table::{Cand, Turn, board_after, moved_squares, squares_differing};
 use super::{BoardKind, Conclusion, MoveDetector};
 use crate::boards::{Millis, SensorEvent};
 
+/// The four centre squares, where DGT's result gesture puts both kings (no position can: they
+/// touch each other).
+pub(super) const CENTRE: Bitboard = Bitboard(0x0000_0018_1800_0000);
+
 /// What the detector knows of an identity board. Read only when the board is one.
 #[derive(Debug, Clone)]
 pub(super) struct PieceBoard {
@@ -236,6 +240,12 @@ impl MoveDetector {
                 .iter()
                 .all(|(sq, p)| base.piece_at(sq) == Some(p))
         {
+            return;
+        }
+        // DGT's result gesture half made: one king set on a centre square while the other is
+        // still in the hand (`result_gesture` reads the whole gesture).
+        let kings = self.pieces.observed.kings();
+        if kings.count() == 1 && kings.is_subset(CENTRE) {
             return;
         }
         // Part of a move's squares updated (the scan reports them in any order, and may report

@@ -3,10 +3,12 @@
 //! again, a takeback, illegal (with why) or a mismatch, with the corrections back to the game —
 //! including the first snapshot after a power-up or a reconnect.
 
-use shakmaty::{Bitboard, Board, CastlingSide, Move, Piece, Position, Rank, Role, Square};
+use shakmaty::{Bitboard, Board, CastlingSide, Color, Move, Piece, Position, Rank, Role, Square};
 
+use super::identity::CENTRE;
 use super::table::{Turn, board_after, captured_square, reachable};
 use super::{BoardKind, Conclusion, IllegalReason, MoveDetector, TouchMove};
+use crate::chess::game::GameResult;
 use crate::table::corrections::{self, Correction, Observed};
 
 /// A pawn on the last rank waiting for its piece to be named.
@@ -278,6 +280,13 @@ impl MoveDetector {
         if self.already_reported() || self.taking_back_a_capture() {
             return;
         }
+        if let Some(result) = self.result_gesture() {
+            out.push(Conclusion::ResultOffered { result });
+            self.reported.out_of_sync = true;
+            self.reported.fixes = self.corrections_now().len();
+            self.reported.last = Some(self.report_key());
+            return;
+        }
         if let Some(k) = (0..self.line.ply)
             .rev()
             .find(|&k| self.shows(&self.line.history[k]))
@@ -305,6 +314,27 @@ impl MoveDetector {
         }
         let reason = (explained && self.table.turn != Turn::Owed).then(|| self.classify());
         self.report_wrong(reason, out);
+    }
+
+    /// DGT's result gesture on an identity board: both kings on centre squares, which no
+    /// position allows (the four squares touch each other). Light squares (d5, e4): White won;
+    /// dark (d4, e5): Black won; one of each: a draw. Where the other pieces stand does not
+    /// matter (they may have been moved aside to make room).
+    fn result_gesture(&self) -> Option<GameResult> {
+        if self.kind != BoardKind::Identity {
+            return None;
+        }
+        let board = &self.pieces.observed;
+        let king = |color: Color| {
+            let kings = board.kings() & board.by_color(color);
+            (kings.count() == 1 && kings.is_subset(CENTRE)).then(|| kings.first())?
+        };
+        let (white, black) = (king(Color::White)?, king(Color::Black)?);
+        Some(match (white.is_light(), black.is_light()) {
+            (true, true) => GameResult::WhiteWins,
+            (false, false) => GameResult::BlackWins,
+            _ => GameResult::Draw,
+        })
     }
 
     /// The board shows the position before the last move except for the piece that move

@@ -11,6 +11,7 @@ use crate::chess::game::Game;
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move};
 use crate::chess::phrases::{Event, RefusalReason, event_phrase, refusal_phrase};
+use crate::chess::vocabulary::fill;
 use crate::table::board_feed::BoardFeed;
 use crate::table::control::{ErrorCode, Refusal};
 use crate::table::corrections::{Correction, corrections};
@@ -374,6 +375,20 @@ impl Table {
                 self.start_guidance(board, header, &fixes, out);
             }
             Conclusion::InSync => self.back_in_sync(board, out),
+            Conclusion::ResultOffered { result } => {
+                // Not a move and nothing to correct: the arbiter confirms it (`result`), or
+                // the players put the kings back.
+                if let Some(b) = self.board_mut(board) {
+                    b.differs = true;
+                }
+                out.event(TableEvent::ResultOffered { board, result });
+                let shown = match result.winner() {
+                    Some(c) => event_phrase(Event::Wins(c), self.vocab()),
+                    None => event_phrase(Event::Draw, self.vocab()),
+                };
+                let text = fill(&self.word("result_offered"), &[("result", &shown)]);
+                self.say(Listener::Arbiter, text, Urgency::Polite, out);
+            }
         }
     }
 

@@ -236,6 +236,12 @@ impl GameState {
                 self.game.flag(*color).map_err(|e| e.to_string())?;
                 self.stop_clock(t);
             }
+            Record::Result { result } => {
+                self.game
+                    .arbiter_decision(*result)
+                    .map_err(|e| e.to_string())?;
+                self.stop_clock(t);
+            }
             Record::Adjust { color, delta_ms } => {
                 self.clock
                     .adjust(*color, *delta_ms, t)

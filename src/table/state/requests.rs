@@ -4,7 +4,7 @@
 
 use shakmaty::Color;
 
-use crate::chess::game::EndReason;
+use crate::chess::game::{EndReason, GameResult};
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, Verbosity, format_move, parse_move};
 use crate::chess::phrases::{Event, event_phrase, move_phrase};
@@ -58,6 +58,7 @@ impl Table {
             Command::Undo => self.undo(now, role, out),
             Command::Adjust { color, delta_ms } => self.adjust(now, *color, *delta_ms, out),
             Command::Penalty { color } => self.penalty(now, *color, out),
+            Command::Result { result } => self.declare_result(now, *result, out),
             Command::Pause => self.pause_or_resume(now, false, out),
             Command::Resume => self.pause_or_resume(now, true, out),
             Command::SheetOf { side } => Ok(Answer::Moves(self.sheet_text(*side, lang))),
@@ -296,6 +297,16 @@ impl Table {
             color,
             remaining_ms: left,
         })
+    }
+
+    /// `result RESULT`: the arbiter declares the result, such as one a player showed on the
+    /// e-board with DGT's kings gesture; the game ends with it and everyone hears it.
+    fn declare_result(&mut self, now: Now, result: GameResult, out: &mut Step) -> Reply {
+        self.running()?;
+        self.commit(now, Record::Result { result }, out)
+            .map_err(state)?;
+        self.announce_end(out);
+        Ok(Answer::ResultDeclared { result })
     }
 
     /// `penalty COLOR`: an illegal move completed (7.5.5).
