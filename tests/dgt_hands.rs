@@ -194,6 +194,122 @@ fn the_kings_on_the_centre_squares_offer_a_result_not_an_illegal_move() {
     }
 }
 
+/// The recording made with the simulator at a hand's pace (`tests/data/recordings/`): the
+/// operator's lines, and the game they play (each `via` rest left out).
+fn rest_game() -> (String, Vec<String>) {
+    let script = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/recordings/dgt-rests-and-slides.txt"
+    ))
+    .unwrap();
+    let moves = script
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("pause") && *l != "start")
+        .map(|l| l.split(" via ").next().unwrap().to_owned())
+        .collect();
+    (script, moves)
+}
+
+/// The game `replay`/`watch` lines leave: each `move` played, each `takeback N` undone.
+fn game_of(lines: &[String]) -> Vec<String> {
+    let mut game = Vec::new();
+    for l in lines {
+        if let Some(m) = l.strip_prefix("move ") {
+            game.push(m.to_owned());
+        } else if let Some(n) = l.strip_prefix("takeback ") {
+            for _ in 0..n.parse::<usize>().unwrap() {
+                game.pop();
+            }
+        }
+    }
+    game
+}
+
+#[test]
+fn a_recording_with_rests_and_slides_replays_to_its_game_to_the_last_move() {
+    let (_, moves) = rest_game();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/recordings/dgt-rests-and-slides.rec"
+    );
+    let o = common::process::annabella(&["replay", "--protocol", "dgt", path], &[], "");
+    assert!(o.status.success(), "{}", common::process::stderr(&o));
+    let lines: Vec<String> = common::process::stdout(&o)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(game_of(&lines), moves, "{lines:#?}");
+    // Each rest was taken for the move, then taken back: 5 rests, 6 takebacks (one piece
+    // rested twice), and nothing illegal or out of step.
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("takeback")).count(),
+        6
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.starts_with("illegal") || l.starts_with("mismatch")),
+        "{lines:#?}"
+    );
+    // The stream ends on a held move: concluded at its end.
+    assert_eq!(lines.last().map(String::as_str), Some("move d8d7"));
+}
+
+#[test]
+fn watch_follows_the_same_hands_live_and_the_simulator_records_them() {
+    let (script, moves) = rest_game();
+    let dir = common::fs::scratch_dir("dgt-rests-live");
+    let record = dir.join("live.rec");
+    let mut board = common::board::SimulatedBoard::on_pty(
+        "dgt",
+        &dir.join("dgt"),
+        &["--record", record.to_str().unwrap()],
+    );
+    let mut watch = common::process::Running::annabella(&[
+        "watch",
+        "--protocol",
+        "dgt",
+        "--device",
+        dir.join("dgt").to_str().unwrap(),
+    ]);
+    watch.expect("the board in sync", |l| l.starts_with("in-sync"));
+    for line in script
+        .lines()
+        .filter(|l| !l.starts_with('#') && *l != "start")
+    {
+        board.hand(line);
+    }
+    let mut lines = Vec::new();
+    loop {
+        let line = watch.expect("watch's lines", |_| true);
+        let done = line == "move d8d7";
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    assert_eq!(game_of(&lines), moves, "{lines:#?}");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("illegal")
+            || l.starts_with("mismatch")
+            || l.starts_with("error")),
+        "{lines:#?}"
+    );
+    // What the board sent, with its timing, replays to the same game.
+    board.unplug();
+    let o = common::process::annabella(
+        &["replay", "--protocol", "dgt", record.to_str().unwrap()],
+        &[],
+        "",
+    );
+    let replayed: Vec<String> = common::process::stdout(&o)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(game_of(&replayed), moves, "{replayed:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 mod daemon {
     use std::path::Path;
     use std::time::Duration;

@@ -191,6 +191,17 @@ impl Protocol {
     }
 }
 
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Protocol::Peg => "peg",
+            Protocol::Dgt => "dgt",
+            Protocol::Millennium => "millennium",
+            Protocol::Certabo => "certabo",
+        })
+    }
+}
+
 impl std::str::FromStr for Protocol {
     type Err = String;
 

@@ -8,13 +8,15 @@ use clap::Args;
 
 use crate::boards::{self, Millis, Protocol};
 use crate::cli::board_session::BoardSession;
+use crate::io::recording;
 use crate::table::detector::TouchMove;
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// The protocol of the recording: `peg` (text lines, optionally `@ms` stamped), or the raw
     /// bytes a `dgt` board (starting with a board dump), a `millennium` board or a `certabo`
-    /// board sent.
+    /// board sent — or those bytes with their timing, as `simulate-board --record` writes them
+    /// (`@<ms> <hex bytes>` lines), which replays a hand's rests and slides as they happened.
     #[arg(long, value_parser = parse_protocol)]
     pub protocol: Protocol,
     #[command(flatten)]
@@ -63,14 +65,30 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     // settle window decides anything — the events alone do, in order (and nothing is debounced).
     // A stamped peg line (`@1234 Le2`) carries its own time.
     let mut now: Millis = 0;
-    let chunks: Box<dyn Iterator<Item = &[u8]>> = match args.protocol {
-        Protocol::Peg => Box::new(bytes.split_inclusive(|&b| b == b'\n')),
-        Protocol::Dgt | Protocol::Millennium | Protocol::Certabo => {
-            Box::new(std::iter::once(&bytes[..]))
+    // A recording with its timing (`simulate-board --record`, `@<ms> <hex bytes>` lines) gives
+    // each chunk its time: a piece resting on its way is read as a hand made it, and the
+    // detector's hold on the last move ends at the end of the stream.
+    let recorded = (args.protocol != Protocol::Peg && recording::is_text_recording(&bytes))
+        .then(|| recording::parse(&String::from_utf8_lossy(&bytes), args.protocol))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let chunks: Box<dyn Iterator<Item = (Option<Millis>, &[u8])>> = match (&recorded, args.protocol)
+    {
+        (Some(chunks), _) => Box::new(chunks.iter().map(|(ms, b)| (Some(*ms), &b[..]))),
+        (None, Protocol::Peg) => {
+            Box::new(bytes.split_inclusive(|&b| b == b'\n').map(|c| (None, c)))
+        }
+        (None, Protocol::Dgt | Protocol::Millennium | Protocol::Certabo) => {
+            Box::new(std::iter::once((None, &bytes[..])))
         }
     };
-    for chunk in chunks {
-        let timed = args.protocol == Protocol::Peg && chunk.trim_ascii_start().starts_with(b"@");
+    for (stamp, chunk) in chunks {
+        let timed = stamp.is_some()
+            || (args.protocol == Protocol::Peg && chunk.trim_ascii_start().starts_with(b"@"));
+        if let Some(ms) = stamp {
+            now = now.max(ms);
+            session.poll(now, &mut lines);
+        }
         decoder.feed(chunk, now, &mut decoded);
         for item in decoded.drain(..) {
             if let Ok(e) = &item {

@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::boards::Protocol;
+use crate::io::recording::RecordingDevice;
 use crate::io::simulator::{self, SimulatedBoard};
 
 #[derive(Debug, Args)]
@@ -36,6 +37,11 @@ pub struct SimulateArgs {
     /// this board anything.
     #[arg(long, conflicts_with_all = ["pty", "link", "tcp"])]
     pub to_stdout: bool,
+    /// Also write everything the board sends to FILE, each chunk stamped with the milliseconds
+    /// since the start (`@1220 8e 00 05 0c 00`): a recording with a hand's timing, rests
+    /// included, that `annabella replay` reads back.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     #[command(flatten)]
     pub start: super::StartArgs,
     #[command(flatten)]
@@ -55,7 +61,8 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
                 "--to-stdout writes a peg board's lines; a DGT board's bytes are no lines"
             );
         }
-        let mut out = simulator::StdoutDevice::new();
+        let out = simulator::StdoutDevice::new();
+        let mut out = recorded(out, &args)?;
         out.write_all(&board.snapshot())?;
         out.flush()?;
         simulator::serve(board, out, true)?;
@@ -69,7 +76,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         // One host at a time, as on a real serial-to-network bridge.
         let (stream, peer) = listener.accept().context("waiting for the host")?;
         eprintln!("simulate-board: host connected from {peer}");
-        simulator::serve(board, stream, args.exit_at_eof)?;
+        simulator::serve(board, recorded(stream, &args)?, args.exit_at_eof)?;
         return Ok(ExitCode::SUCCESS);
     }
     let pty = simulator::open_pty()?;
@@ -80,6 +87,19 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     std::io::stdout().flush()?;
     let device = std::fs::File::from(pty.master);
     let _slave = pty.slave;
-    simulator::serve(board, device, args.exit_at_eof)?;
+    simulator::serve(board, recorded(device, &args)?, args.exit_at_eof)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The device, writing a recording beside it with `--record` (without, the recording goes
+/// nowhere).
+fn recorded<D>(device: D, args: &SimulateArgs) -> anyhow::Result<RecordingDevice<D>> {
+    let out: Box<dyn Write + Send> = match &args.record {
+        Some(path) => Box::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("creating the recording {}", path.display()))?,
+        ),
+        None => Box::new(std::io::sink()),
+    };
+    Ok(RecordingDevice::new(device, args.protocol, out)?)
 }

@@ -6,6 +6,7 @@
 //!   framed for a control session).
 //! - [`lines`]: the one bounded line reader (the server's requests, `annabella send`'s replies).
 //! - [`link`]: a board behind a serial device or a TCP bridge, with reconnect and backoff.
+//! - [`recording`]: board recordings with their timing (`simulate-board --record`, `replay`).
 //! - [`simulator`]: a simulated peg, DGT, Millennium or Certabo board behind a pseudo-terminal or a TCP port.
 //! - [`speech`]: speech output — the system voice, espeak-ng, the WAV record, the transcript —
 //!   on threads of its own, so speaking never blocks the game.
@@ -19,6 +20,7 @@ pub mod clock;
 pub mod control_server;
 pub mod lines;
 pub mod link;
+pub mod recording;
 pub mod simulator;
 pub mod speech;
 pub mod store;

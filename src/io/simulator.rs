@@ -58,8 +58,15 @@ pub const HAND_PACE: std::time::Duration = std::time::Duration::from_millis(60);
 /// one a second; a real board scans faster, and a hand is slower than this.
 pub const CERTABO_LINE_PERIOD: std::time::Duration = std::time::Duration::from_millis(100);
 
+/// How long a hand rests a piece on a square on its way (`e7e5 via e6`): longer than the move
+/// detector's 300 ms hold, so that an e-board's rest is taken for the move, as a real hand's
+/// would be, and then amended when the piece moves on.
+pub const REST: std::time::Duration = std::time::Duration::from_millis(1_000);
+
 /// What the operator may type besides a move.
 pub const OPERATOR_HELP: &str = "type a move in any notation (e4, 5254, Sf3, e7e8q), \
+    `MOVE via SQUARE…` for a piece that rests a second on each square on its way (e7e5 via e6), \
+    `pause MS` for a hand that thinks, \
     `raw LINE` to send a raw peg or Certabo line (`raw 8e 03 00 ...` hex bytes for DGT, \
     `raw v0103` a Millennium message, its check digits and parity added), \
     `key K` to press a key of the peg board's strip (Q R B N promotion piece, A again, T time, \
@@ -257,6 +264,130 @@ impl SimulatedBoard {
         Ok(chunks)
     }
 
+    /// One operator line's chunks, each with the pause before it: [`HAND_PACE`] between a
+    /// move's events, [`REST`] after a piece is set down on a square on its way (`MOVE via
+    /// SQUARE…`).
+    pub fn operator_line_paced(
+        &mut self,
+        line: &str,
+    ) -> Result<Vec<(std::time::Duration, Vec<u8>)>, String> {
+        if let Some((mv, via)) = line.trim().split_once(" via ") {
+            return self.move_via(mv.trim(), via);
+        }
+        if let Some(ms) = line.trim().strip_prefix("pause ") {
+            let ms: u64 = ms
+                .trim()
+                .parse()
+                .ok()
+                .filter(|ms| *ms <= 60_000)
+                .ok_or_else(|| format!("pause {ms}: milliseconds, 0 to 60000"))?;
+            return Ok(vec![(std::time::Duration::from_millis(ms), Vec::new())]);
+        }
+        Ok(self
+            .operator_line(line)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, b)| {
+                (
+                    if i == 0 {
+                        std::time::Duration::ZERO
+                    } else {
+                        HAND_PACE
+                    },
+                    b,
+                )
+            })
+            .collect())
+    }
+
+    /// A move whose piece rests on each of `via`'s squares on its way: lifted, set down and left
+    /// for [`REST`], lifted again, and the move finished as the hand finishes it.
+    fn move_via(
+        &mut self,
+        mv: &str,
+        via: &str,
+    ) -> Result<Vec<(std::time::Duration, Vec<u8>)>, String> {
+        use shakmaty::Square;
+        let pos = self.game.position().clone();
+        let mode = self.game.castling_mode();
+        let m =
+            notation::parse_move(&pos, mode, mv, None, &self.lang).map_err(|e| e.to_string())?;
+        if m.is_castle() {
+            return Err("castling moves two pieces; a rest on the way is for one piece".to_owned());
+        }
+        let (from, to) = (
+            m.from().ok_or("a move without a square to come from")?,
+            m.to(),
+        );
+        let piece = pos
+            .board()
+            .piece_at(from)
+            .ok_or_else(|| format!("no piece on {from}"))?;
+        let mut rests = Vec::new();
+        for word in via.split([' ', ',']).filter(|w| !w.is_empty()) {
+            let sq: Square = word
+                .parse()
+                .map_err(|_| format!("{word:?} is no square (via e6, or via d1 e1)"))?;
+            if pos.board().piece_at(sq).is_some() || sq == to {
+                return Err(format!("{sq} is not an empty square on the way to {to}"));
+            }
+            rests.push(sq);
+        }
+        if rests.is_empty() {
+            return Err("via needs the squares the piece rests on (e7e5 via e6)".to_owned());
+        }
+        let events = match self.protocol {
+            Protocol::Peg => gestures::peg_events(&pos, m, self.variant),
+            Protocol::Dgt => gestures::identity_events(&pos, m, self.variant),
+            Protocol::Millennium | Protocol::Certabo => {
+                gestures::hand_events(&pos, m, self.variant)
+            }
+        };
+        let peg = self.protocol == Protocol::Peg;
+        let lift = |sq| {
+            if peg {
+                SensorEvent::Lift(sq)
+            } else {
+                SensorEvent::SquareChanged {
+                    square: sq,
+                    piece: None,
+                }
+            }
+        };
+        let set = |sq| {
+            if peg {
+                SensorEvent::Place(sq)
+            } else {
+                SensorEvent::SquareChanged {
+                    square: sq,
+                    piece: Some(piece),
+                }
+            }
+        };
+        let mut paced = vec![(std::time::Duration::ZERO, lift(from))];
+        for &sq in &rests {
+            paced.push((HAND_PACE, set(sq)));
+            paced.push((REST, lift(sq)));
+        }
+        // The rest of the move as the hand makes it, without the first lift of its piece.
+        let from_lift = lift(from);
+        paced.extend(
+            events
+                .into_iter()
+                .filter(|e| *e != from_lift)
+                .map(|e| (HAND_PACE, e)),
+        );
+        self.variant = self.variant.wrapping_add(1);
+        self.game.play(m).map_err(|e| e.to_string())?;
+        let chunks = paced
+            .into_iter()
+            .map(|(pause, e)| (pause, self.encode(&e)))
+            .filter(|(_, b)| !b.is_empty())
+            .collect();
+        self.chips.put_aside();
+        Ok(chunks)
+    }
+
     /// What the board sends for one action of the hand (a snapshot board's whole state after
     /// it); `&mut` because such a board's state follows the hand.
     fn encode(&mut self, event: &SensorEvent) -> Vec<u8> {
@@ -427,12 +558,13 @@ where
         let result = board
             .lock()
             .map_err(|_| anyhow::anyhow!("board state poisoned"))?
-            .operator_line(&line);
+            .operator_line_paced(&line);
         match result {
             Ok(chunks) => {
-                for (i, bytes) in chunks.iter().enumerate() {
-                    if i > 0 {
-                        std::thread::sleep(HAND_PACE);
+                for (pause, bytes) in &chunks {
+                    std::thread::sleep(*pause);
+                    if bytes.is_empty() {
+                        continue;
                     }
                     if repeat.is_some() {
                         *current
