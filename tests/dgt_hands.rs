@@ -310,6 +310,116 @@ fn watch_follows_the_same_hands_live_and_the_simulator_records_them() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A raw DGT stream (no time of its own) as a board with a clock sends it: the field updates
+/// of the hands and, every second, the clock's times, White's (left) running down.
+struct ClockedStream {
+    bytes: Vec<u8>,
+    pos: Chess,
+    white_ms: u64,
+}
+
+impl ClockedStream {
+    fn new() -> ClockedStream {
+        let pos = Chess::default();
+        ClockedStream {
+            bytes: annabella::boards::dgt::encode_board_dump(pos.board()),
+            pos,
+            white_ms: 300_000,
+        }
+    }
+
+    /// `seconds` of the clock's frames, White's time running.
+    fn tick(&mut self, seconds: u64) {
+        for _ in 0..seconds {
+            self.white_ms -= 1_000;
+            self.bytes.extend(annabella::boards::dgt::encode_clock(
+                &annabella::boards::ClockReading {
+                    left_ms: self.white_ms,
+                    right_ms: 300_000,
+                    running: true,
+                    right_runs: false,
+                },
+            ));
+        }
+    }
+
+    fn update(&mut self, square: &str, piece: Option<shakmaty::Piece>) {
+        self.bytes
+            .extend(annabella::boards::dgt::encode_field_update(
+                square.parse().unwrap(),
+                piece,
+            ));
+    }
+
+    fn play(&mut self, uci: &str) {
+        let m = uci.parse::<UciMove>().unwrap().to_move(&self.pos).unwrap();
+        for e in gestures::identity_events(&self.pos, m, 0) {
+            if let SensorEvent::SquareChanged { square, piece } = e {
+                self.bytes
+                    .extend(annabella::boards::dgt::encode_field_update(square, piece));
+            }
+        }
+        self.pos.play_unchecked(m);
+    }
+}
+
+#[test]
+fn a_raw_recording_takes_its_time_from_the_clock_frames() {
+    let pawn = Some(shakmaty::Piece {
+        color: shakmaty::Color::Black,
+        role: shakmaty::Role::Pawn,
+    });
+    let king = |color| {
+        Some(shakmaty::Piece {
+            color,
+            role: shakmaty::Role::King,
+        })
+    };
+    let mut s = ClockedStream::new();
+    s.tick(1);
+    s.play("e2e4");
+    s.tick(2);
+    // The pawn rests two seconds on e6 on its way to e5: with the clock's time that is a
+    // move, taken back when the pawn moves on.
+    s.update("e7", None);
+    s.update("e6", pawn);
+    s.tick(2);
+    s.update("e6", None);
+    s.update("e5", pawn);
+    s.pos
+        .play_unchecked("e7e5".parse::<UciMove>().unwrap().to_move(&s.pos).unwrap());
+    s.tick(1);
+    s.play("g1f3");
+    s.tick(1);
+    // The game's last move, then at once the result gesture (1-0): the move is held a second
+    // by the clock's time and concluded, the kings are a result, not an illegal move.
+    s.update("e4", None);
+    s.update("e1", None);
+    s.update("e8", None);
+    s.update("e4", king(shakmaty::Color::White));
+    s.update("d5", king(shakmaty::Color::Black));
+    s.tick(1);
+    let o = common::process::annabella(&["replay", "--protocol", "dgt", "-"], &[], &s.bytes);
+    assert!(o.status.success(), "{}", common::process::stderr(&o));
+    let lines: Vec<String> = common::process::stdout(&o)
+        .lines()
+        .filter(|l| !l.starts_with("touched"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "move e2e4",
+            "move e7e6",
+            "takeback 1",
+            "move e7e5",
+            "move g1f3",
+            "result-offered 1-0 (both kings on the centre squares: white wins); for the arbiter to confirm",
+        ],
+        "{lines:#?}"
+    );
+}
+
 mod daemon {
     use std::path::Path;
     use std::time::Duration;

@@ -11,7 +11,9 @@
 
 use shakmaty::{Board, Color, File, Piece, Rank, Role, Square};
 
-use super::{DecodeError, Decoded, Decoder, Millis, SensorEvent, StreamPosition, Timed};
+use super::{
+    ClockReading, DecodeError, Decoded, Decoder, Millis, SensorEvent, StreamPosition, Timed,
+};
 
 // Host → board commands (one byte each). DGT_STARTBOOTLOADER (0x4e) is deliberately absent: it
 // puts the board into its firmware loader, and nothing here should ever be able to send it.
@@ -233,6 +235,79 @@ pub fn encode_version(major: u8, minor: u8) -> Vec<u8> {
 /// A serial number message (0x91): five ASCII characters, usually digits.
 pub fn encode_serial_number(serial: &[u8; 5]) -> Vec<u8> {
     frame(DGT_MSG_SERIALNR, &serial.map(|b| b & 0x7f))
+}
+
+/// Clock status bits (the last byte of a clock-times message, dgtbrd.h): the clock runs; the
+/// right side's lever is up (its time runs); no clock is connected (the times mean nothing).
+const CLOCK_RUNNING: u8 = 0x01;
+const CLOCK_RIGHT_RUNS: u8 = 0x02;
+const CLOCK_NONE: u8 = 0x20;
+
+/// One side's time as the clock sends it: hours in the low nibble of the first byte (its high
+/// nibble holds that side's flags), then minutes and seconds in BCD.
+fn bcd_time(h: u8, m: u8, s: u8) -> Option<Millis> {
+    let bcd = |b: u8| {
+        (b >> 4 < 10 && b & 0x0f < 10).then_some(u64::from(b >> 4) * 10 + u64::from(b & 0x0f))
+    };
+    let (hours, minutes, seconds) = (u64::from(h & 0x0f), bcd(m)?, bcd(s)?);
+    (hours < 10 && minutes < 60 && seconds < 60)
+        .then_some(((hours * 60 + minutes) * 60 + seconds) * 1000)
+}
+
+/// A clock-times message (0x8d) as a DGT board sends it for its clock, for the simulator and
+/// the tests (whole seconds, as the clock shows them).
+pub fn encode_clock(reading: &ClockReading) -> Vec<u8> {
+    let side = |ms: Millis| {
+        let s = (ms / 1000).min(9 * 3600 + 59 * 60 + 59);
+        let bcd = |n: u64| (((n / 10) << 4) | (n % 10)) as u8;
+        [(s / 3600) as u8, bcd(s / 60 % 60), bcd(s % 60)]
+    };
+    let mut status = 0;
+    if reading.running {
+        status |= CLOCK_RUNNING;
+    }
+    if reading.right_runs {
+        status |= CLOCK_RIGHT_RUNS;
+    }
+    let mut payload = side(reading.right_ms).to_vec();
+    payload.extend(side(reading.left_ms));
+    payload.push(status);
+    frame(DGT_MSG_BWTIME, &payload)
+}
+
+/// Time read from a recording's clock frames: each frame shows the running side's time, so
+/// the drop since the frame before is the time that passed (the events between two frames are
+/// given the time of the frame before them). A paused clock, a press, a time that went up
+/// (an arbiter's correction, a new game) or a jump of more than a minute give no time.
+#[derive(Debug, Default)]
+pub struct ClockTimeline {
+    last: Option<ClockReading>,
+    elapsed: Millis,
+}
+
+impl ClockTimeline {
+    /// The time passed up to the frame `reading`, in milliseconds since the first frame.
+    pub fn advance(&mut self, reading: &ClockReading) -> Millis {
+        if let Some(last) = self.last
+            && last.running
+            && reading.running
+            && last.right_runs == reading.right_runs
+        {
+            let drop = last
+                .running_side_ms()
+                .saturating_sub(reading.running_side_ms());
+            if drop <= 60_000 {
+                self.elapsed += drop;
+            }
+        }
+        self.last = Some(*reading);
+        self.elapsed
+    }
+
+    /// The time passed up to the last frame.
+    pub fn now(&self) -> Millis {
+        self.elapsed
+    }
 }
 
 /// What a message is called in error messages.
@@ -548,8 +623,35 @@ impl DgtDecoder {
             DGT_MSG_TRADEMARK => {
                 SensorEvent::Identity(format!("DGT board trademark: {}", ascii_text(payload)))
             }
-            // Clock times, bus address, battery, the EEPROM log and unknown messages carry
-            // nothing the detector uses; they are framed correctly, so they are no error.
+            DGT_MSG_BWTIME => {
+                let &[r0, r1, r2, l0, l1, l2, status] = payload else {
+                    return;
+                };
+                // An answer to a clock command comes in the same frame, marked by 0x0a in
+                // either side's low nibble; a board without a clock says so in its status.
+                if r0 & 0x0f == 0x0a || l0 & 0x0f == 0x0a || status & CLOCK_NONE != 0 {
+                    return;
+                }
+                let (Some(right_ms), Some(left_ms)) = (bcd_time(r0, r1, r2), bcd_time(l0, l1, l2))
+                else {
+                    out.push(Self::error(
+                        data_offset,
+                        format!(
+                            "clock times: {r0:02x} {r1:02x} {r2:02x} {l0:02x} {l1:02x} {l2:02x} \
+                             are no hours, minutes and seconds in BCD; the frame is ignored"
+                        ),
+                    ));
+                    return;
+                };
+                SensorEvent::Clock(ClockReading {
+                    left_ms,
+                    right_ms,
+                    running: status & CLOCK_RUNNING != 0,
+                    right_runs: status & CLOCK_RIGHT_RUNS != 0,
+                })
+            }
+            // Bus address, battery, the EEPROM log and unknown messages carry nothing the
+            // detector uses; they are framed correctly, so they are no error.
             _ => return,
         };
         out.push(Ok(Timed { at: now, event }));
@@ -803,6 +905,52 @@ mod tests {
             "byte offset 0: message 0x86 (board dump) cut short after 5 of its 67 bytes by the end \
              of the stream"
         );
+    }
+
+    #[test]
+    fn clock_frames_are_read_and_give_a_recording_its_time() {
+        let reading = ClockReading {
+            left_ms: 5_399_000,
+            right_ms: 301_000,
+            running: true,
+            right_runs: false,
+        };
+        let bytes = encode_clock(&reading);
+        assert_eq!(
+            bytes,
+            [0x8d, 0x00, 0x0a, 0x00, 0x05, 0x01, 0x01, 0x29, 0x59, 0x01]
+        );
+        let decoded = decode(&bytes);
+        assert_eq!(decoded.len(), 1);
+        assert_eq!(
+            decoded[0].as_ref().unwrap().event,
+            SensorEvent::Clock(reading)
+        );
+        // An acknowledgement, a board without a clock and bad BCD are no readings.
+        assert!(decode(&[0x8d, 0x00, 0x0a, 0x0a, 0x08, 0x31, 0x00, 0x00, 0x00, 0x01]).is_empty());
+        assert!(decode(&[0x8d, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20]).is_empty());
+        let bad = decode(&[0x8d, 0x00, 0x0a, 0x00, 0x7a, 0x00, 0x00, 0x00, 0x00, 0x01]);
+        assert!(
+            err(&bad[0]).contains("no hours, minutes and seconds"),
+            "{}",
+            err(&bad[0])
+        );
+        // The running side's drop is the time passed; a press, a pause or a correction give none.
+        let mut t = ClockTimeline::default();
+        let at = |l, r, running, right_runs| ClockReading {
+            left_ms: l,
+            right_ms: r,
+            running,
+            right_runs,
+        };
+        assert_eq!(t.advance(&at(60_000, 60_000, true, false)), 0);
+        assert_eq!(t.advance(&at(59_000, 60_000, true, false)), 1_000);
+        assert_eq!(t.advance(&at(57_000, 60_000, true, false)), 3_000);
+        assert_eq!(t.advance(&at(57_000, 60_000, true, true)), 3_000);
+        assert_eq!(t.advance(&at(57_000, 59_000, true, true)), 4_000);
+        assert_eq!(t.advance(&at(57_000, 59_000, false, true)), 4_000);
+        assert_eq!(t.advance(&at(57_000, 120_000, true, true)), 4_000);
+        assert_eq!(t.now(), 4_000);
     }
 
     #[test]

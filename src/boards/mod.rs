@@ -47,6 +47,34 @@ pub enum SensorEvent {
     Key(BoardKey),
     /// The board identified itself (firmware, model, serial number).
     Identity(String),
+    /// A chess clock attached to the board (a DGT 3000 or XL through a DGT board) showed its
+    /// times. Each frame is a moment of the clock's time, so a recording's frames give it its
+    /// timing (`dgt::ClockTimeline`).
+    Clock(ClockReading),
+}
+
+/// What a chess clock attached to the board shows: each side's time and which side runs.
+/// Left and right are the clock's, not colours: which side is White's depends on where the
+/// clock stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockReading {
+    pub left_ms: Millis,
+    pub right_ms: Millis,
+    /// Counting down (not paused, not stopped).
+    pub running: bool,
+    /// The right side's lever is up: the right side's time runs (its opponent pressed).
+    pub right_runs: bool,
+}
+
+impl ClockReading {
+    /// The time of the side whose time runs.
+    pub fn running_side_ms(&self) -> Millis {
+        if self.right_runs {
+            self.right_ms
+        } else {
+            self.left_ms
+        }
+    }
 }
 
 /// Keys on the peg board's key strip (`K<key>` lines; `docs/peg-protocol.md`).

@@ -368,7 +368,9 @@ pub fn encode(event: &SensorEvent) -> Option<String> {
             }
             format!("V{text}")
         }
-        SensorEvent::Pieces(_) | SensorEvent::SquareChanged { .. } => return None,
+        SensorEvent::Pieces(_) | SensorEvent::SquareChanged { .. } | SensorEvent::Clock(_) => {
+            return None;
+        }
     };
     (line.len() <= MAX_LINE_BYTES).then_some(line)
 }

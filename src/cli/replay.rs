@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::boards::{self, Millis, Protocol};
+use crate::boards::{self, Millis, Protocol, SensorEvent};
 use crate::cli::board_session::BoardSession;
 use crate::io::recording;
 use crate::table::detector::TouchMove;
@@ -82,6 +82,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             Box::new(std::iter::once((None, &bytes[..])))
         }
     };
+    let mut timeline = boards::dgt::ClockTimeline::default();
+    let mut clocked = false;
     for (stamp, chunk) in chunks {
         let timed = stamp.is_some()
             || (args.protocol == Protocol::Peg && chunk.trim_ascii_start().starts_with(b"@"));
@@ -90,11 +92,24 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             session.poll(now, &mut lines);
         }
         decoder.feed(chunk, now, &mut decoded);
-        for item in decoded.drain(..) {
+        for mut item in decoded.drain(..) {
+            // Raw bytes carry no time, but a DGT board with a clock sends the clock's times
+            // every second: from the first such frame on, events take their time from them.
+            if stamp.is_none()
+                && let Ok(e) = &mut item
+            {
+                if let SensorEvent::Clock(reading) = &e.event {
+                    timeline.advance(reading);
+                    clocked = true;
+                }
+                if clocked {
+                    e.at = timeline.now();
+                }
+            }
             if let Ok(e) = &item {
                 now = now.max(e.at);
             }
-            session.feed(item, timed, &mut lines);
+            session.feed(item, timed || clocked, &mut lines);
         }
         emit(&mut out, &mut lines)?;
     }

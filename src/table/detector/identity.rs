@@ -61,7 +61,8 @@ impl MoveDetector {
             SensorEvent::Place(_)
             | SensorEvent::Occupancy(_)
             | SensorEvent::Key(_)
-            | SensorEvent::Identity(_) => {}
+            | SensorEvent::Identity(_)
+            | SensorEvent::Clock(_) => {}
         }
     }
 

@@ -298,7 +298,7 @@ impl MoveDetector {
         self.expire(event.at, out);
         match (&event.event, self.kind) {
             (SensorEvent::Key(BoardKey::Promote(role)), _) => self.promote(*role, out),
-            (SensorEvent::Key(_) | SensorEvent::Identity(_), _) => {}
+            (SensorEvent::Key(_) | SensorEvent::Identity(_) | SensorEvent::Clock(_), _) => {}
             (sensed, BoardKind::Occupancy) => self.occ_event(sensed, out),
             (sensed, BoardKind::Identity) => self.id_event(sensed, out),
         }

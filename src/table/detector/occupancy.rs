@@ -108,7 +108,7 @@ impl MoveDetector {
                     self.evaluate(trigger, out);
                 }
             }
-            SensorEvent::Key(_) | SensorEvent::Identity(_) => {}
+            SensorEvent::Key(_) | SensorEvent::Identity(_) | SensorEvent::Clock(_) => {}
         }
     }
 

@@ -468,7 +468,7 @@ impl Table {
             } => {
                 matches!(b.guided, Some(Correction::Remove { square: s, .. }) if s == *square)
             }
-            SensorEvent::Key(_) | SensorEvent::Identity(_) => false,
+            SensorEvent::Key(_) | SensorEvent::Identity(_) | SensorEvent::Clock(_) => false,
             _ => true,
         };
         if !acts {
