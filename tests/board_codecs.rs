@@ -23,6 +23,13 @@ fn render(decoded: &Decoded) -> String {
             }
             SensorEvent::Identity(text) => format!("{at} V{text}"),
             SensorEvent::Key(BoardKey::Other(c)) => format!("{at} K{c}"),
+            SensorEvent::Clock(c) => format!(
+                "{at} clock left {} right {} {}{}",
+                c.left_ms,
+                c.right_ms,
+                if c.running { "running" } else { "stopped" },
+                if c.right_runs { " right" } else { " left" }
+            ),
             other => format!("{at} {}", peg::encode(other).expect("peg events encode")),
         },
     }
@@ -294,8 +301,14 @@ fn dgt_messages() {
             [&[0x92, 0, 14][..], b"DGT\r\nBoard\x01"].concat(),
             &["9 VDGT board trademark: DGT Board"],
         ),
-        // Clock times, bus address, battery status: framed, ignored.
-        (vec![0x8d, 0, 10, 0, 0, 0, 0, 0, 0, 0], &[]),
+        // Clock times: right 0:05:01, left 1:29:59, running, the left side's time running.
+        (
+            vec![0x8d, 0, 10, 0x00, 0x05, 0x01, 0x01, 0x29, 0x59, 0x01],
+            &["9 clock left 5399000 right 301000 running left"],
+        ),
+        // A board without a clock says so in the status byte: no reading.
+        (vec![0x8d, 0, 10, 0, 0, 0, 0, 0, 0, 0x20], &[]),
+        // Bus address, battery status: framed, ignored.
         (vec![0x90, 0, 5, 1, 2], &[]),
         (vec![0xa0, 0, 12, 1, 2, 3, 4, 5, 6, 7, 8, 9], &[]),
         (vec![0xff, 0, 3], &[]),
