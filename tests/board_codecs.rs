@@ -375,7 +375,7 @@ fn dgt_messages() {
 #[test]
 fn dgt_requests_and_greeting() {
     let d = decoder(Protocol::Dgt);
-    assert_eq!(d.greeting(), [0x40, 0x4d, 0x45, 0x44, 0x42]);
+    assert_eq!(d.greeting(), [0x40, 0x4d, 0x45, 0x4b, 0x42]);
     assert_eq!(d.snapshot_request(), [0x42]);
     assert!(!d.greeting().contains(&0x4e), "never the bootloader");
 }

@@ -310,12 +310,74 @@ fn watch_follows_the_same_hands_live_and_the_simulator_records_them() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A clock on the board: White's time on the left. `white_runs` says whose time runs.
+fn clock(white_runs: bool) -> SensorEvent {
+    SensorEvent::Clock(annabella::boards::ClockReading {
+        left_ms: 60_000,
+        right_ms: 60_000,
+        running: true,
+        right_runs: !white_runs,
+    })
+}
+
+#[test]
+fn with_a_clock_on_the_board_the_move_is_complete_at_the_press() {
+    let mut h = Hands::new();
+    h.event(clock(true));
+    h.play("e2e4");
+    // White presses: Black's time runs. The move stands (it was held for the press).
+    h.event(clock(false));
+    h.wait(100);
+    assert_eq!(h.moves(), ["move e2e4"], "{:#?}", h.lines);
+    // Black's pawn rests two seconds on e6 on its way to e5: no move until his press, then the
+    // move it ended on, with no takeback.
+    h.play_with_rest("e7", "e6", "e5", 2_000);
+    assert_eq!(h.moves(), ["move e2e4"], "{:#?}", h.lines);
+    h.event(clock(true));
+    h.wait(100);
+    assert_eq!(h.moves(), ["move e2e4", "move e7e5"], "{:#?}", h.lines);
+    assert!(
+        !h.lines.iter().any(|l| l.starts_with("takeback")),
+        "{:#?}",
+        h.lines
+    );
+    // A hand faster than the board's scan: the press arrives before the knight's square.
+    let m = "g1f3".parse::<UciMove>().unwrap().to_move(&h.pos).unwrap();
+    let events = gestures::identity_events(&h.pos, m, 0);
+    let (last, first) = events.split_last().unwrap();
+    for e in first {
+        h.event(e.clone());
+        h.now += 80;
+    }
+    h.event(clock(false));
+    h.now += 200;
+    h.event(last.clone());
+    h.pos.play_unchecked(m);
+    h.wait(100);
+    assert_eq!(
+        h.moves().last().map(String::as_str),
+        Some("move g1f3"),
+        "{:#?}",
+        h.lines
+    );
+    let game: Vec<String> = h
+        .session
+        .game()
+        .moves()
+        .iter()
+        .map(|m| m.to_uci(shakmaty::CastlingMode::Standard).to_string())
+        .collect();
+    assert_eq!(game, ["e2e4", "e7e5", "g1f3"]);
+}
+
 /// A raw DGT stream (no time of its own) as a board with a clock sends it: the field updates
-/// of the hands and, every second, the clock's times, White's (left) running down.
+/// of the hands and, every second, the clock's times; White's time on the left.
 struct ClockedStream {
     bytes: Vec<u8>,
     pos: Chess,
-    white_ms: u64,
+    left_ms: u64,
+    right_ms: u64,
+    right_runs: bool,
 }
 
 impl ClockedStream {
@@ -324,23 +386,39 @@ impl ClockedStream {
         ClockedStream {
             bytes: annabella::boards::dgt::encode_board_dump(pos.board()),
             pos,
-            white_ms: 300_000,
+            left_ms: 300_000,
+            right_ms: 300_000,
+            right_runs: false,
         }
     }
 
-    /// `seconds` of the clock's frames, White's time running.
+    fn frame(&mut self) {
+        self.bytes.extend(annabella::boards::dgt::encode_clock(
+            &annabella::boards::ClockReading {
+                left_ms: self.left_ms,
+                right_ms: self.right_ms,
+                running: true,
+                right_runs: self.right_runs,
+            },
+        ));
+    }
+
+    /// `seconds` of the clock's frames, the running side's time going down.
     fn tick(&mut self, seconds: u64) {
         for _ in 0..seconds {
-            self.white_ms -= 1_000;
-            self.bytes.extend(annabella::boards::dgt::encode_clock(
-                &annabella::boards::ClockReading {
-                    left_ms: self.white_ms,
-                    right_ms: 300_000,
-                    running: true,
-                    right_runs: false,
-                },
-            ));
+            if self.right_runs {
+                self.right_ms -= 1_000;
+            } else {
+                self.left_ms -= 1_000;
+            }
+            self.frame();
         }
+    }
+
+    /// The player who moved presses his clock: the other side's time runs.
+    fn press(&mut self) {
+        self.right_runs = !self.right_runs;
+        self.frame();
     }
 
     fn update(&mut self, square: &str, piece: Option<shakmaty::Piece>) {
@@ -364,7 +442,7 @@ impl ClockedStream {
 }
 
 #[test]
-fn a_raw_recording_takes_its_time_from_the_clock_frames() {
+fn a_raw_recording_with_a_clock_gives_each_move_at_its_press_and_reads_the_result() {
     let pawn = Some(shakmaty::Piece {
         color: shakmaty::Color::Black,
         role: shakmaty::Role::Pawn,
@@ -378,9 +456,9 @@ fn a_raw_recording_takes_its_time_from_the_clock_frames() {
     let mut s = ClockedStream::new();
     s.tick(1);
     s.play("e2e4");
+    s.press();
     s.tick(2);
-    // The pawn rests two seconds on e6 on its way to e5: with the clock's time that is a
-    // move, taken back when the pawn moves on.
+    // The pawn rests two seconds on e6 on its way to e5: no move until Black's press.
     s.update("e7", None);
     s.update("e6", pawn);
     s.tick(2);
@@ -388,11 +466,13 @@ fn a_raw_recording_takes_its_time_from_the_clock_frames() {
     s.update("e5", pawn);
     s.pos
         .play_unchecked("e7e5".parse::<UciMove>().unwrap().to_move(&s.pos).unwrap());
+    s.press();
     s.tick(1);
     s.play("g1f3");
+    s.press();
     s.tick(1);
-    // The game's last move, then at once the result gesture (1-0): the move is held a second
-    // by the clock's time and concluded, the kings are a result, not an illegal move.
+    // The game's last move, then the result gesture (1-0): the kings are a result, not an
+    // illegal move.
     s.update("e4", None);
     s.update("e1", None);
     s.update("e8", None);
@@ -410,8 +490,6 @@ fn a_raw_recording_takes_its_time_from_the_clock_frames() {
         lines,
         [
             "move e2e4",
-            "move e7e6",
-            "takeback 1",
             "move e7e5",
             "move g1f3",
             "result-offered 1-0 (both kings on the centre squares: white wins); for the arbiter to confirm",
@@ -572,5 +650,61 @@ mod daemon {
         watcher.expect_event("the end", |l| l.starts_with("event end 1-0"));
         assert!(arbiter.ask("result 0-1").starts_with("error state"));
         assert!(arbiter.ask("result 2-0").starts_with("error syntax"));
+    }
+
+    /// A clock frame as the simulator's `raw` line: White (left) or Black running.
+    fn clock_frame(white_runs: bool) -> String {
+        let hex: Vec<String> = dgt::encode_clock(&annabella::boards::ClockReading {
+            left_ms: 3_600_000,
+            right_ms: 3_600_000,
+            running: true,
+            right_runs: !white_runs,
+        })
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+        format!("raw {}", hex.join(" "))
+    }
+
+    #[test]
+    fn with_a_clock_the_blind_player_hears_the_move_at_the_press_and_never_the_rest() {
+        let dir = scratch_dir("dgt-press");
+        let (daemon, mut peg, mut dgt, watcher) = table(&dir);
+        dgt.hand(&clock_frame(true));
+        peg.hand("e2e4");
+        watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+        // The blind player presses the clock; the sighted player copies e4 on his board.
+        dgt.hand(&clock_frame(false));
+        dgt.hand("e2e4");
+        watcher.expect_event("the copy", |l| l == "event normal replicated e2e4");
+        // His pawn rests on e6 (the blind player hears nothing), goes on to e5, and he presses.
+        dgt.hand(&update(Square::E7, None));
+        std::thread::sleep(Duration::from_millis(80));
+        dgt.hand(&update(Square::E6, BLACK_PAWN));
+        std::thread::sleep(Duration::from_millis(1_200));
+        dgt.hand(&update(Square::E6, None));
+        std::thread::sleep(Duration::from_millis(80));
+        dgt.hand(&update(Square::E5, BLACK_PAWN));
+        std::thread::sleep(Duration::from_millis(800));
+        let mut observer = daemon.connect("observer");
+        assert!(
+            observer.ask("board").contains("rnbqkbnr/pppppppp"),
+            "no move before the press"
+        );
+        dgt.hand(&clock_frame(true));
+        watcher.expect_event("1...e5 at the press", |l| {
+            assert!(!l.contains("e7e6"), "the rest was taken for a move: {l}");
+            l.starts_with("event move 2 black e7e5")
+        });
+        // The simulator is told the position its hand made (it sends a dump: the same).
+        dgt.hand("fen rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
+        watcher.heard("Eva fünf");
+        peg.hand("e7e5");
+        watcher.heard("in Ordnung");
+        let transcript = std::fs::read_to_string(dir.join("transcript.txt")).unwrap();
+        assert!(
+            !transcript.contains("Eva sechs") && !transcript.contains("Korrektur"),
+            "{transcript}"
+        );
     }
 }

@@ -59,14 +59,15 @@ pub const MAX_PAYLOAD: usize = 64;
 pub const MAX_EE_MOVES_LENGTH: usize = 0x2000 + HEADER_BYTES;
 
 /// Sent when a connection opens: reset (which also leaves bus mode), ask for the version and
-/// serial number (to name the board in logs), switch on field updates without clock messages,
-/// and only then ask for the board dump, so that a piece moved while the dump is being scanned
-/// is still reported by an update after it.
+/// serial number (to name the board in logs), switch on field updates with the clock's times
+/// whenever they change (a clock on the board completes a move at its press), and only then
+/// ask for the board dump, so that a piece moved while the dump is being scanned is still
+/// reported by an update after it.
 pub const GREETING: [u8; 5] = [
     DGT_SEND_RESET,
     DGT_SEND_VERSION,
     DGT_RETURN_SERIALNR,
-    DGT_SEND_UPDATE_BRD,
+    DGT_SEND_UPDATE_NICE,
     DGT_SEND_BRD,
 ];
 

@@ -8,11 +8,15 @@ use shakmaty::{Bitboard, Board, Move, MoveList, Piece, Position, Role, Square};
 
 use super::table::{Cand, Turn, board_after, moved_squares, squares_differing};
 use super::{BoardKind, Conclusion, MoveDetector};
-use crate::boards::{Millis, SensorEvent};
+use crate::boards::{ClockReading, Millis, SensorEvent};
 
 /// The four centre squares, where DGT's result gesture puts both kings (no position can: they
 /// touch each other).
 pub(super) const CENTRE: Bitboard = Bitboard(0x0000_0018_1800_0000);
+
+/// How long before the board reports a move's last square its player may have pressed the
+/// clock: a DGT board scans its squares in about a quarter second, a hand presses faster.
+pub(super) const PRESS_AHEAD_MS: Millis = 1_500;
 
 /// What the detector knows of an identity board. Read only when the board is one.
 #[derive(Debug, Clone)]
@@ -34,6 +38,14 @@ pub(super) struct PieceBoard {
     /// When the board will have been quiet for the settle time: `pending` is concluded then,
     /// or the board judged at rest.
     pub(super) eval_at: Option<Millis>,
+    /// The last reading of a clock on the board, while it runs. With a clock the player on
+    /// this board completes his move by pressing it (FIDE 6.2): his move is held until the
+    /// press, however long a piece rests on its way.
+    pub(super) clock: Option<ClockReading>,
+    /// When the clock was pressed on this board's move before its last square was reported
+    /// (the board scans slower than a hand): a move it shows within [`PRESS_AHEAD_MS`] after
+    /// is complete at once.
+    pub(super) pressed_at: Option<Millis>,
 }
 
 impl PieceBoard {
@@ -46,6 +58,8 @@ impl PieceBoard {
             next_moves: None,
             later_touches: Bitboard::EMPTY,
             eval_at: None,
+            clock: None,
+            pressed_at: None,
         }
     }
 }
@@ -61,9 +75,34 @@ impl MoveDetector {
             SensorEvent::Place(_)
             | SensorEvent::Occupancy(_)
             | SensorEvent::Key(_)
-            | SensorEvent::Identity(_)
-            | SensorEvent::Clock(_) => {}
+            | SensorEvent::Identity(_) => {}
+            SensorEvent::Clock(reading) => self.id_clock(*reading, out),
         }
+    }
+
+    /// A reading of the clock on the board. A press (the other side's time now runs) on this
+    /// board's own move completes the move the board shows, or the one it is about to show.
+    fn id_clock(&mut self, reading: ClockReading, out: &mut Vec<Conclusion>) {
+        let pressed = self
+            .pieces
+            .clock
+            .is_some_and(|c| c.right_runs != reading.right_runs);
+        self.pieces.clock = reading.running.then_some(reading);
+        if !pressed || self.table.turn != Turn::Own || self.line.game_over {
+            return;
+        }
+        match self.pieces.pending.take() {
+            Some(m) => {
+                self.pieces.eval_at = None;
+                self.conclude(m, out);
+            }
+            None => self.pieces.pressed_at = Some(self.now),
+        }
+    }
+
+    /// Whether this board's own move waits for a press of the clock (one runs on the board).
+    fn waits_for_press(&self) -> bool {
+        self.pieces.clock.is_some() && self.table.turn == Turn::Own
     }
 
     /// Reports the pieces lifted while a move was held, now that the next window has begun.
@@ -158,13 +197,21 @@ impl MoveDetector {
                 if self.table.turn == Turn::Anticipated {
                     self.pieces.pending = None;
                     self.pieces.eval_at = None;
-                } else if dump {
+                } else if (dump && !self.waits_for_press())
+                    || self
+                        .pieces
+                        .pressed_at
+                        .take()
+                        .is_some_and(|t| self.now.saturating_sub(t) <= PRESS_AHEAD_MS)
+                {
                     self.pieces.pending = None;
                     self.pieces.eval_at = None;
                     self.conclude(m, out);
                 } else {
                     self.pieces.pending = Some(m);
-                    self.pieces.eval_at = Some(self.now.saturating_add(self.settings.settle_ms));
+                    // With a clock on the board, the press completes the move, not the quiet.
+                    self.pieces.eval_at = (!self.waits_for_press())
+                        .then(|| self.now.saturating_add(self.settings.settle_ms));
                 }
                 return;
             }

@@ -260,6 +260,12 @@ impl MoveDetector {
         }
     }
 
+    /// Whether a clock runs on this (identity) board: its player's moves are then complete at
+    /// his press, not after the quiet time.
+    pub fn has_clock(&self) -> bool {
+        self.pieces.clock.is_some()
+    }
+
     /// A pawn waiting on the last rank for its piece to be named: (from, to).
     pub fn pending_promotion(&self) -> Option<(Square, Square)> {
         self.promotion.waiting
@@ -298,7 +304,8 @@ impl MoveDetector {
         self.expire(event.at, out);
         match (&event.event, self.kind) {
             (SensorEvent::Key(BoardKey::Promote(role)), _) => self.promote(*role, out),
-            (SensorEvent::Key(_) | SensorEvent::Identity(_) | SensorEvent::Clock(_), _) => {}
+            (SensorEvent::Key(_) | SensorEvent::Identity(_), _) => {}
+            (SensorEvent::Clock(_), BoardKind::Occupancy) => {}
             (sensed, BoardKind::Occupancy) => self.occ_event(sensed, out),
             (sensed, BoardKind::Identity) => self.id_event(sensed, out),
         }

@@ -238,7 +238,12 @@ impl Table {
         let Some(&last) = game.moves().last() else {
             return false;
         };
-        if game.is_over() || game.turn() != self.s.peg_side {
+        // With a clock on the e-board the move was completed by the press: it stands.
+        let clocked = self
+            .normal
+            .as_ref()
+            .is_some_and(|b| b.feed.detector().has_clock());
+        if game.is_over() || game.turn() != self.s.peg_side || clocked {
             return false;
         }
         let Some(before) = game.position_before(game.ply_count() - 1) else {
