@@ -706,5 +706,13 @@ mod daemon {
             !transcript.contains("Eva sechs") && !transcript.contains("Korrektur"),
             "{transcript}"
         );
+        // The talking clock follows the clock on the board, which shows an hour a side (the
+        // table was set to 90 minutes): White's side learned at the press is the left one.
+        let clock = observer.ask("clock");
+        assert!(
+            clock.starts_with("ok white 0:59:") || clock.starts_with("ok white 1:00:00"),
+            "{clock}"
+        );
+        assert!(clock.contains("black 1:00:00"), "{clock}");
     }
 }

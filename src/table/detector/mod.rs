@@ -266,6 +266,11 @@ impl MoveDetector {
         self.pieces.clock.is_some()
     }
 
+    /// The last reading of the clock running on this board.
+    pub fn clock(&self) -> Option<crate::boards::ClockReading> {
+        self.pieces.clock
+    }
+
     /// A pawn waiting on the last rank for its piece to be named: (from, to).
     pub fn pending_promotion(&self) -> Option<(Square, Square)> {
         self.promotion.waiting

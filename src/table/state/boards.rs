@@ -297,6 +297,14 @@ impl Table {
                     BoardId::Peg => Source::Peg,
                     BoardId::Normal => Source::Normal,
                 };
+                // With a clock on the e-board, the sighted player's move was completed by his
+                // press: the side whose time now runs is the blind player's.
+                if board == BoardId::Normal
+                    && let Some(reading) =
+                        self.normal.as_ref().and_then(|b| b.feed.detector().clock())
+                {
+                    self.learn_clock_sides(&reading);
+                }
                 match self.play(now, m, source, out) {
                     // The board shows the move just played: whatever it was told to correct
                     // before is over (the move itself is what the player hears).

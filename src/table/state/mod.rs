@@ -42,6 +42,7 @@ mod boards;
 mod game_state;
 mod keys;
 mod new_game;
+mod physical_clock;
 mod requests;
 mod sheets;
 mod words;
@@ -242,6 +243,8 @@ pub struct Table {
     last_to_blind: Option<String>,
     /// What the peg board's keys remember between presses (`KH`, `KX`).
     keys: keys::KeyState,
+    /// The chess clock on the e-board, which the talking clock follows.
+    physical_clock: physical_clock::PhysicalClock,
 }
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -277,6 +280,7 @@ impl Table {
             normal,
             last_to_blind: None,
             keys: keys::KeyState::default(),
+            physical_clock: physical_clock::PhysicalClock::default(),
             s,
         }
     }
@@ -462,6 +466,10 @@ impl Table {
         self.check_clock(now, &mut out);
         match input {
             Input::Sensor { board, event } => {
+                let reading = match &event {
+                    SensorEvent::Clock(r) if board == BoardId::Normal => Some(*r),
+                    _ => None,
+                };
                 let handled = match &event {
                     SensorEvent::Key(key) if board == BoardId::Peg => self.key(now, *key, &mut out),
                     _ => false,
@@ -476,6 +484,9 @@ impl Table {
                         now,
                         &mut out,
                     );
+                }
+                if let Some(r) = reading {
+                    self.follow_physical_clock(now, &r, &mut out);
                 }
             }
             Input::Link { board, up, detail } => self.link(board, up, &detail, &mut out),
