@@ -454,7 +454,7 @@ fn a_strict_touch_move_refusal_says_why_once() {
     let said = h.said_to_blind_since(step);
     let why: Vec<_> = said
         .iter()
-        .filter(|t| t.contains("zuerst berührt wurde Springer Gustav eins"))
+        .filter(|t| t.contains("der Springer auf Gustav eins wurde zuerst berührt"))
         .collect();
     assert_eq!(why.len(), 1, "{said:?}");
     assert_eq!(said.len(), 1, "{said:?}");

@@ -381,6 +381,7 @@ pub fn refusal_phrase(reason: RefusalReason, v: &Vocabulary) -> String {
             &[
                 ("piece", v.piece(piece.role)),
                 ("colored_piece", v.colored_piece(piece)),
+                ("the_piece", v.definite_piece(piece.role)),
                 ("square", &square),
             ],
         )
@@ -483,7 +484,7 @@ mod tests {
                 },
                 de()
             ),
-            "berührt, geführt: zuerst berührt wurde Springer Gustav eins"
+            "berührt, geführt: der Springer auf Gustav eins wurde zuerst berührt"
         );
         assert_eq!(
             refusal_phrase(WrongSide(Color::Black), de()),

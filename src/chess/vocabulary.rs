@@ -21,6 +21,8 @@
 //! [words.black_pieces]                 #   of a correction ("weißen Springer")
 //! [words.white_pieces_named]           # optional: the same as the subject, where the language
 //! [words.black_pieces_named]           #   inflects ("weißer Springer"); default: the above
+//! [words.pieces_definite]              # optional: the piece with its article, as the subject
+//!                                      #   of a reason ("der Springer"); default: [words.pieces]
 //!
 //! [words.moves]
 //! short_castling = "Kurze Rochade"
@@ -153,8 +155,8 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("reason_castling", &[]),
     ("reason_displaced", &[]),
     ("reason_game_over", &[]),
-    ("touch_move_first", &["piece", "colored_piece", "square"]),
-    ("touch_move_capture", &["piece", "colored_piece", "square"]),
+    ("touch_move_first", &["piece", "colored_piece", "the_piece", "square"]),
+    ("touch_move_capture", &["piece", "colored_piece", "the_piece", "square"]),
     ("touch_move_castle", &[]),
     ("touch_move_rook_first", &[]),
     ("move_refused_paused", &[]),
@@ -203,6 +205,10 @@ pub struct Vocabulary {
     white_pieces_named: Option<PieceWords>,
     #[serde(default)]
     black_pieces_named: Option<PieceWords>,
+    /// The pieces with their definite article as the subject of a sentence ("der Springer auf
+    /// Gustav eins wurde zuerst berührt"), for languages whose articles follow the noun's gender.
+    #[serde(default)]
+    pieces_definite: Option<PieceWords>,
     moves: MoveWords,
     #[serde(default)]
     accept: BTreeMap<String, String>,
@@ -376,6 +382,7 @@ impl Vocabulary {
         let named = [
             ("white_pieces_named", &self.white_pieces_named),
             ("black_pieces_named", &self.black_pieces_named),
+            ("pieces_definite", &self.pieces_definite),
         ];
         let named = named
             .iter()
@@ -549,6 +556,14 @@ impl Vocabulary {
     /// The name of a piece ("Springer").
     pub fn piece(&self, role: Role) -> &str {
         self.pieces.get(role)
+    }
+
+    /// A piece with its definite article, as the subject of a sentence ("der Springer"); the
+    /// bare name where the language file gives none.
+    pub fn definite_piece(&self, role: Role) -> &str {
+        self.pieces_definite
+            .as_ref()
+            .map_or_else(|| self.piece(role), |p| p.get(role))
     }
 
     /// A piece with its colour, as the object of a correction ("weißen Springer").
