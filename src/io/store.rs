@@ -898,7 +898,20 @@ fn take_lock(dir: &Path) -> Result<File, StoreError> {
         .truncate(false)
         .open(&path)
         .map_err(not_writable)?;
-    match file.try_lock() {
+    // A lock held for an instant is no other daemon: a process this one forks (a test's
+    // child, a helper) holds a copy of the descriptor until it execs. Asked again for a
+    // moment before the directory is called in use.
+    let mut attempt = 0;
+    let locked = loop {
+        match file.try_lock() {
+            Err(fs::TryLockError::WouldBlock) if attempt < 20 => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            other => break other,
+        }
+    };
+    match locked {
         Ok(()) => {}
         Err(fs::TryLockError::WouldBlock) => {
             let mut holder = String::new();
