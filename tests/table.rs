@@ -1624,3 +1624,34 @@ fn in_time_trouble_his_own_clock_call_is_the_number_alone() {
     h.tick();
     assert_eq!(h.last_said(Listener::BlindPlayer), "fünfzig Sekunden");
 }
+
+#[test]
+fn numbered_moves_are_checked_against_the_game() {
+    let mut h = Harness::new(settings(Color::White, "600"));
+    h.connect_peg();
+    h.lift(Square::E2);
+    h.place(Square::E4);
+    let black = Role::Player(Color::Black);
+    // The wrong number, either way, names both.
+    assert_eq!(
+        h.ask(black, "move 2... 5755"),
+        "error move move 2 is black's; the game is at move 1 for black"
+    );
+    assert_eq!(
+        h.ask(black, "move 1. 5755"),
+        "error move move 1 is white's; the game is at move 1 for black"
+    );
+    let huge = h.ask(black, "move 99999999999999. e5");
+    assert!(huge.starts_with("error move move number"), "{huge}");
+    assert_eq!(h.ask(black, "move 1...5755"), "ok e7e5 e5");
+    h.lift(Square::E7);
+    h.place(Square::E5);
+    h.lift(Square::G1);
+    h.place(Square::F3);
+    // White's move quoted before Black's (`2. 7163 2836`): it must be the one played.
+    assert_eq!(
+        h.ask(black, "move 2. 6264 2836"),
+        "error move white's move 2 was 7163, not 6264"
+    );
+    assert_eq!(h.ask(black, "move 2. 7163 2836"), "ok b8c6 Sc6");
+}

@@ -155,8 +155,14 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("reason_castling", &[]),
     ("reason_displaced", &[]),
     ("reason_game_over", &[]),
-    ("touch_move_first", &["piece", "colored_piece", "the_piece", "square"]),
-    ("touch_move_capture", &["piece", "colored_piece", "the_piece", "square"]),
+    (
+        "touch_move_first",
+        &["piece", "colored_piece", "the_piece", "square"],
+    ),
+    (
+        "touch_move_capture",
+        &["piece", "colored_piece", "the_piece", "square"],
+    ),
     ("touch_move_castle", &[]),
     ("touch_move_rook_first", &[]),
     ("move_refused_paused", &[]),

@@ -14,6 +14,7 @@
 pub mod coordinate;
 pub mod iccf;
 pub mod movelist;
+pub mod numbered;
 pub mod resolve;
 pub mod san;
 pub mod spoken;

@@ -6,6 +6,7 @@ use shakmaty::Color;
 
 use crate::chess::game::{EndReason, GameResult};
 use crate::chess::language::Language;
+use crate::chess::notation::numbered::{split_number, wrong_number};
 use crate::chess::notation::{Notation, Style, Verbosity, format_move, parse_move};
 use crate::chess::phrases::{Event, event_phrase, move_phrase};
 use crate::table::control::{Command, ErrorCode, Refusal, Role, permitted};
@@ -117,6 +118,7 @@ impl Table {
         self.running()?;
         let mode = self.g.game.castling_mode();
         let before = self.g.game.position().clone();
+        let text = self.numbered_move_text(text, lang)?;
         let m = parse_move(&before, mode, text, None, lang).map_err(bad_move)?;
         self.play(now, m, Source::Control(role), out)?;
         let mut letters = Style::new(lang);
@@ -125,6 +127,43 @@ impl Table {
             uci: self.uci(m).to_string(),
             san: format_move(&before, mode, m, Notation::San, &letters),
         })
+    }
+
+    /// The move in a `move` request written with its number (`16. 4244`, `16... 4842`, or both
+    /// moves of the number, `16. 4244 4842`, the first being the one already played): the
+    /// number is checked against the game, and the text of the move to play is returned.
+    fn numbered_move_text<'t>(&self, text: &'t str, lang: &Language) -> Result<&'t str, Refusal> {
+        let written = split_number(text).map_err(bad_move)?;
+        let Some((number, color)) = written.number else {
+            return Ok(written.rest);
+        };
+        let game = (self.g.game.fullmove_number(), self.g.game.turn());
+        if (number, color) == game {
+            return Ok(written.rest);
+        }
+        // `16. 4244 4842` at Black's 16th: White's move as recorded, then Black's to play.
+        if color == Color::White
+            && game == (number, Color::Black)
+            && let Some((first, second)) = written.rest.split_once(char::is_whitespace)
+        {
+            let last = self.g.game.ply_count().checked_sub(1);
+            let (Some(pos), Some(&played)) = (
+                last.and_then(|ply| self.g.game.position_before(ply)),
+                self.g.game.moves().last(),
+            ) else {
+                return Err(bad_move(wrong_number((number, color), game)));
+            };
+            let mode = self.g.game.castling_mode();
+            let recorded = parse_move(&pos, mode, first, None, lang).map_err(bad_move)?;
+            if recorded != played {
+                return Err(bad_move(format!(
+                    "white's move {number} was {}, not {first}",
+                    format_move(&pos, mode, played, Notation::Iccf, &Style::new(lang))
+                )));
+            }
+            return Ok(second.trim());
+        }
+        Err(bad_move(wrong_number((number, color), game)))
     }
 
     /// `clock`: both clocks; spoken to the blind player when he or his assistant asks (D.2.10:
