@@ -1,5 +1,6 @@
 //! PGN import, and the scoresheet exports (PGN, ICCF numeric, Braille) read back or checked.
 
+pub mod common;
 use annabella::chess::braille::{CELLS_PER_LINE, LINES_PER_PAGE};
 use annabella::chess::game::{EndReason, Game, GameResult};
 use annabella::chess::pgn::{
@@ -604,4 +605,37 @@ fn too_many_plies_are_refused() {
     shorter.undo();
     let pgn = Scoresheet::from_game(&shorter, Recorder::Board).to_pgn(&Headers::default());
     assert_eq!(only(&pgn).game.ply_count(), MAX_PLIES);
+}
+
+#[test]
+fn a_score_played_past_a_dead_position_is_read_whole_and_the_end_noted() {
+    // White's knight takes the last pawn: K+N v K, a dead position (FIDE 5.2.2). The players
+    // go on (Black takes the knight, the kings shuffle) before agreeing the draw, as four games
+    // of the TWIC sample that pgn-reader ships do.
+    let text = "[FEN \"8/8/4k3/8/3p4/4N3/8/4K3 w - - 0 1\"]\n[Result \"1/2-1/2\"]\n\n\
+                1. Nc2 Kd5 2. Nxd4 Kxd4 3. Ke2 Ke4 4. Kd2 Kd4 1/2-1/2";
+    let g = only(text);
+    assert_eq!(g.game.ply_count(), 8, "every move played is kept");
+    let (plies, end) = g.played_past.expect("the end played past is noted");
+    assert_eq!(plies, 3, "the position was dead after half-move 3, 2. Nxd4");
+    assert_eq!(end.reason, EndReason::InsufficientMaterial);
+    // Mate still ends a score: nothing is played past it.
+    assert!(matches!(
+        only_error("1. f3 e5 2. g4 Qh4# 3. a3 *").kind,
+        ImportErrorKind::AfterEnd(_)
+    ));
+    // `convert` writes it and says so on standard error; a live game still ends there.
+    let o = common::process::annabella(&["convert", "--to", "iccf", "-"], &[], text);
+    assert!(o.status.success(), "{}", common::process::stderr(&o));
+    assert!(
+        common::process::stderr(&o)
+            .contains("game 1: played on after half-move 3, where the game ended by the Laws"),
+        "{}",
+        common::process::stderr(&o)
+    );
+    let mut live = Game::from_fen("8/8/4k3/8/3p4/4N3/8/4K3 w - - 0 1", false).unwrap();
+    for m in g.game.moves().iter().take(3) {
+        live.play(*m).unwrap();
+    }
+    assert!(live.is_over() && live.play(g.game.moves()[3]).is_err());
 }

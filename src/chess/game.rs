@@ -436,6 +436,26 @@ impl Game {
         Ok(())
     }
 
+    /// Plays a legal move past an end the Laws make by themselves but players can miss and
+    /// play on: a dead position (5.2.2), a fivefold repetition (9.6.1), the 75-move rule
+    /// (9.6.2). A scoresheet records what was played; a live table never calls this. Returns
+    /// the end that was played past, if any. Refuses illegal moves, and moves after mate,
+    /// stalemate or a declared end.
+    pub fn play_past_automatic_end(&mut self, m: Move) -> Result<Option<GameEnd>, GameError> {
+        if let Some(end) = self.declared {
+            return Err(GameError::GameOver(end));
+        }
+        let passed = self.automatic;
+        if !self.current.is_legal(m) {
+            return Err(GameError::IllegalMove {
+                uci: uci(m, self.mode),
+                fen: self.fen(),
+            });
+        }
+        self.push(m);
+        Ok(passed)
+    }
+
     /// The caller has checked that `m` is legal and the game is running.
     fn push(&mut self, m: Move) {
         self.current.play_unchecked(m);

@@ -38,7 +38,7 @@ use pgn_reader::{Outcome, RawComment, RawTag, Reader, SanPlus, Visitor};
 use shakmaty::san::{San, SanError};
 use shakmaty::{Chess, Position};
 
-use crate::chess::game::{Game, GameEnd, GameError, GameResult};
+use crate::chess::game::{EndReason, Game, GameEnd, GameError, GameResult};
 use crate::chess::scoresheet::{self, Headers, Recorder, Scoresheet};
 
 /// Largest input read at all (a big tournament file; not a database).
@@ -67,6 +67,10 @@ pub struct ImportedGame {
     pub result: Option<GameResult>,
     /// Per half-move, the mover's remaining time from `[%clk]`, in milliseconds.
     pub clocks: Vec<Option<u64>>,
+    /// The players played on past an end the Laws make by themselves (a dead position, a
+    /// fivefold repetition, the 75-move rule): the half-moves before it and that end. The
+    /// score keeps every move played.
+    pub played_past: Option<(usize, GameEnd)>,
 }
 
 impl ImportedGame {
@@ -188,6 +192,7 @@ struct Movetext {
     game: Game,
     clocks: Vec<Option<u64>>,
     marker: Option<Outcome>,
+    played_past: Option<(usize, GameEnd)>,
 }
 
 /// `None` for stray text between games (no tags, no moves, no result), which is no game.
@@ -272,6 +277,7 @@ impl Visitor for Importer {
                 game,
                 clocks: Vec::new(),
                 marker: None,
+                played_past: None,
             }),
             Err(e) => ControlFlow::Break(Some(Err(e))),
         }
@@ -290,18 +296,33 @@ impl Visitor for Importer {
         if ply > MAX_PLIES {
             return fail(ImportErrorKind::TooManyPlies);
         }
-        if let Some(end) = mt.game.outcome() {
-            return fail(ImportErrorKind::AfterEnd(end));
-        }
+        // A score records what was played: moves after an end the players did not notice (a
+        // dead position, say, before they agreed the draw) are kept, and the end noted.
+        let past = match mt.game.outcome() {
+            Some(end) if can_be_played_past(end) => true,
+            Some(end) => return fail(ImportErrorKind::AfterEnd(end)),
+            None => false,
+        };
         let pos = mt.game.position();
         match san_plus.san.to_move(pos) {
-            Ok(m) => match mt.game.play(m) {
-                Ok(()) => {
-                    mt.clocks.push(None);
-                    ControlFlow::Continue(())
+            Ok(m) => {
+                let played = if past {
+                    mt.game.play_past_automatic_end(m).map(|passed| {
+                        if let (None, Some(end)) = (mt.played_past, passed) {
+                            mt.played_past = Some((ply - 1, end));
+                        }
+                    })
+                } else {
+                    mt.game.play(m)
+                };
+                match played {
+                    Ok(()) => {
+                        mt.clocks.push(None);
+                        ControlFlow::Continue(())
+                    }
+                    Err(e) => fail(ImportErrorKind::Syntax(e.to_string())),
                 }
-                Err(e) => fail(ImportErrorKind::Syntax(e.to_string())),
-            },
+            }
             Err(_) if san_plus.san == San::Null => fail(ImportErrorKind::NullMove),
             Err(SanError::IllegalSan) => fail(ImportErrorKind::Illegal { fen: mt.game.fen() }),
             Err(SanError::AmbiguousSan) => fail(ImportErrorKind::Ambiguous {
@@ -345,8 +366,21 @@ impl Visitor for Importer {
             tags: mt.tags,
             game: mt.game,
             clocks: mt.clocks,
+            played_past: mt.played_past,
         }))
     }
+}
+
+/// Whether players can play on past this end without noticing it: the ends the Laws make by
+/// themselves while legal moves remain. Mate and stalemate leave none; a declared end
+/// (resignation, agreement, a flag) ends the score.
+fn can_be_played_past(end: GameEnd) -> bool {
+    matches!(
+        end.reason,
+        EndReason::InsufficientMaterial
+            | EndReason::FivefoldRepetition
+            | EndReason::SeventyFiveMoveRule
+    )
 }
 
 /// Reads every game of a PGN text.

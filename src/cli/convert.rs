@@ -103,6 +103,16 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
     };
     if looks_like_pgn(&text) {
         pgn::for_each_game(&text, |r| {
+            if let Ok(g) = &r
+                && let Some((plies, end)) = g.played_past
+            {
+                eprintln!(
+                    "annabella: {}: game {}: played on after half-move {plies}, where the game \
+                     ended by the Laws ({end}); converted as played",
+                    display_path(&path),
+                    output.games + 1
+                );
+            }
             output.game(
                 r.map(|g| ReadGame {
                     sheet: g.scoresheet(),
