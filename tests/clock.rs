@@ -903,6 +903,10 @@ fn a_time_control_set_in_minutes_by_mistake_is_refused_with_the_seconds_suggeste
         ("40/2h+30s:30m+30s", "40/7200+30:1800+30"),
         ("5m+3s", "300+3"),
         ("25md5s", "1500d5"),
+        ("1500d5", "1500d5"),
+        // Correspondence: ten days per twenty moves, or 30 days.
+        ("20/10d", "20/864000"),
+        ("30d", "2592000"),
     ] {
         let tc = TimeControl::parse_setting(text).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(tc.to_string(), seconds, "{text}");
@@ -912,4 +916,25 @@ fn a_time_control_set_in_minutes_by_mistake_is_refused_with_the_seconds_suggeste
             .unwrap_err()
             .contains("30 has no unit")
     );
+}
+
+#[test]
+fn a_day_or_more_is_said_in_days_and_hours() {
+    use annabella::chess::language::Language;
+    use annabella::chess::phrases::duration_phrase;
+    let de = Language::german().vocabulary();
+    assert_eq!(
+        duration_phrase(37 * 86_400_000, de),
+        "siebenunddreißig Tage"
+    );
+    assert_eq!(
+        duration_phrase(86_400_000 + 3_600_000, de),
+        "ein Tag eine Stunde"
+    );
+    assert_eq!(
+        duration_phrase(23 * 3_600_000, de),
+        "dreiundzwanzig Stunden"
+    );
+    let en = Language::builtin("en").unwrap().vocabulary();
+    assert_eq!(duration_phrase(10 * 86_400_000, en), "ten days");
 }

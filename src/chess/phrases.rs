@@ -115,6 +115,18 @@ pub fn duration_phrase(ms: u64, v: &Vocabulary) -> String {
             pair(minutes, count(s, &t.second_one, &t.seconds, v))
         };
     }
+    // A day or more (correspondence chess): days and hours.
+    if let (Some(day_one), Some(days)) = (&t.day_one, &t.days)
+        && seconds >= 86_400
+    {
+        let (d, h) = (seconds / 86_400, seconds / 3600 % 24);
+        let days = count(d, day_one, days, v);
+        return if h == 0 {
+            days
+        } else {
+            pair(days, count(h, &t.hour_one, &t.hours, v))
+        };
+    }
     let (h, m) = (seconds / 3600, seconds / 60 % 60);
     let minutes = || count(m, &t.minute_one, &t.minutes, v);
     if h == 0 {

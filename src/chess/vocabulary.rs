@@ -54,6 +54,7 @@
 //! hour_one = "eine Stunde"
 //! hours = "{n} Stunden"
 //! minute_one, minutes, second_one, seconds, move_one, moves
+//! day_one, days                        # optional: times of a day or more ("zehn Tage")
 //! pair = "{first} {second}"            # two parts of a time ("eine Stunde zwölf Minuten")
 //!
 //! [words.events]                       # every key of EVENT_KEYS, with its placeholders
@@ -315,6 +316,12 @@ pub struct TimeWords {
     pub move_one: String,
     pub moves: String,
     pub pair: String,
+    /// Times of a day or more (correspondence chess): "ein Tag", "{n} Tage". Without them
+    /// such times are said in hours.
+    #[serde(default)]
+    pub day_one: Option<String>,
+    #[serde(default)]
+    pub days: Option<String>,
 }
 
 impl Vocabulary {
@@ -466,6 +473,14 @@ impl Vocabulary {
         ];
         for (key, template, allowed) in templates {
             check_template(key, template, allowed, problems);
+        }
+        match (&t.day_one, &t.days) {
+            (Some(one), Some(many)) => {
+                check_template("words.time.day_one", one, COUNT_PLACEHOLDERS, problems);
+                check_template("words.time.days", many, COUNT_PLACEHOLDERS, problems);
+            }
+            (None, None) => {}
+            _ => problems.push("words.time: day_one and days go together".to_owned()),
         }
     }
 

@@ -441,7 +441,14 @@ impl TimeControl {
     /// IBCA Olympiad's `90+30` must not start a ninety-second game.
     pub fn parse_setting(text: &str) -> Result<TimeControl, String> {
         let text = text.trim();
-        if text.chars().any(|c| matches!(c, 'h' | 'm' | 's')) {
+        // A number followed by `d` and no digit is days (`20/10d`); `5400d5` is a delay.
+        let b = text.as_bytes();
+        let day_unit = (1..b.len()).any(|i| {
+            b[i] == b'd'
+                && b[i - 1].is_ascii_digit()
+                && !b.get(i + 1).is_some_and(u8::is_ascii_digit)
+        });
+        if day_unit || text.chars().any(|c| matches!(c, 'h' | 'm' | 's')) {
             let seconds = with_units_in_seconds(text)?;
             return seconds.parse().map_err(|e: TimeControlError| e.to_string());
         }
@@ -545,13 +552,16 @@ fn with_units_in_seconds(text: &str) -> Result<String, String> {
             out.push_str(&digits);
             continue;
         }
+        // Days, for correspondence chess (`20/10d`); a `d` followed by a number is a delay.
+        let delay_next = chars.clone().nth(1).is_some_and(|c| c.is_ascii_digit());
         let factor = match chars.peek() {
+            Some('d') if !delay_next => 86_400,
             Some('h') => 3600,
             Some('m') => 60,
             Some('s') => 1,
             _ => {
                 return Err(format!(
-                    "{text:?}: {digits} has no unit; with units, give each time one (h, m or s),                      e.g. 90m+30s"
+                    "{text:?}: {digits} has no unit; with units, give each time one (d, h, m or s),                      e.g. 90m+30s or 20/10d"
                 ));
             }
         };
