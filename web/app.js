@@ -520,6 +520,10 @@ function onEvent(e) {
       refreshStatus();
       break;
     }
+    case 'result-offered':
+      $('arbiter-result').textContent =
+        `Result shown on the ${e.board} board (DGT's kings): ${e.result}. The arbiter confirms it with: result ${e.result}`;
+      break;
     case 'journal-error':
       $('action-result').textContent = `The table could not record the last action (${e.message}); nothing changed.`;
       break;
