@@ -469,6 +469,33 @@ fn a_strict_touch_move_refusal_says_why_once() {
 }
 
 #[test]
+fn a_touch_move_breach_under_warn_stands_and_the_arbiter_hears_it() {
+    let mut h = Harness::new(TouchMove::Warn);
+    let step = h.steps;
+    h.lift(Square::G1);
+    h.place(Square::G1);
+    h.lift(Square::B1);
+    h.place(Square::C3);
+    assert_eq!(h.table.game().ply_count(), 1, "under warn the move stands");
+    let to_arbiter: Vec<&str> = h
+        .said
+        .iter()
+        .filter(|(s, l, _)| *s > step && *l == Listener::Arbiter)
+        .map(|(_, _, t)| t.as_str())
+        .collect();
+    assert_eq!(
+        to_arbiter,
+        ["berührt, geführt: der Springer auf Gustav eins wurde zuerst berührt"]
+    );
+    assert!(
+        !h.said_to_blind_since(step)
+            .iter()
+            .any(|t| t.contains("berührt, geführt")),
+        "the blind player is not told off under warn"
+    );
+}
+
+#[test]
 fn a_move_made_while_the_clocks_are_stopped_is_refused_with_the_reason() {
     let mut h = Harness::new(TouchMove::Warn);
     assert!(h.ask(Role::Arbiter, "pause").starts_with("ok"));

@@ -292,6 +292,10 @@ impl Table {
                         board,
                         warning: w.to_string(),
                     });
+                    // Under `warn` the move stands and the arbiter decides (FIDE 4.3, 4.8):
+                    // he hears the breach in words, not only as an event.
+                    let text = refusal_phrase(w.spoken(), self.vocab());
+                    self.say(Listener::Arbiter, text, Urgency::Polite, out);
                 }
                 let source = match board {
                     BoardId::Peg => Source::Peg,
