@@ -44,7 +44,9 @@ pub fn games(limit: usize) -> Vec<Game> {
             if out.len() >= limit {
                 return out;
             }
-            if game.game.ply_count() > 0 {
+            // A score that goes on past a dead position (four games of the TWIC sample) is no
+            // game a live table plays: the table ends it there.
+            if game.game.ply_count() > 0 && game.played_past.is_none() {
                 out.push(game.game);
             }
         }
