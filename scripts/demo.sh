@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-deps.sh
 cargo build --locked --release --quiet
-bin=target/release/annabella
+bin="${CARGO_TARGET_DIR:-target}/release/annabella"
 # The system voice (speech-dispatcher) may have no sound card to play on; the WAV record, made
 # with espeak-ng, keeps what was said either way.
 record="$(mktemp -d "${TMPDIR:-/tmp}/annabella-demo-audio.XXXXXX")"
