@@ -579,3 +579,26 @@ fn a_language_file_can_be_added_without_code() {
     assert!(stderr(&o).contains("broken.toml"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn move_numbers_in_a_list_are_read_in_every_form_and_checked() {
+    assert_eq!(
+        convert(
+            &["--to", "san"],
+            "1. 5254 5755 2. 7163 2...2836 3.6125 3… 7866\n"
+        )
+        .trim(),
+        "e4 e5 Nf3 Nc6 Bb5 Nf6"
+    );
+    let o = annabella(
+        &["convert", "--to", "san"],
+        &[],
+        "1. 5254 5755 3. 7163 2836\n",
+    );
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("line 1: \"7163\": move 3 is white's; the game is at move 2 for white"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -251,6 +251,18 @@ fn read_bare_game(
                 pgn::MAX_PLIES
             ));
         }
+        if let Some(written) = token.number {
+            let at = (pos.fullmoves().get(), pos.turn());
+            if written != at {
+                return Err(format!(
+                    "ply {ply} ({}), line {}: {:?}: {}",
+                    move_label(&pos),
+                    token.line,
+                    cut(&token.text, notation::MAX_MOVE_BYTES),
+                    notation::numbered::wrong_number(written, at)
+                ));
+            }
+        }
         let mv = notation::parse_move(&pos, game.castling_mode(), &token.text, from, lang)
             .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
         game.play(mv).map_err(|e| {

@@ -185,6 +185,14 @@ pub fn read_sheet(side: Side, text: &str, start: &Game, lang: &Language) -> Shee
             );
             return sheet;
         }
+        if let Some(written) = token.number {
+            let at = (pos.fullmoves().get(), pos.turn());
+            if written != at {
+                let why = notation::numbered::wrong_number(written, at);
+                sheet.bad = bad(&pos, ply, line, &token.text, why);
+                return sheet;
+            }
+        }
         match notation::parse_move(&pos, mode, &token.text, None, lang) {
             Ok(m) => {
                 pos.play_unchecked(m);

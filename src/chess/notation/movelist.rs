@@ -16,6 +16,10 @@
 pub struct MoveToken {
     pub text: String,
     pub line: usize,
+    /// The move number written just before this move, with a dot (`16.` White's, `16...`
+    /// Black's), for the reader to check against the game; `None` for the moves after it and
+    /// for ICCF's bare numbers, which say no colour.
+    pub number: Option<(u32, shakmaty::Color)>,
 }
 
 /// One game's moves and the line of its first move.
@@ -63,6 +67,7 @@ pub fn for_each_game(text: &str, one_move_per_line: bool, mut each: impl FnMut(G
         current: Vec::new(),
         max_number: 0,
         unclosed: None,
+        number: None,
     };
     if one_move_per_line {
         for (index, line) in text.lines().enumerate() {
@@ -71,9 +76,24 @@ pub fn for_each_game(text: &str, one_move_per_line: bool, mut each: impl FnMut(G
                 games.finish();
                 continue;
             }
-            let (_, rest) = strip_move_number(t);
+            let (number, rest) = strip_move_number(t);
             let rest = rest.trim_start();
             if !rest.is_empty() {
+                games.number = match number {
+                    Some(Event::Number {
+                        n,
+                        black,
+                        bare: false,
+                    }) => Some((
+                        n,
+                        if black {
+                            shakmaty::Color::Black
+                        } else {
+                            shakmaty::Color::White
+                        },
+                    )),
+                    _ => None,
+                };
                 games.push(rest, index + 1);
             }
         }
@@ -114,6 +134,14 @@ pub fn for_each_game(text: &str, one_move_per_line: bool, mut each: impl FnMut(G
                     games.finish();
                 }
                 games.max_number = games.max_number.max(n);
+                games.number = (!bare).then_some((
+                    n,
+                    if black {
+                        shakmaty::Color::Black
+                    } else {
+                        shakmaty::Color::White
+                    },
+                ));
             }
             Event::Move(t) => games.push(t, line_no),
             Event::EnPassant(t) => {
@@ -163,6 +191,8 @@ struct Games<'a> {
     max_number: u32,
     /// Set just before a game ends inside a comment or variation.
     unclosed: Option<Unclosed>,
+    /// The dotted number read last, for the move that follows it.
+    number: Option<(u32, shakmaty::Color)>,
 }
 
 impl Games<'_> {
@@ -173,6 +203,7 @@ impl Games<'_> {
         self.current.push(MoveToken {
             text: text.to_owned(),
             line,
+            number: self.number.take(),
         });
     }
 
@@ -194,6 +225,7 @@ impl Games<'_> {
             unclosed,
         });
         self.max_number = 0;
+        self.number = None;
     }
 }
 
