@@ -1042,6 +1042,18 @@ mod tests {
         assert_eq!(IccfMove::new("2728+").unwrap().as_str(), "2728");
     }
 
+    /// Free text with a line starting with `>` stays text: it is written behind a bar.
+    #[test]
+    fn quoted_looking_text_is_not_read_as_moves() {
+        let mut m = message();
+        m.text = Some(">1...1111\n>1111".into());
+        let (subject, body) = compose(&m);
+        assert!(body.ends_with("Message:\n| >1...1111\n| >1111\n"), "{body}");
+        let p = parse(&subject, &body).unwrap();
+        assert_eq!(p.record, m.record);
+        assert_eq!(p.text.as_deref(), Some("| >1...1111\n| >1111"));
+    }
+
     proptest::proptest! {
         /// Any text: no panic, and what reads composes to a message that reads back the same.
         #[test]
