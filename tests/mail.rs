@@ -279,6 +279,14 @@ fn without_a_server_messages_go_to_the_outbox_and_plain_smtp_stays_on_loopback()
         SmtpServer::new("[::1]:25", None).unwrap().security,
         Security::Plain
     );
+    // A queued file spoilt by hand is set aside instead of blocking the queue; a temporary
+    // file a crash left is removed when the queue opens.
+    fs::write(queue.dir().join("1.0000000000000000.eml"), "garbage").unwrap();
+    fs::write(queue.dir().join(".2.eml.tmp"), "half").unwrap();
+    let queue = MailQueue::open(&dir, "anna@example.org").unwrap();
+    assert!(!queue.dir().join(".2.eml.tmp").exists());
+    assert!(queue.pending().unwrap().is_empty());
+    assert!(queue.dir().join("1.0000000000000000.eml.bad").exists());
     // A bad recipient is refused before anything is queued.
     let mut bad = outgoing(15);
     bad.to = "not an address".into();

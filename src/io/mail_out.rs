@@ -185,6 +185,14 @@ impl MailQueue {
             .map_err(|_| MailError::Address(from.to_owned()))?;
         let dir = state_dir.join("mail-queue");
         create_private_dir(&dir)?;
+        // A temporary file is what a crash left of an enqueue that never returned: not queued.
+        for entry in fs::read_dir(&dir).map_err(io_err(&dir))?.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') && name.ends_with(".tmp") {
+                fs::remove_file(entry.path()).map_err(io_err(&entry.path()))?;
+            }
+        }
         Ok(MailQueue { dir, from })
     }
 
@@ -237,25 +245,38 @@ impl MailQueue {
         Ok(names)
     }
 
-    /// Every queued message, oldest first.
+    /// Every queued message, oldest first. A file that is not a message to send (edited by
+    /// hand, or too large) would block the queue for ever: it is renamed `NAME.bad`, kept for
+    /// a look, and reported in the log.
     pub fn pending(&self) -> Result<Vec<Queued>, MailError> {
         let mut out = Vec::new();
         for name in self.pending_names()? {
             let path = self.dir.join(&name);
             let len = fs::metadata(&path).map_err(io_err(&path))?.len();
-            if len > MAX_QUEUED_BYTES {
-                return Err(MailError::BadQueued(path));
+            let read = if len > MAX_QUEUED_BYTES {
+                None
+            } else {
+                let bytes = fs::read(&path).map_err(io_err(&path))?;
+                mail_parser::MessageParser::default()
+                    .parse(&bytes)
+                    .and_then(|m| m.message_id().map(|id| format!("<{id}>")))
+                    .map(|message_id| (message_id, bytes))
+            };
+            match read {
+                Some((message_id, bytes)) => out.push(Queued {
+                    path,
+                    message_id,
+                    bytes,
+                }),
+                None => {
+                    let aside = self.dir.join(format!("{name}.bad"));
+                    fs::rename(&path, &aside).map_err(io_err(&path))?;
+                    tracing::warn!(
+                        file = %aside.display(),
+                        "a queued mail that is not a message to send was set aside"
+                    );
+                }
             }
-            let bytes = fs::read(&path).map_err(io_err(&path))?;
-            let message_id = mail_parser::MessageParser::default()
-                .parse(&bytes)
-                .and_then(|m| m.message_id().map(|id| format!("<{id}>")))
-                .ok_or_else(|| MailError::BadQueued(path.clone()))?;
-            out.push(Queued {
-                path,
-                message_id,
-                bytes,
-            });
         }
         Ok(out)
     }
