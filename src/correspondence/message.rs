@@ -598,9 +598,12 @@ fn read_level(lines: &[&str], base: usize) -> Result<Level, MessageError> {
     let mut level = Level::default();
     let mut cursor = None;
     let mut in_text = false;
+    // Bytes of text kept so far: enough for MAX_TEXT_CHARS characters of any width.
+    let mut text_bytes = 0;
     for line in lines {
         if in_text {
-            if level.text.iter().map(|l| l.len() + 1).sum::<usize>() < MAX_TEXT_CHARS * 4 {
+            if text_bytes < MAX_TEXT_CHARS * 4 {
+                text_bytes += line.len() + 1;
                 level.text.push((*line).to_owned());
             }
             continue;
