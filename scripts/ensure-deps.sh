@@ -39,6 +39,8 @@ if [ "${1:-}" = "--browser" ]; then
   done
   have make || need_apt+=(make)
   have pkg-config || need_apt+=(pkg-config)
+  # A real SMTP server for the correspondence mail tests (tests/mail.rs): Python's aiosmtpd.
+  have_pkg python3-aiosmtpd || need_apt+=(python3-aiosmtpd)
 fi
 
 if ((${#need_apt[@]})); then

@@ -41,6 +41,123 @@ pub struct RawConfig {
     /// Control tokens besides those of `<state_dir>/tokens.toml`.
     #[serde(rename = "token", skip_serializing_if = "Vec::is_empty")]
     pub tokens: Vec<RawToken>,
+    /// Correspondence by email (`docs/correspondence-mail.md`); none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mail: Option<RawMail>,
+}
+
+/// `[mail]`: where correspondence mail comes in and goes out.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMail {
+    /// The Maildir incoming mail is read from (its new/, cur/ and tmp/).
+    pub maildir: PathBuf,
+    /// The SMTP server as HOST:PORT; absent: messages are written to `<state_dir>/outbox/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smtp: Option<String>,
+    /// `plain` (loopback only), `starttls` or `tls`; default plain on loopback, else starttls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smtp_security: Option<String>,
+    /// The SMTP user, if the server wants a login.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smtp_user: Option<String>,
+    /// The environment variable holding the SMTP password (never the password itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smtp_password_env: Option<String>,
+    /// The sender's address.
+    pub from: String,
+}
+
+/// `[mail]` validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailSettings {
+    pub maildir: PathBuf,
+    /// `None`: write to `<state_dir>/outbox/`.
+    pub smtp: Option<crate::io::mail_out::SmtpServer>,
+    /// The SMTP login: the user and the environment variable with the password.
+    pub login: Option<(String, String)>,
+    pub from: String,
+}
+
+impl RawMail {
+    fn validate(&self) -> Result<MailSettings, ConfigError> {
+        use crate::io::mail_out::{Security, SmtpServer};
+        if self.maildir.as_os_str().is_empty() {
+            return Err(bad(
+                "mail.maildir",
+                "empty: the Maildir incoming mail is read from",
+            ));
+        }
+        if self.from.parse::<lettre::Address>().is_err() {
+            return Err(bad(
+                "mail.from",
+                format!("{:?} is not an email address", self.from),
+            ));
+        }
+        let security = match &self.smtp_security {
+            None => None,
+            Some(s) => Some(Security::parse(s).ok_or_else(|| {
+                bad(
+                    "mail.smtp_security",
+                    format!("{s:?}: plain, starttls or tls"),
+                )
+            })?),
+        };
+        let smtp = match &self.smtp {
+            None if security.is_some() || self.smtp_user.is_some() => {
+                return Err(bad(
+                    "mail.smtp",
+                    "missing, but smtp_security or smtp_user is set",
+                ));
+            }
+            None => None,
+            Some(address) => {
+                Some(SmtpServer::new(address, security).map_err(|e| bad("mail.smtp", e))?)
+            }
+        };
+        let login = match (&self.smtp_user, &self.smtp_password_env) {
+            (None, None) => None,
+            (Some(user), Some(var)) if !user.is_empty() && !var.is_empty() => {
+                Some((user.clone(), var.clone()))
+            }
+            _ => {
+                return Err(bad(
+                    "mail.smtp_user",
+                    "smtp_user and smtp_password_env go together",
+                ));
+            }
+        };
+        Ok(MailSettings {
+            maildir: self.maildir.clone(),
+            smtp,
+            login,
+            from: self.from.clone(),
+        })
+    }
+}
+
+impl MailSettings {
+    /// Where outgoing mail goes, the SMTP password read from its environment variable now.
+    pub fn destination(
+        &self,
+        state_dir: &Path,
+    ) -> Result<crate::io::mail_out::Destination, ConfigError> {
+        use crate::io::mail_out::Destination;
+        let Some(server) = &self.smtp else {
+            return Ok(Destination::Outbox(state_dir.join("outbox")));
+        };
+        let mut server = server.clone();
+        if let Some((user, var)) = &self.login {
+            let password = std::env::var(var).map_err(|_| {
+                bad(
+                    "mail.smtp_password_env",
+                    format!("the environment variable {var} is not set"),
+                )
+            })?;
+            server.credentials = Some((user.clone(), password));
+        }
+        Ok(Destination::Smtp(server))
+    }
 }
 
 /// The control interface's limits.
@@ -127,6 +244,7 @@ impl Default for RawConfig {
             clock: RawClock::default(),
             tables: Vec::new(),
             tokens: Vec::new(),
+            mail: None,
         }
     }
 }
@@ -274,6 +392,8 @@ pub struct Config {
     pub announce: AnnounceSchedule,
     pub charge_downtime: bool,
     pub tables: Vec<TableConfig>,
+    /// `[mail]`, when correspondence mail is configured.
+    pub mail: Option<MailSettings>,
 }
 
 impl RawConfig {
@@ -482,6 +602,7 @@ impl RawConfig {
             announce,
             charge_downtime: self.clock.charge_downtime,
             tables,
+            mail: self.mail.as_ref().map(RawMail::validate).transpose()?,
         })
     }
 }
@@ -794,5 +915,99 @@ mod tests {
                 .to_string();
             assert!(e.starts_with(key) && e.contains(want), "{e}");
         }
+    }
+
+    /// The example's `[mail]` is commented out (no mail by default); uncommented, it is valid
+    /// and names every key of the section.
+    #[test]
+    fn the_commented_mail_example_is_valid() {
+        let block: Vec<&str> = EXAMPLE
+            .lines()
+            .skip_while(|l| *l != "# [mail]")
+            .take_while(|l| l.starts_with("# "))
+            .map(|l| l[2..].split(" #").next().unwrap_or(""))
+            .collect();
+        let text = block.join("\n");
+        let raw = RawConfig::from_toml(&text, Path::new("example mail")).unwrap();
+        let mail = raw.mail.as_ref().unwrap();
+        let documented = toml::from_str::<toml::Value>(&text).unwrap()["mail"]
+            .as_table()
+            .unwrap()
+            .len();
+        assert_eq!(documented, 6);
+        let settings = raw.validate().unwrap().mail.unwrap();
+        assert_eq!(settings.maildir, mail.maildir);
+        assert_eq!(settings.from, "anna@example.org");
+        let smtp = settings.smtp.unwrap();
+        assert_eq!((smtp.host.as_str(), smtp.port), ("127.0.0.1", 2525));
+        assert_eq!(smtp.security, crate::io::mail_out::Security::Plain);
+        assert_eq!(
+            settings.login,
+            Some(("anna".to_owned(), "ANNABELLA_SMTP_PASSWORD".to_owned()))
+        );
+    }
+
+    #[test]
+    fn mail_settings_are_checked() {
+        use crate::io::mail_out::Security;
+        let read =
+            |text: &str| RawConfig::from_toml(text, Path::new("x.toml")).and_then(|c| c.validate());
+        let ok = read("[mail]\nmaildir = \"/m\"\nfrom = \"a@b.org\"").unwrap();
+        let mail = ok.mail.unwrap();
+        assert_eq!(mail.smtp, None);
+        match mail.destination(Path::new("/state")).unwrap() {
+            crate::io::mail_out::Destination::Outbox(dir) => {
+                assert_eq!(dir, Path::new("/state/outbox"))
+            }
+            other => panic!("{other:?}"),
+        }
+        let remote =
+            read("[mail]\nmaildir = \"/m\"\nfrom = \"a@b.org\"\nsmtp = \"mail.example.org:587\"")
+                .unwrap();
+        assert_eq!(
+            remote.mail.unwrap().smtp.unwrap().security,
+            Security::StartTls
+        );
+        for (text, key, want) in [
+            (
+                "smtp = \"mail.example.org:25\"\nsmtp_security = \"plain\"",
+                "mail.smtp",
+                "loopback",
+            ),
+            ("smtp = \"127.0.0.1\"", "mail.smtp", "HOST:PORT"),
+            ("smtp = \"127.0.0.1:0\"", "mail.smtp", "port"),
+            (
+                "smtp = \"127.0.0.1:25\"\nsmtp_security = \"ssl\"",
+                "mail.smtp_security",
+                "starttls",
+            ),
+            ("smtp_user = \"anna\"", "mail.smtp", "missing"),
+            (
+                "smtp = \"[::1]:25\"\nsmtp_user = \"anna\"",
+                "mail.smtp_user",
+                "together",
+            ),
+        ] {
+            let e = read(&format!(
+                "[mail]\nmaildir = \"/m\"\nfrom = \"a@b.org\"\n{text}"
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(e.starts_with(key) && e.contains(want), "{e}");
+        }
+        let e = read("[mail]\nmaildir = \"/m\"\nfrom = \"nobody\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("mail.from"), "{e}");
+        let e = read("[mail]\nmaildir = \"/m\"\nfrom = \"a@b.org\"\nsmpt = \"x:1\"")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("smpt"), "{e}");
+        let login = read("[mail]\nmaildir = \"/m\"\nfrom = \"a@b.org\"\nsmtp = \"localhost:25\"\nsmtp_user = \"u\"\nsmtp_password_env = \"ANNABELLA_TEST_SURELY_UNSET_VAR\"")
+            .unwrap()
+            .mail
+            .unwrap();
+        let e = login.destination(Path::new("/s")).unwrap_err().to_string();
+        assert!(e.contains("ANNABELLA_TEST_SURELY_UNSET_VAR"), "{e}");
     }
 }

@@ -12,6 +12,8 @@
 //!   interface's server and tokens, the web page.
 //! - [`app`]: the daemon's wiring — tables as actors, the hub the network adapters talk to, and
 //!   the control session (sans-IO) with the one driver the TCP server and the web page share.
+//! - [`correspondence`]: correspondence chess by email — game messages composed, read back,
+//!   checked against the game and summed up for the ear (pure).
 //! - [`config`]: the daemon's TOML configuration, validated key by key.
 //! - [`cli`]: the command-line face (`serve`, `demo`, `send`, `convert`, `announce`,
 //!   `reconcile`, `replay`, `watch`, `simulate-board`).
@@ -21,5 +23,6 @@ pub mod boards;
 pub mod chess;
 pub mod cli;
 pub mod config;
+pub mod correspondence;
 pub mod io;
 pub mod table;

@@ -6,6 +6,10 @@
 //!   framed for a control session).
 //! - [`lines`]: the one bounded line reader (the server's requests, `annabella send`'s replies).
 //! - [`link`]: a board behind a serial device or a TCP bridge, with reconnect and backoff.
+//! - [`mail_out`]: outgoing correspondence mail — a durable queue, sent exactly once by SMTP or
+//!   written to the outbox folder, retried with backoff.
+//! - [`maildir`]: incoming correspondence mail read from a Maildir, handled messages moved to
+//!   `cur/`.
 //! - [`recording`]: board recordings with their timing (`simulate-board --record`, `replay`).
 //! - [`simulator`]: a simulated peg, DGT, Millennium or Certabo board behind a pseudo-terminal or a TCP port.
 //! - [`speech`]: speech output — the system voice, espeak-ng, the WAV record, the transcript —
@@ -20,6 +24,8 @@ pub mod clock;
 pub mod control_server;
 pub mod lines;
 pub mod link;
+pub mod mail_out;
+pub mod maildir;
 pub mod recording;
 pub mod simulator;
 pub mod speech;
