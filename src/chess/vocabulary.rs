@@ -176,8 +176,6 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     // A correspondence message summed up (`src/correspondence/message.rs`).
     ("mail_move", &["game", "player", "move"]),
     ("mail_time_used", &["days"]),
-    ("day_one", &[]),
-    ("days", COUNT_PLACEHOLDERS),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

@@ -15,7 +15,9 @@ use shakmaty::{Color, Move};
 use crate::chess::game::{Game, MAX_PLIES};
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move, parse_move};
-use crate::chess::phrases::{color_phrase, fill_count, move_phrase, number_phrase};
+use crate::chess::phrases::{
+    color_phrase, duration_phrase, fill_count, move_phrase, number_phrase,
+};
 use crate::chess::vocabulary::fill;
 
 /// The longest body read; a longer one is refused whole (real game messages are a few KiB).
@@ -811,10 +813,11 @@ pub fn summary_for_ear(msg: &ParsedMessage, start: &Game, lang: &Language) -> St
         ],
     );
     if let Some(days) = msg.used_days {
-        let days = if days == 1 {
-            word("day_one")
-        } else {
-            fill_count(&word("days"), u64::from(days), v)
+        // The clock's own words for days ([words.time] day_one/days): "drei Tage"; none used
+        // (an answer the same day) is "null Tage", not "null Sekunden".
+        let days = match (days, &v.time().days) {
+            (0, Some(template)) => fill_count(template, 0, v),
+            _ => duration_phrase(u64::from(days) * 86_400_000, v),
         };
         out.push_str("; ");
         out.push_str(&fill(&word("mail_time_used"), &[("days", &days)]));
