@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use shakmaty::{Bitboard, Board, Color, Piece, Rank, Role, Square};
 
-use super::{DecodeError, Decoded, Decoder, Millis, SensorEvent, StreamPosition, Timed};
+use super::{DecodeError, Decoded, Decoder, Millis, StreamPosition, snapshot_events};
 
 /// The board's serial speed (38400 baud, 8 data bits, no parity, 1 stop bit, over USB).
 pub const BAUD: u32 = 38_400;
@@ -538,24 +538,7 @@ impl CertaboDecoder {
             return;
         }
         self.last_problem = None;
-        let event = |event| Ok(Timed { at: now, event });
-        match &self.last {
-            None => out.push(event(SensorEvent::Pieces(board.clone()))),
-            Some(last) => {
-                let changed: Vec<Square> = (last.occupied() | board.occupied())
-                    .into_iter()
-                    .filter(|&sq| last.piece_at(sq) != board.piece_at(sq))
-                    .collect();
-                let emptied = changed.iter().filter(|&&sq| board.piece_at(sq).is_none());
-                let filled = changed.iter().filter(|&&sq| board.piece_at(sq).is_some());
-                for &square in emptied.chain(filled) {
-                    out.push(event(SensorEvent::SquareChanged {
-                        square,
-                        piece: board.piece_at(square),
-                    }));
-                }
-            }
-        }
+        snapshot_events(self.last.as_ref(), &board, now, out);
         self.last = Some(board);
     }
 
@@ -621,6 +604,7 @@ impl Decoder for CertaboDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::boards::{SensorEvent, Timed};
 
     /// Chip codes from the maker's board simulator (`chess_sim.ino` in Certabo's software): its
     /// white set, pawns a2 to h2, then the pieces a1 to h1 (its h2 pawn reads 273, more than a

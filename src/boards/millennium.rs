@@ -17,7 +17,9 @@
 
 use shakmaty::{Board, Piece, Square};
 
-use super::{DecodeError, Decoded, Decoder, Millis, SensorEvent, StreamPosition, Timed};
+use super::{
+    DecodeError, Decoded, Decoder, Millis, SensorEvent, StreamPosition, Timed, snapshot_events,
+};
 
 /// The board's serial speed (38400 baud, 7 data bits, odd parity, 1 stop bit).
 pub const BAUD: u32 = 38_400;
@@ -480,25 +482,7 @@ impl MillenniumDecoder {
                 board.set_piece_at(square, piece);
             }
         }
-        let event = |event| Ok(Timed { at: now, event });
-        match &self.last {
-            None => out.push(event(SensorEvent::Pieces(board.clone()))),
-            Some(last) => {
-                let changed: Vec<Square> = (last.occupied() | board.occupied())
-                    .into_iter()
-                    .filter(|&sq| last.piece_at(sq) != board.piece_at(sq))
-                    .collect();
-                // Emptied squares first: the hand lifts before it places.
-                let emptied = changed.iter().filter(|&&sq| board.piece_at(sq).is_none());
-                let filled = changed.iter().filter(|&&sq| board.piece_at(sq).is_some());
-                for &square in emptied.chain(filled) {
-                    out.push(event(SensorEvent::SquareChanged {
-                        square,
-                        piece: board.piece_at(square),
-                    }));
-                }
-            }
-        }
+        snapshot_events(self.last.as_ref(), &board, now, out);
         self.last = Some(board);
     }
 }

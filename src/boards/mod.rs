@@ -270,3 +270,27 @@ pub fn decoder(protocol: Protocol) -> Box<dyn Decoder> {
         Protocol::Certabo => Box::new(certabo::CertaboDecoder::new(None)),
     }
 }
+
+/// A board that reports its whole state (Millennium, Certabo) told as a DGT board tells it: the
+/// first state as the whole board, each later one as the squares that changed since `last`,
+/// the emptied ones first (the hand lifts before it places), so the detector reads every
+/// identity board the same way, quiet time and all.
+pub fn snapshot_events(last: Option<&Board>, board: &Board, now: Millis, out: &mut Vec<Decoded>) {
+    let event = |event| Ok(Timed { at: now, event });
+    let Some(last) = last else {
+        out.push(event(SensorEvent::Pieces(board.clone())));
+        return;
+    };
+    let changed: Vec<Square> = (last.occupied() | board.occupied())
+        .into_iter()
+        .filter(|&sq| last.piece_at(sq) != board.piece_at(sq))
+        .collect();
+    let emptied = changed.iter().filter(|&&sq| board.piece_at(sq).is_none());
+    let filled = changed.iter().filter(|&&sq| board.piece_at(sq).is_some());
+    for &square in emptied.chain(filled) {
+        out.push(event(SensorEvent::SquareChanged {
+            square,
+            piece: board.piece_at(square),
+        }));
+    }
+}
