@@ -11,12 +11,15 @@
 //! short smoke run. `ANNABELLA_BENCH_GAMES` and `ANNABELLA_BENCH_PLIES` set the size.
 
 mod common;
+pub mod harness;
+
+use harness::{Daemon, Transcript, free_port, percentile};
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -114,49 +117,6 @@ impl PtyBoard {
     }
 }
 
-/// Follows the transcript file.
-struct Transcript {
-    file: std::fs::File,
-    buf: Vec<u8>,
-}
-
-impl Transcript {
-    fn open(path: &Path) -> Transcript {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(file) = std::fs::File::open(path) {
-                return Transcript {
-                    file,
-                    buf: Vec::new(),
-                };
-            }
-            assert!(Instant::now() < deadline, "no transcript");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    /// Spins until a line containing `want` arrives; the instant it was seen.
-    fn wait_for(&mut self, want: &str) -> Instant {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        let mut chunk = [0u8; 4096];
-        loop {
-            let n = self.file.read(&mut chunk).expect("reading the transcript");
-            let seen = Instant::now();
-            self.buf.extend_from_slice(&chunk[..n]);
-            while let Some(end) = self.buf.iter().position(|&b| b == b'\n') {
-                let line: Vec<u8> = self.buf.drain(..=end).collect();
-                if String::from_utf8_lossy(&line).contains(want) {
-                    return seen;
-                }
-            }
-            assert!(Instant::now() < deadline, "no {want:?} in the transcript");
-            if n == 0 {
-                std::thread::sleep(Duration::from_micros(200));
-            }
-        }
-    }
-}
-
 /// A control connection as observer.
 struct Observer {
     writer: TcpStream,
@@ -200,32 +160,6 @@ impl Observer {
             std::thread::sleep(Duration::from_millis(5));
         }
     }
-}
-
-/// A running daemon, killed with its state directory when dropped.
-struct Daemon {
-    child: Child,
-    dir: PathBuf,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
 }
 
 /// The moves of `game` up to its first promotion (a promoted piece needs a spare piece on an

@@ -4,11 +4,14 @@
 //! from start to ready. Prints the figures (`cargo bench --bench daemon`); under `cargo test` it
 //! runs a small smoke version.
 
+pub mod harness;
+
+use harness::{Daemon, Transcript, free_port, percentile};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Move, Position};
@@ -82,65 +85,6 @@ impl Board {
     }
 }
 
-/// Follows the transcript file: the instant each new line appeared.
-struct Transcript {
-    file: std::fs::File,
-    buf: Vec<u8>,
-}
-
-impl Transcript {
-    fn open(path: &Path) -> Transcript {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Ok(file) = std::fs::File::open(path) {
-                return Transcript {
-                    file,
-                    buf: Vec::new(),
-                };
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no transcript at {}",
-                path.display()
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    /// Spins until a line containing `want` arrives; the instant it was seen.
-    fn wait_for(&mut self, want: &str) -> Instant {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let mut chunk = [0u8; 4096];
-        loop {
-            let n = self.file.read(&mut chunk).expect("reading the transcript");
-            let seen = Instant::now();
-            self.buf.extend_from_slice(&chunk[..n]);
-            while let Some(end) = self.buf.iter().position(|&b| b == b'\n') {
-                let line: Vec<u8> = self.buf.drain(..=end).collect();
-                if String::from_utf8_lossy(&line).contains(want) {
-                    return seen;
-                }
-            }
-            assert!(Instant::now() < deadline, "no {want:?} in the transcript");
-            if n == 0 {
-                std::hint::spin_loop();
-            }
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
-}
-
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
@@ -159,19 +103,6 @@ const GAME: &[&str] = &[
     "e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4", "f3d4", "g8f6", "b1c3", "a7a6", "c1e3", "e7e5",
     "d4b3", "c8e6", "f2f3", "f8e7", "d1d2", "e8g8", "e1c1", "b8d7", "g2g4", "b7b5",
 ];
-
-struct Daemon {
-    child: Child,
-    dir: PathBuf,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 fn token(dir: &Path, role: &str) -> String {
     let raw = annabella::io::tokens::read_file(&dir.join(annabella::io::tokens::TOKENS_FILE))
