@@ -116,6 +116,13 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("correction_move", &["piece", "colored_piece", "from", "to"]),
     ("correction_remove", &["piece", "colored_piece", "square"]),
     ("correction_place", &["piece", "colored_piece", "square"]),
+    // The set-up of a position on the peg board (`src/table/setup_guide.rs`).
+    ("setup_check", &["piece", "colored_piece", "square"]),
+    ("setup_aside", &["piece", "colored_piece", "from", "to"]),
+    ("setup_remove_unknown", &["square"]),
+    ("setup_step_one", &["n", "n_m", "n_f"]),
+    ("setup_steps", &["n", "n_m", "n_f"]),
+    ("setup_done", &[]),
     ("new_game", &[]),
     ("time_control", &["periods"]),
     ("period_moves", &["moves", "time"]),

@@ -169,12 +169,15 @@ pub fn corrections(
     out
 }
 
-fn manhattan(a: Square, b: Square) -> i64 {
+pub(crate) fn manhattan(a: Square, b: Square) -> i64 {
     i64::from(a.file().distance(b.file()) + a.rank().distance(b.rank()))
 }
 
 /// The pairs (surplus index, missing index) that become moves.
-fn assign(surplus: &[(Square, Option<Piece>)], missing: &[(Square, Piece)]) -> Vec<(usize, usize)> {
+pub(crate) fn assign(
+    surplus: &[(Square, Option<Piece>)],
+    missing: &[(Square, Piece)],
+) -> Vec<(usize, usize)> {
     if surplus.is_empty() || missing.is_empty() {
         return Vec::new();
     }

@@ -30,4 +30,5 @@ pub mod name;
 pub mod reconcile;
 pub mod record;
 pub mod reply;
+pub mod setup_guide;
 pub mod state;
