@@ -18,6 +18,9 @@ use crate::table::control::{GameTag, MAX_TAG_CHARS};
 use crate::table::detector::TouchMove;
 use crate::table::name::TableName;
 
+mod correspondence;
+pub use correspondence::{DeskSettings, MailSettings, RawDesk, RawMail, TableKind};
+
 /// Largest configuration file read; a real one is a few kilobytes.
 pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
@@ -44,120 +47,8 @@ pub struct RawConfig {
     /// Correspondence by email (`docs/correspondence-mail.md`); none by default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mail: Option<RawMail>,
-}
-
-/// `[mail]`: where correspondence mail comes in and goes out.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawMail {
-    /// The Maildir incoming mail is read from (its new/, cur/ and tmp/).
-    pub maildir: PathBuf,
-    /// The SMTP server as HOST:PORT; absent: messages are written to `<state_dir>/outbox/`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub smtp: Option<String>,
-    /// `plain` (loopback only), `starttls` or `tls`; default plain on loopback, else starttls.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub smtp_security: Option<String>,
-    /// The SMTP user, if the server wants a login.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub smtp_user: Option<String>,
-    /// The environment variable holding the SMTP password (never the password itself).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub smtp_password_env: Option<String>,
-    /// The sender's address.
-    pub from: String,
-}
-
-/// `[mail]` validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MailSettings {
-    pub maildir: PathBuf,
-    /// `None`: write to `<state_dir>/outbox/`.
-    pub smtp: Option<crate::io::mail_out::SmtpServer>,
-    /// The SMTP login: the user and the environment variable with the password.
-    pub login: Option<(String, String)>,
-    pub from: String,
-}
-
-impl RawMail {
-    fn validate(&self) -> Result<MailSettings, ConfigError> {
-        use crate::io::mail_out::{Security, SmtpServer};
-        if self.maildir.as_os_str().is_empty() {
-            return Err(bad(
-                "mail.maildir",
-                "empty: the Maildir incoming mail is read from",
-            ));
-        }
-        if self.from.parse::<lettre::Address>().is_err() {
-            return Err(bad(
-                "mail.from",
-                format!("{:?} is not an email address", self.from),
-            ));
-        }
-        let security = match &self.smtp_security {
-            None => None,
-            Some(s) => Some(Security::parse(s).ok_or_else(|| {
-                bad(
-                    "mail.smtp_security",
-                    format!("{s:?}: plain, starttls or tls"),
-                )
-            })?),
-        };
-        let smtp = match &self.smtp {
-            None if security.is_some() || self.smtp_user.is_some() => {
-                return Err(bad(
-                    "mail.smtp",
-                    "missing, but smtp_security or smtp_user is set",
-                ));
-            }
-            None => None,
-            Some(address) => {
-                Some(SmtpServer::new(address, security).map_err(|e| bad("mail.smtp", e))?)
-            }
-        };
-        let login = match (&self.smtp_user, &self.smtp_password_env) {
-            (None, None) => None,
-            (Some(user), Some(var)) if !user.is_empty() && !var.is_empty() => {
-                Some((user.clone(), var.clone()))
-            }
-            _ => {
-                return Err(bad(
-                    "mail.smtp_user",
-                    "smtp_user and smtp_password_env go together",
-                ));
-            }
-        };
-        Ok(MailSettings {
-            maildir: self.maildir.clone(),
-            smtp,
-            login,
-            from: self.from.clone(),
-        })
-    }
-}
-
-impl MailSettings {
-    /// Where outgoing mail goes, the SMTP password read from its environment variable now.
-    pub fn destination(
-        &self,
-        state_dir: &Path,
-    ) -> Result<crate::io::mail_out::Destination, ConfigError> {
-        use crate::io::mail_out::Destination;
-        let Some(server) = &self.smtp else {
-            return Ok(Destination::Outbox(state_dir.join("outbox")));
-        };
-        let mut server = server.clone();
-        if let Some((user, var)) = &self.login {
-            let password = std::env::var(var).map_err(|_| {
-                bad(
-                    "mail.smtp_password_env",
-                    format!("the environment variable {var} is not set"),
-                )
-            })?;
-            server.credentials = Some((user.clone(), password));
-        }
-        Ok(Destination::Smtp(server))
-    }
+    /// The peg board the correspondence tables share.
+    pub desk: RawDesk,
 }
 
 /// The control interface's limits.
@@ -209,7 +100,10 @@ pub struct RawClock {
 #[serde(deny_unknown_fields, default)]
 pub struct RawTable {
     pub name: String,
-    /// The blind player's peg board: a device, `tcp:HOST:PORT`, or `sim`.
+    /// `board` (a peg board and a normal board at one table) or `correspondence` (a game by
+    /// mail, played on the desk's peg board).
+    pub kind: String,
+    /// The blind player's peg board: a device, `tcp:HOST:PORT`, `sim` or `none`.
     pub peg: String,
     /// The side the blind player plays: `white` or `black`.
     pub peg_side: String,
@@ -230,6 +124,10 @@ pub struct RawTable {
     pub event: String,
     pub site: String,
     pub round: String,
+    /// A correspondence table's opponent (replies go there) and the game's identifier in its
+    /// messages (empty: the table's name).
+    pub opponent_email: String,
+    pub game_id: String,
 }
 
 impl Default for RawConfig {
@@ -245,6 +143,7 @@ impl Default for RawConfig {
             tables: Vec::new(),
             tokens: Vec::new(),
             mail: None,
+            desk: RawDesk::default(),
         }
     }
 }
@@ -289,6 +188,7 @@ impl Default for RawTable {
     fn default() -> RawTable {
         RawTable {
             name: "table-1".to_owned(),
+            kind: "board".to_owned(),
             peg: "sim".to_owned(),
             peg_side: "white".to_owned(),
             normal: "virtual".to_owned(),
@@ -302,6 +202,8 @@ impl Default for RawTable {
             event: String::new(),
             site: String::new(),
             round: String::new(),
+            opponent_email: String::new(),
+            game_id: String::new(),
         }
     }
 }
@@ -326,6 +228,19 @@ fn bad(key: impl Into<String>, message: impl ToString) -> ConfigError {
 pub enum PegSource {
     Simulated,
     Device(Endpoint),
+    /// No peg board: the blind player's moves come from the control interface.
+    None,
+}
+
+impl PegSource {
+    /// `sim`, `none`, a serial device or `tcp:HOST:PORT`.
+    pub fn parse(text: &str) -> Result<PegSource, String> {
+        match text {
+            "sim" => Ok(PegSource::Simulated),
+            "none" => Ok(PegSource::None),
+            device => Endpoint::parse(device, Protocol::Peg).map(PegSource::Device),
+        }
+    }
 }
 
 /// Where the sighted player's moves come from.
@@ -353,6 +268,7 @@ impl NormalBoard {
 #[derive(Debug, Clone)]
 pub struct TableConfig {
     pub name: TableName,
+    pub kind: TableKind,
     pub peg: PegSource,
     pub peg_side: shakmaty::Color,
     pub normal: NormalBoard,
@@ -394,6 +310,8 @@ pub struct Config {
     pub tables: Vec<TableConfig>,
     /// `[mail]`, when correspondence mail is configured.
     pub mail: Option<MailSettings>,
+    /// `[desk]`: the peg board the correspondence tables share.
+    pub desk: DeskSettings,
 }
 
 impl RawConfig {
@@ -467,11 +385,21 @@ impl RawConfig {
                     format!("{:?}: each table needs its own name", t.name),
                 ));
             }
-            let peg = match t.peg.as_str() {
-                "sim" => PegSource::Simulated,
-                device => PegSource::Device(
-                    Endpoint::parse(device, Protocol::Peg).map_err(|e| bad(key("peg"), e))?,
-                ),
+            let kind = TableKind::parse(&t.kind, &t.opponent_email, &t.game_id, &t.name, &key)?;
+            let peg = PegSource::parse(&t.peg).map_err(|e| bad(key("peg"), e))?;
+            // A correspondence table has no board of its own: it plays on the desk's.
+            let peg = match (&kind, peg) {
+                (TableKind::Board, peg) => peg,
+                (TableKind::Correspondence { .. }, PegSource::Simulated | PegSource::None) => {
+                    PegSource::None
+                }
+                (TableKind::Correspondence { .. }, PegSource::Device(_)) => {
+                    return Err(bad(
+                        key("peg"),
+                        "a correspondence table has no peg board of its own; it plays on the \
+                         desk's ([desk] peg)",
+                    ));
+                }
             };
             let peg_side = match t.peg_side.as_str() {
                 "white" => shakmaty::Color::White,
@@ -547,6 +475,7 @@ impl RawConfig {
                 }
             }
             tables.push(TableConfig {
+                kind,
                 fen,
                 lang: table_lang,
                 time_control: table_tc,
@@ -603,6 +532,7 @@ impl RawConfig {
             charge_downtime: self.clock.charge_downtime,
             tables,
             mail: self.mail.as_ref().map(RawMail::validate).transpose()?,
+            desk: self.desk.validate()?,
         })
     }
 }

@@ -95,6 +95,7 @@ async fn start(tc: &str) -> Running {
         game_stem: "t1".into(),
         events: events_tx.clone(),
         record_dir: records.path().to_owned(),
+        desk: None,
     };
     actor.perform(step).await.unwrap();
     let (requests_tx, requests) = mpsc::channel(8);

@@ -110,6 +110,10 @@ pub async fn run(
     let mut tasks = JoinSet::new();
     let mut handles = Vec::new();
     let mut simulated = Vec::new();
+    // The correspondence tables, which the desk and the mail reach.
+    let (notices_tx, notices) = mpsc::channel(crate::app::desk::NOTICE_BACKLOG);
+    let mut desk_tables = Vec::new();
+    let mut mail_tables = Vec::new();
     for tc in &config.tables {
         // A table with its own language keeps it for the daemon's life too.
         let lang: &'static Language = match &tc.lang {
@@ -134,6 +138,8 @@ pub async fn run(
                     &shutdown,
                 );
             }
+            // No board of its own; a correspondence table gets the desk's.
+            PegSource::None => {}
             PegSource::Simulated => {
                 let board = SimulatedBoard::new(Protocol::Peg, table.game().clone(), lang.clone());
                 let (path, operator) = simulator::spawn_on_pty(board)
@@ -173,6 +179,51 @@ pub async fn run(
                 &shutdown,
             );
         }
+        let desk = match &tc.kind {
+            crate::config::TableKind::Board => None,
+            crate::config::TableKind::Correspondence {
+                opponent_email,
+                game_id,
+            } => {
+                let index = desk_tables.len();
+                let (view_tx, view) = watch::channel(Arc::new(table.desk_view()));
+                let name: Arc<str> = Arc::from(tc.name.as_str());
+                desk_tables.push(crate::app::desk::DeskTable {
+                    name: name.clone(),
+                    game: game_id.as_str().to_owned(),
+                    boards: boards_tx.clone(),
+                    view: view.clone(),
+                    events: events.clone(),
+                    voice: lang.code().to_owned(),
+                    record_id: format!("{}-desk", tc.name.file_stem()),
+                });
+                let tag = |t: crate::table::control::GameTag, or: &str| {
+                    tc.tags
+                        .iter()
+                        .find(|(k, _)| *k == t)
+                        .map_or(or.to_owned(), |(_, v)| v.clone())
+                };
+                mail_tables.push(crate::app::mail_desk::MailTable {
+                    handle: TableHandle {
+                        name,
+                        requests: requests_tx.clone(),
+                        events: events.clone(),
+                    },
+                    index,
+                    game_id: game_id.clone(),
+                    opponent_email: opponent_email.clone(),
+                    white: tag(crate::table::control::GameTag::White, "White"),
+                    black: tag(crate::table::control::GameTag::Black, "Black"),
+                    view,
+                    lang,
+                });
+                Some(crate::app::table_actor::DeskLink {
+                    index,
+                    view: view_tx,
+                    notices: notices_tx.clone(),
+                })
+            }
+        };
         drop(boards_tx);
 
         let mut actor = TableActor {
@@ -187,11 +238,13 @@ pub async fn run(
             game_stem: tc.name.file_stem(),
             events: events.clone(),
             record_dir: config.state_dir.join("records"),
+            desk,
         };
         actor
             .perform(startup)
             .await
             .map_err(|e| anyhow::anyhow!("table {}: {e}", tc.name))?;
+        actor.tell_desk();
         tasks.spawn(actor.run(requests, boards, shutdown.clone()));
         handles.push(TableHandle {
             name: Arc::from(tc.name.as_str()),
@@ -199,7 +252,33 @@ pub async fn run(
             events,
         });
     }
-    let hub = Hub::new(handles);
+    let mut hub = Hub::new(handles);
+    if !desk_tables.is_empty() {
+        let desk = crate::app::desk::spawn(
+            &mut tasks,
+            &config,
+            desk_tables,
+            notices,
+            Arc::clone(&speaker),
+            lang,
+            &shutdown,
+            &mut simulated,
+        )?;
+        hub = hub.with_desk(desk);
+        if let Some(mail) = &config.mail {
+            crate::app::mail_desk::spawn(
+                &mut tasks,
+                &config.state_dir,
+                mail,
+                mail_tables,
+                notices_tx.clone(),
+                &shutdown,
+            )?;
+        }
+    } else if config.mail.is_some() {
+        tracing::warn!("[mail] is configured but no table is kind = \"correspondence\"; no mail is read");
+    }
+    drop(notices_tx);
 
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
@@ -312,6 +391,12 @@ fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language) ->
         start_fen: tc.fen.clone(),
         chess960: false,
         tags: tc.tags.clone(),
+        correspondence: match &tc.kind {
+            crate::config::TableKind::Correspondence { game_id, .. } => {
+                Some(game_id.as_str().to_owned())
+            }
+            crate::config::TableKind::Board => None,
+        },
     }
 }
 
@@ -356,7 +441,7 @@ async fn open_table(
 }
 
 /// A board link whose events reach the table tagged with the board.
-fn spawn_link(
+pub(crate) fn spawn_link(
     tasks: &mut JoinSet<()>,
     endpoint: Endpoint,
     protocol: Protocol,

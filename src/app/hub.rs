@@ -67,12 +67,30 @@ impl TableHandle {
 #[derive(Debug, Clone, Default)]
 pub struct Hub {
     tables: Arc<Vec<TableHandle>>,
+    /// The correspondence desk, which answers `focus` and `games` (`crate::app::desk`).
+    desk: Option<TableHandle>,
 }
 
 impl Hub {
     pub fn new(tables: Vec<TableHandle>) -> Hub {
         Hub {
             tables: Arc::new(tables),
+            desk: None,
+        }
+    }
+
+    /// The hub with the correspondence desk's request channel.
+    pub fn with_desk(mut self, desk: TableHandle) -> Hub {
+        self.desk = Some(desk);
+        self
+    }
+
+    /// Where a request goes: the desk's requests to the desk (when there is one), the rest
+    /// to the table.
+    pub fn route(&self, table: &str, command: &Command) -> Option<&TableHandle> {
+        match &self.desk {
+            Some(desk) if command.for_desk() => Some(desk),
+            _ => self.get(table),
         }
     }
 

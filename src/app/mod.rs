@@ -7,7 +7,9 @@
 //!   WebSocket alike, against the [`hub`]'s tables.
 
 pub mod daemon;
+pub mod desk;
 pub mod hub;
+pub mod mail_desk;
 pub mod rate_limit;
 pub mod session;
 pub mod session_driver;

@@ -185,7 +185,7 @@ impl ControlService {
             Action::Reply(line) => (vec![Out::Line(line)], false),
             Action::Close(line) => (vec![Out::Line(line)], true),
             Action::Ask(ask) => {
-                let answer = match self.hub.get(&ask.table) {
+                let answer = match self.hub.route(&ask.table, &ask.command) {
                     Some(table) => {
                         let asked = table.ask(ask.role, ask.lang, ask.command);
                         match tokio::time::timeout(self.settings.reply_timeout, asked).await {

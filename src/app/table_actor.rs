@@ -15,7 +15,8 @@ use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};
 use crate::table::event::TableEvent;
-use crate::table::state::{BoardId, Effect, Input, Step, Table, reply_line};
+use crate::app::desk::Notice;
+use crate::table::state::{BoardId, DeskView, Effect, Input, Step, Table, reply_line};
 
 /// Where a table's records go: durable when `append` returns (the SQLite journal).
 pub trait Journal: Send + Sync + 'static {
@@ -60,6 +61,16 @@ pub struct TableActor<J: Journal> {
     pub events: broadcast::Sender<Arc<TableEvent>>,
     /// Where the table's record of two-board resolutions is kept (`<state-dir>/records/`).
     pub record_dir: PathBuf,
+    /// A correspondence table's line to the desk and the mail: its view after each step.
+    pub desk: Option<DeskLink>,
+}
+
+/// How a correspondence table tells the desk and the mail what it is now.
+pub struct DeskLink {
+    /// Its index in the desk's list.
+    pub index: usize,
+    pub view: watch::Sender<Arc<DeskView>>,
+    pub notices: mpsc::Sender<Notice>,
 }
 
 impl<J: Journal> TableActor<J> {
@@ -112,6 +123,16 @@ impl<J: Journal> TableActor<J> {
                 }
                 else => break,
             }
+            self.tell_desk();
+        }
+    }
+
+    /// A correspondence table's view for the desk and the mail, after each step.
+    pub fn tell_desk(&self) {
+        if let Some(link) = &self.desk {
+            link.view.send_replace(Arc::new(self.table.desk_view()));
+            // A full queue already holds a notice to look again.
+            link.notices.try_send(Notice::Stepped(link.index)).ok();
         }
     }
 

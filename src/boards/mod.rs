@@ -100,13 +100,17 @@ pub enum BoardKey {
     ConfirmSheet,
     /// `KZ`: "my board is set up": take the pegs as the game's pieces.
     SetUp,
+    /// `KG`: the correspondence desk turns to the next game (`focus`).
+    NextGame,
+    /// `KL`: the correspondence games listed, with whose move it is in each.
+    ListGames,
     /// A key this version does not know: reported, answered, never fatal.
     Other(char),
 }
 
 /// Each named key and its letter on the wire (upper case), in one place for the decoder, the
 /// encoder and the simulator.
-const KEY_LETTERS: [(BoardKey, char); 13] = [
+const KEY_LETTERS: [(BoardKey, char); 15] = [
     (BoardKey::Promote(Role::Queen), 'Q'),
     (BoardKey::Promote(Role::Rook), 'R'),
     (BoardKey::Promote(Role::Bishop), 'B'),
@@ -120,6 +124,8 @@ const KEY_LETTERS: [(BoardKey, char); 13] = [
     (BoardKey::Resign, 'X'),
     (BoardKey::ConfirmSheet, 'S'),
     (BoardKey::SetUp, 'Z'),
+    (BoardKey::NextGame, 'G'),
+    (BoardKey::ListGames, 'L'),
 ];
 
 impl BoardKey {
@@ -155,6 +161,8 @@ impl BoardKey {
             BoardKey::Resign => "resign",
             BoardKey::ConfirmSheet => "confirm-sheet",
             BoardKey::SetUp => "set-up",
+            BoardKey::NextGame => "next-game",
+            BoardKey::ListGames => "list-games",
             BoardKey::Other(_) => "unknown",
         }
     }

@@ -183,6 +183,13 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     // A correspondence message summed up (`src/correspondence/message.rs`).
     ("mail_move", &["game", "player", "move"]),
     ("mail_time_used", &["days"]),
+    // The correspondence desk (`src/table/desk.rs`).
+    ("desk_game", &["game"]),
+    ("desk_messages_one", &[]),
+    ("desk_messages", COUNT_PLACEHOLDERS),
+    ("desk_list_entry", &["game", "state"]),
+    ("desk_reply_queued", &["move"]),
+    ("desk_mail_refused", &["game", "why"]),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

@@ -193,6 +193,8 @@ pub fn key_name(k: BoardKey) -> String {
         BoardKey::Resign => "resign".to_owned(),
         BoardKey::ConfirmSheet => "confirm sheet".to_owned(),
         BoardKey::SetUp => "board set up".to_owned(),
+        BoardKey::NextGame => "next game".to_owned(),
+        BoardKey::ListGames => "list games".to_owned(),
         BoardKey::Other(c) => format!("key {c}"),
     }
 }

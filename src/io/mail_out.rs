@@ -205,16 +205,61 @@ impl MailQueue {
     /// clock (a parameter, so tests can fix it); `nonce` makes the name unique (random bytes
     /// from the caller).
     pub fn enqueue(&self, m: &Outgoing, now: SystemTime, nonce: u64) -> Result<String, MailError> {
+        let millis = now
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        self.enqueue_named(m, now, &format!("{millis}.{nonce:016x}"), None)
+    }
+
+    /// Puts a message in the queue under a stable `key` (letters, digits, `.`, `-`, `_`): its
+    /// Message-ID is made of the key alone, and while a message with this key is queued, the
+    /// same key enqueues nothing more and returns the queued one's Message-ID. So a caller
+    /// that enqueues again after a crash (it could not know whether the first call returned)
+    /// queues one message; one already sent is sent again with the same Message-ID, by which
+    /// the receiver recognises the duplicate.
+    pub fn enqueue_keyed(
+        &self,
+        m: &Outgoing,
+        now: SystemTime,
+        key: &str,
+    ) -> Result<String, MailError> {
+        let key: String = key
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(120)
+            .collect();
+        let domain = self.from.email.domain().to_owned();
+        let message_id = format!("<annabella.{key}@{domain}>");
+        let suffix = format!(".{key}.eml");
+        if self.pending_names()?.iter().any(|n| n.ends_with(&suffix)) {
+            return Ok(message_id);
+        }
+        let millis = now
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        self.enqueue_named(m, now, &format!("{millis}.{key}"), Some(message_id))
+    }
+
+    /// Writes the message as `<name>.eml`, with `message_id` or one made from the name.
+    fn enqueue_named(
+        &self,
+        m: &Outgoing,
+        now: SystemTime,
+        id: &str,
+        message_id: Option<String>,
+    ) -> Result<String, MailError> {
         if self.pending_names()?.len() >= MAX_QUEUED {
             return Err(MailError::QueueFull);
         }
         let to: Mailbox = m.to.parse().map_err(|_| MailError::Address(m.to.clone()))?;
-        let millis = now
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
         let domain = self.from.email.domain().to_owned();
-        let id = format!("{millis}.{nonce:016x}");
-        let message_id = format!("<annabella.{id}@{domain}>");
+        let message_id = message_id.unwrap_or_else(|| format!("<annabella.{id}@{domain}>"));
         let mut builder = Message::builder()
             .from(self.from.clone())
             .to(to)

@@ -40,6 +40,9 @@ pub struct SimulatedBoard {
     physical: Board,
     /// The Certabo board's pieces with their chips.
     chips: certabo::ChipBoard,
+    /// The peg board's holes after `raw L…`/`raw P…` lines (a hand setting up a position, not
+    /// playing the game's moves): what its snapshot then shows. `None`: the game's position.
+    holes_by_hand: Option<shakmaty::Bitboard>,
 }
 
 /// Where the simulated DGT board is in a host command that carries data bytes.
@@ -70,7 +73,8 @@ pub const OPERATOR_HELP: &str = "type a move in any notation (e4, 5254, Sf3, e7e
     `raw LINE` to send a raw peg or Certabo line (`raw 8e 03 00 ...` hex bytes for DGT, \
     `raw v0103` a Millennium message, its check digits and parity added), \
     `key K` to press a key of the peg board's strip (Q R B N promotion piece, A again, T time, \
-    O own time, H history, D draw, C claim, X resign, S confirm sheet, Z board set up), \
+    O own time, H history, D draw, C claim, X resign, S confirm sheet, Z board set up, \
+    G next correspondence game, L list the games), \
     `fen FEN` to set up a position, `start` for the start position";
 
 impl SimulatedBoard {
@@ -81,6 +85,7 @@ impl SimulatedBoard {
         SimulatedBoard {
             protocol,
             chips: certabo::ChipBoard::new(&physical),
+            holes_by_hand: None,
             physical,
             game,
             lang,
@@ -110,7 +115,10 @@ impl SimulatedBoard {
     pub fn snapshot(&self) -> Vec<u8> {
         match self.protocol {
             Protocol::Peg => {
-                format!("{}\n", peg::occupancy_line(self.board().occupied())).into_bytes()
+                let holes = self
+                    .holes_by_hand
+                    .unwrap_or_else(|| self.board().occupied());
+                format!("{}\n", peg::occupancy_line(holes)).into_bytes()
             }
             Protocol::Dgt => dgt::encode_board_dump(self.board()),
             Protocol::Millennium => millennium::encode_status(&self.physical),
@@ -216,7 +224,23 @@ impl SimulatedBoard {
         }
         if let Some(raw) = line.strip_prefix("raw ") {
             return match self.protocol {
-                Protocol::Peg => Ok(vec![format!("{raw}\n").into_bytes()]),
+                Protocol::Peg => {
+                    // A peg lifted or put down by hand changes what the next snapshot shows.
+                    let held = raw.trim();
+                    let square = held.get(1..).and_then(|sq| sq.parse::<shakmaty::Square>().ok());
+                    if let Some(square) = square {
+                        let mut holes = self
+                            .holes_by_hand
+                            .unwrap_or_else(|| self.board().occupied());
+                        match held.as_bytes()[0] {
+                            b'L' => holes.discard(square),
+                            b'P' => holes.add(square),
+                            _ => {}
+                        }
+                        self.holes_by_hand = Some(holes);
+                    }
+                    Ok(vec![format!("{raw}\n").into_bytes()])
+                }
                 Protocol::Dgt => raw
                     .split_whitespace()
                     .map(|h| {
@@ -239,6 +263,7 @@ impl SimulatedBoard {
             self.physical = game.position().board().clone();
             self.chips = certabo::ChipBoard::new(&self.physical);
             self.game = game;
+            self.holes_by_hand = None;
             // Setting up pieces by hand ends with a board the host can read in one snapshot.
             return Ok(vec![self.snapshot()]);
         }

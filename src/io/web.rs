@@ -453,6 +453,7 @@ pub fn event_json(event: &TableEvent) -> serde_json::Value {
         TableEvent::Explain { line } => json!({"text": line}),
         TableEvent::JournalError { message } => json!({"message": message}),
         TableEvent::Recorded { path } | TableEvent::Archived { path } => json!({"path": path}),
+        TableEvent::Desk { what } | TableEvent::Mail { what } => json!({"text": what}),
     };
     let mut object = match fields {
         serde_json::Value::Object(map) => map,

@@ -96,6 +96,12 @@ pub enum Command {
     },
     /// List the tables the connection's token may use.
     Tables,
+    /// Turn the correspondence desk's peg board to this table's game.
+    Focus {
+        table: String,
+    },
+    /// The correspondence games in words: whose move in each, the messages waiting.
+    Games,
     /// The piece for a pending promotion (a pawn on the last rank of a board, waiting).
     Promote {
         piece: shakmaty::Role,
@@ -186,6 +192,8 @@ impl Command {
             Command::Lang { .. } => "lang",
             Command::Table { .. } => "table",
             Command::Tables => "tables",
+            Command::Focus { .. } => "focus",
+            Command::Games => "games",
             Command::Promote { .. } => "promote",
             Command::Parse { .. } => "parse",
             Command::Export { .. } => "export",
@@ -239,9 +247,15 @@ impl Command {
                 | Command::Lang { .. }
                 | Command::Table { .. }
                 | Command::Tables
+                | Command::Games
                 | Command::Help
                 | Command::Quit
         )
+    }
+
+    /// Whether the correspondence desk answers the request rather than a table.
+    pub fn for_desk(&self) -> bool {
+        matches!(self, Command::Focus { .. } | Command::Games)
     }
 
     /// Whether the request is about the connection itself (answered by the control server, never
@@ -387,7 +401,7 @@ pub fn one_line(text: &str) -> String {
 
 /// Every request keyword, in the order `help` lists them.
 pub const KEYWORDS: &str = "auth, table, tables, lang, move, promote, board, boards, clock, sheet, \
-                            status, parse, export, offer-draw, claim-draw, resign, undo, record, confirm, \
+                            status, parse, export, focus, games, offer-draw, claim-draw, resign, undo, record, confirm, \
                             dispute, resolve, adjust, penalty, pause, resume, new-game, tag, events, help, quit";
 
 /// Parses one request line (without its line feed; a trailing CR is ignored), reading piece
@@ -510,6 +524,10 @@ pub fn parse_line_in(bytes: &[u8], lang: &Language) -> Result<Command, Refusal> 
             name: needs("a table name, e.g. table table-1")?,
         }),
         "tables" => no_argument(Command::Tables),
+        "focus" => Ok(Command::Focus {
+            table: needs("a correspondence table's name, e.g. focus bca-7")?,
+        }),
+        "games" => no_argument(Command::Games),
         "promote" => Ok(Command::Promote {
             piece: promotion_piece(&needs("a piece: q, r, b or n")?, lang)?,
         }),

@@ -269,6 +269,16 @@ pub enum TableEvent {
     Archived {
         path: String,
     },
+    /// The correspondence desk: `focus` (the peg board turned to this game), `away` (to
+    /// another), `set-up N TEXT` (instruction N of the set-up, in the table's words), `ready`
+    /// (the peg board shows the game: it plays it now).
+    Desk {
+        what: String,
+    },
+    /// A game message: `received PLY`, `refused WHY`, `queued PLY MESSAGE-ID`.
+    Mail {
+        what: String,
+    },
 }
 
 fn color_name(color: Color) -> &'static str {
@@ -321,6 +331,8 @@ impl TableEvent {
             TableEvent::JournalError { .. } => "journal-error",
             TableEvent::Recorded { .. } => "recorded",
             TableEvent::Archived { .. } => "archived",
+            TableEvent::Desk { .. } => "desk",
+            TableEvent::Mail { .. } => "mail",
         }
     }
 
@@ -432,6 +444,7 @@ impl TableEvent {
             TableEvent::Explain { line } => one_line(line),
             TableEvent::JournalError { message } => one_line(message),
             TableEvent::Recorded { path } | TableEvent::Archived { path } => one_line(path),
+            TableEvent::Desk { what } | TableEvent::Mail { what } => one_line(what),
         };
         if body.is_empty() {
             format!("event {}", self.kind())

@@ -30,5 +30,6 @@ pub mod name;
 pub mod reconcile;
 pub mod record;
 pub mod reply;
+pub mod desk;
 pub mod setup_guide;
 pub mod state;

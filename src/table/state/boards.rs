@@ -551,7 +551,9 @@ impl Table {
             detail: detail.to_owned(),
         });
         let listener = listener_of(board);
-        if up && !was && again {
+        if self.s.correspondence.is_some() {
+            // The desk's board comes and goes with the focus; the desk says what happens.
+        } else if up && !was && again {
             let text = event_phrase(Event::BoardReconnected, self.vocab());
             self.say(listener, text, Urgency::Polite, out);
         } else if !up && was {

@@ -31,6 +31,9 @@ pub(super) struct PlyClock {
     pub recorder: Recorder,
     /// The mover's clock reading after the press (`%clk`).
     pub reading_ms: u64,
+    /// Wall time the move was made (Unix ms): a correspondence move's date of dispatch or
+    /// receipt, which correspondence time is counted in.
+    pub unix_ms: u64,
 }
 
 /// A takeback proposed by the two-sheet procedure (D.2.9).
@@ -183,6 +186,7 @@ impl GameState {
                     ],
                     recorder: source.recorder(),
                     reading_ms: reading.remaining_ms,
+                    unix_ms,
                 });
                 // Both players write the move (a lagging sheet stays behind until confirmed).
                 let plies = self.game.ply_count();

@@ -79,6 +79,12 @@ impl Table {
             BoardKey::Resign => self.key_resign(now, armed, out),
             BoardKey::ConfirmSheet => self.key_confirm_sheet(now, out),
             BoardKey::SetUp => self.key_set_up(out),
+            // The desk answers these before a table sees them; a table at a board has no
+            // other games to turn to.
+            BoardKey::NextGame | BoardKey::ListGames => {
+                let text = self.word("key_not_possible");
+                self.tell(text, out);
+            }
             BoardKey::Other(_) => {
                 let text = self.word("key_unknown");
                 self.tell(text, out);
@@ -93,13 +99,13 @@ impl Table {
     }
 
     /// A key answer template of the language filled with `args`.
-    fn key_words(&self, key: &str, args: &[(&str, &str)]) -> String {
+    pub(super) fn key_words(&self, key: &str, args: &[(&str, &str)]) -> String {
         fill(&self.word(key), args)
     }
 
     /// The game's move at index `ply` (0-based) with its number and colour: "Zug zwölf, Weiß:
     /// Springer Felix drei".
-    fn numbered_move(&self, ply: usize) -> Option<String> {
+    pub(super) fn numbered_move(&self, ply: usize) -> Option<String> {
         let game = &self.g.game;
         let pos = game.position_before(ply)?;
         let m = *game.moves().get(ply)?;

@@ -39,6 +39,7 @@ use crate::chess::language::Language;
 use crate::chess::notation::Verbosity;
 use crate::chess::scoresheet::Scoresheet;
 mod boards;
+mod desk_view;
 mod game_state;
 mod keys;
 mod new_game;
@@ -56,6 +57,7 @@ use crate::table::name::TableName;
 use crate::table::record::{Entry, Record};
 pub use crate::table::reply::{Answer, Reply, reply_line};
 use boards::Board;
+pub use desk_view::DeskView;
 use game_state::GameState;
 pub use game_state::Proposal;
 
@@ -95,6 +97,11 @@ pub struct TableSettings {
     pub chess960: bool,
     /// PGN tags every new game gets (players' names, event, site, round).
     pub tags: Vec<(GameTag, String)>,
+    /// A game by mail on the desk's shared peg board, with its identifier in the messages:
+    /// the board comes and goes with the focus, silently (no "Brett getrennt" each time he
+    /// turns to another game), and the opponent's moves are announced with the game's name
+    /// and the move's number, as he has many games.
+    pub correspondence: Option<String>,
 }
 
 impl TableSettings {
@@ -123,6 +130,7 @@ impl TableSettings {
             start_fen: None,
             chess960: false,
             tags: Vec::new(),
+            correspondence: None,
         }
     }
 }

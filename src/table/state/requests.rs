@@ -96,6 +96,14 @@ impl Table {
                     command.keyword()
                 ),
             )),
+            Command::Focus { .. } | Command::Games => Err(Refusal::new(
+                ErrorCode::State,
+                format!(
+                    "{} is answered by the correspondence desk, and this daemon has no \
+                     correspondence table",
+                    command.keyword()
+                ),
+            )),
         }
     }
 

@@ -8,7 +8,7 @@ use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move};
 use crate::chess::phrases::{
     Event, clock_phrase, color_phrase, duration_phrase, event_phrase, move_count_phrase,
-    move_phrase,
+    move_phrase, number_phrase,
 };
 use crate::chess::scoresheet::Headers;
 use crate::chess::vocabulary::Vocabulary;
@@ -104,6 +104,20 @@ impl Table {
                 move_phrase(before, m, &short)
             } else {
                 phrase
+            };
+            // Of his many games by mail, he hears which one, and the move's number.
+            let phrase = match &self.s.correspondence {
+                Some(game) => {
+                    let number = number_phrase(before.fullmoves().get(), self.vocab());
+                    let color = color_phrase(mover, self.vocab());
+                    let game = fill(&self.word("desk_game"), &[("game", game)]);
+                    let numbered = fill(
+                        &self.word("key_move"),
+                        &[("number", &number), ("color", &color), ("move", &phrase)],
+                    );
+                    format!("{game}. {numbered}")
+                }
+                None => phrase,
             };
             self.say_about(Listener::BlindPlayer, phrase, polite, about, out);
         }

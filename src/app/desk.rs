@@ -1,0 +1,317 @@
+//! The correspondence desk's task: owns the pure [`Desk`], reads the shared peg board's link,
+//! answers `focus` and `games`, hears of each correspondence table's steps (its
+//! [`DeskView`]) and of messages received, and carries out what the desk decides — the peg
+//! board's events to the focused table, the set-up's words to the blind player.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::sync::{broadcast, mpsc, watch};
+
+use crate::app::hub::Request;
+use crate::app::table_actor::BoardMessage;
+use crate::boards::Timed;
+use crate::io::clock::unix_ms;
+use crate::io::link::LinkEvent;
+use crate::io::speech::{Speaker, Utterance};
+use crate::table::control::Command;
+use crate::table::desk::{Desk, DeskAction};
+use crate::table::event::{Listener, Say, TableEvent};
+use crate::table::state::{BoardId, DeskView, Input};
+
+/// Notices of table steps and messages waiting for the desk before senders skip one (a
+/// notice only says "look again": a skipped one loses nothing).
+pub const NOTICE_BACKLOG: usize = 64;
+
+/// What the desk hears from the tables and the mail.
+#[derive(Debug, Clone)]
+pub enum Notice {
+    /// Table `index` stepped: its view may have changed.
+    Stepped(usize),
+    /// A message brought table `index` a move.
+    MessageReceived(usize),
+    /// Words for the blind player about table `index` (a reply queued, a message refused).
+    Say(usize, String),
+}
+
+/// One correspondence table as the desk reaches it.
+pub struct DeskTable {
+    pub name: Arc<str>,
+    /// The game's identifier in its messages, as the desk says it.
+    pub game: String,
+    /// The table's board channel: the peg board's events while it has the board.
+    pub boards: mpsc::Sender<BoardMessage>,
+    pub view: watch::Receiver<Arc<DeskView>>,
+    pub events: broadcast::Sender<Arc<TableEvent>>,
+    /// The voice (language code) of the table's words.
+    pub voice: String,
+    /// Names the desk's words in the audio record.
+    pub record_id: String,
+}
+
+/// The desk's task.
+pub struct DeskActor {
+    pub desk: Desk,
+    pub tables: Vec<DeskTable>,
+    pub speaker: Arc<Speaker>,
+    /// Keeps the focused game's name across restarts (`<state_dir>/desk-focus`).
+    pub focus_file: PathBuf,
+}
+
+impl DeskActor {
+    fn views(&self) -> Vec<DeskView> {
+        self.tables
+            .iter()
+            .map(|t| DeskView::clone(&t.view.borrow()))
+            .collect()
+    }
+
+    /// Runs until shutdown or until every channel has closed.
+    pub async fn run(
+        mut self,
+        mut requests: mpsc::Receiver<Request>,
+        mut peg: mpsc::Receiver<BoardMessage>,
+        mut notices: mpsc::Receiver<Notice>,
+        mut shutdown: watch::Receiver<bool>,
+    ) {
+        // The game he was at before the restart has the board again.
+        if let Some(index) = read_focus(&self.focus_file).and_then(|n| self.index(&n)) {
+            let actions = self.desk.turn_to(index, &self.views());
+            self.carry_out(actions).await;
+        }
+        loop {
+            if *shutdown.borrow() {
+                break;
+            }
+            tokio::select! {
+                biased;
+                _ = shutdown.changed() => {}
+                Some((_, event)) = peg.recv() => {
+                    let views = self.views();
+                    let actions = match event {
+                        LinkEvent::Connected(detail) => self.desk.link(true, &detail, &views),
+                        LinkEvent::Disconnected(detail) | LinkEvent::Unreachable(detail) => {
+                            self.desk.link(false, &detail, &views)
+                        }
+                        LinkEvent::Decoded(Ok(Timed { event, .. })) => self.desk.sensor(&event, &views),
+                        LinkEvent::Decoded(Err(e)) => {
+                            tracing::warn!(error = %e, "the desk's peg board sent a malformed line; skipped");
+                            Vec::new()
+                        }
+                    };
+                    self.carry_out(actions).await;
+                }
+                Some(request) = requests.recv() => {
+                    let reply = self.answer(&request.command).await;
+                    request.reply.send(reply).ok();
+                }
+                Some(notice) = notices.recv() => {
+                    let actions = match notice {
+                        Notice::Stepped(i) => self.desk.view_changed(i, &self.views()),
+                        Notice::MessageReceived(i) => {
+                            self.desk.message_received(i);
+                            Vec::new()
+                        }
+                        Notice::Say(table, text) => vec![DeskAction::Say {
+                            table,
+                            text,
+                            urgency: crate::table::event::Urgency::Polite,
+                        }],
+                    };
+                    self.carry_out(actions).await;
+                }
+                else => break,
+            }
+        }
+    }
+
+    fn index(&self, name: &str) -> Option<usize> {
+        self.tables.iter().position(|t| &*t.name == name)
+    }
+
+    async fn answer(&mut self, command: &Command) -> String {
+        match command {
+            Command::Focus { table } => match self.index(table) {
+                Some(index) => {
+                    let actions = self.desk.turn_to(index, &self.views());
+                    self.carry_out(actions).await;
+                    format!("ok focus {table}")
+                }
+                None => {
+                    let names: Vec<&str> = self.tables.iter().map(|t| &*t.name).collect();
+                    format!(
+                        "error argument no correspondence table {:?}; the desk has {}",
+                        crate::table::event::one_line(table),
+                        names.join(", ")
+                    )
+                }
+            },
+            Command::Games => {
+                let actions = self.desk.list(&self.views());
+                let text = actions
+                    .iter()
+                    .find_map(|a| match a {
+                        DeskAction::Say { text, .. } => Some(text.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_default();
+                self.carry_out(actions).await;
+                format!("ok games {text}")
+            }
+            other => format!(
+                "error state {} is answered by a table, not the desk",
+                other.keyword()
+            ),
+        }
+    }
+
+    async fn carry_out(&mut self, actions: Vec<DeskAction>) {
+        let mut said = Vec::new();
+        for action in actions {
+            match action {
+                DeskAction::Input { table, input } => {
+                    let Some(t) = self.tables.get(table) else {
+                        continue;
+                    };
+                    let message = match input {
+                        Input::Sensor { event, .. } => LinkEvent::Decoded(Ok(Timed { event, at: 0 })),
+                        Input::Link { up: true, detail, .. } => LinkEvent::Connected(detail),
+                        Input::Link { up: false, detail, .. } => LinkEvent::Disconnected(detail),
+                        _ => continue,
+                    };
+                    // The table may have stopped (shutdown); the desk goes on.
+                    t.boards.send((BoardId::Peg, message)).await.ok();
+                }
+                DeskAction::Say {
+                    table,
+                    text,
+                    urgency,
+                } => {
+                    let Some(t) = self.tables.get(table) else {
+                        continue;
+                    };
+                    let u = Utterance::new(
+                        Listener::BlindPlayer,
+                        text.clone(),
+                        t.voice.clone(),
+                        t.record_id.clone(),
+                        unix_ms(),
+                    );
+                    said.push(if urgency.is_urgent() { u.urgent() } else { u });
+                    let say = Say {
+                        listener: Listener::BlindPlayer,
+                        text,
+                        urgency,
+                        about: crate::table::event::About::Other,
+                    };
+                    t.events.send(Arc::new(TableEvent::Say(say))).ok();
+                }
+                DeskAction::Event { table, event } => {
+                    let Some(t) = self.tables.get(table) else {
+                        continue;
+                    };
+                    if matches!(&event, TableEvent::Desk { what } if what == "focus") {
+                        write_focus(&self.focus_file, &t.name);
+                    }
+                    t.events.send(Arc::new(event)).ok();
+                }
+            }
+        }
+        self.speaker.say_step(said);
+    }
+}
+
+/// Starts the desk with its peg board (`[desk] peg`) for these tables; returns the handle
+/// that takes `focus` and `games`.
+#[allow(clippy::too_many_arguments)]
+pub fn spawn(
+    tasks: &mut tokio::task::JoinSet<()>,
+    config: &crate::config::Config,
+    tables: Vec<DeskTable>,
+    notices: mpsc::Receiver<Notice>,
+    speaker: Arc<Speaker>,
+    lang: &'static crate::chess::language::Language,
+    shutdown: &watch::Receiver<bool>,
+    simulated: &mut Vec<(
+        crate::table::name::TableName,
+        std::sync::mpsc::Sender<String>,
+    )>,
+) -> anyhow::Result<crate::app::hub::TableHandle> {
+    use crate::boards::Protocol;
+    use crate::config::PegSource;
+    use crate::io::link::Endpoint;
+    use anyhow::Context;
+    let (peg_tx, peg) = mpsc::channel(256);
+    match &config.desk.peg {
+        PegSource::None => drop(peg_tx),
+        PegSource::Device(endpoint) => crate::app::daemon::spawn_link(
+            tasks,
+            endpoint.clone(),
+            Protocol::Peg,
+            BoardId::Peg,
+            peg_tx,
+            shutdown,
+        ),
+        PegSource::Simulated => {
+            let board = crate::io::simulator::SimulatedBoard::new(
+                Protocol::Peg,
+                crate::chess::game::Game::new(),
+                lang.clone(),
+            );
+            let (path, operator) = crate::io::simulator::spawn_on_pty(board)
+                .context("the desk's simulated peg board")?;
+            tracing::info!(device = %path.display(), "the desk's simulated peg board");
+            let endpoint = Endpoint::Serial {
+                path: path.display().to_string(),
+                baud: Endpoint::default_baud(Protocol::Peg),
+            };
+            crate::app::daemon::spawn_link(
+                tasks,
+                endpoint,
+                Protocol::Peg,
+                BoardId::Peg,
+                peg_tx,
+                shutdown,
+            );
+            let name = crate::table::name::TableName::new("desk")
+                .map_err(|e| anyhow::anyhow!("the desk's name: {e}"))?;
+            simulated.push((name, operator));
+        }
+    }
+    let games = tables.iter().map(|t| t.game.clone()).collect();
+    let actor = DeskActor {
+        desk: Desk::new(games, lang),
+        tables,
+        speaker,
+        focus_file: config.state_dir.join("desk-focus"),
+    };
+    let (requests_tx, requests) = mpsc::channel(crate::app::hub::REQUEST_BACKLOG);
+    let (events, _) = broadcast::channel(1);
+    tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));
+    Ok(crate::app::hub::TableHandle {
+        name: Arc::from("desk"),
+        requests: requests_tx,
+        events,
+    })
+}
+
+/// The focused game's name from the last run, if any.
+fn read_focus(path: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(256)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text.trim().to_owned()).filter(|t| !t.is_empty())
+}
+
+/// Keeps the focused game's name; losing it costs only the first set-up after a restart.
+fn write_focus(path: &std::path::Path, name: &str) {
+    let tmp = path.with_extension("tmp");
+    let written = std::fs::write(&tmp, format!("{name}\n")).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        tracing::warn!(path = %path.display(), error = %e, "the desk's focus was not kept");
+    }
+}

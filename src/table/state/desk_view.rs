@@ -1,0 +1,65 @@
+//! What the correspondence desk sees of one table: the position its peg board must show, what
+//! the peg board is believed to hold while the table has it, and the game's state in words for
+//! the blind player when he turns to the game (`focus`) or lists his games.
+
+use shakmaty::{Board, Color, Position};
+
+use crate::chess::game::Game;
+use crate::chess::phrases::color_phrase;
+use crate::table::state::Table;
+
+/// A table as the desk sees it after each step (`Table::desk_view`).
+#[derive(Debug, Clone)]
+pub struct DeskView {
+    /// The game's position: what the peg board must show to play this game.
+    pub target: Board,
+    /// The pieces the peg board holds, while this table has it and it agrees with the game
+    /// (`None` otherwise): what the desk hands to the next game.
+    pub peg_agrees: Option<Board>,
+    /// The game, for checking a message's record against it.
+    pub game: Game,
+    /// The blind player's colour.
+    pub peg_side: Color,
+    /// When each move was made (Unix ms), in step with the game's moves.
+    pub move_times: Vec<u64>,
+    /// Whose move, the last move of each side with its number, in words.
+    pub state_words: String,
+    /// "Weiß am Zug" or the result, in words: one entry of the spoken list.
+    pub turn_words: String,
+}
+
+impl Table {
+    /// The table as the desk sees it now.
+    pub fn desk_view(&self) -> DeskView {
+        let game = &self.g.game;
+        let plies = game.ply_count();
+        let turn_words = match game.outcome() {
+            Some(_) => self.word("key_game_over"),
+            None => {
+                let color = color_phrase(game.turn(), self.vocab());
+                self.key_words("key_turn", &[("color", &color)])
+            }
+        };
+        let mut parts = vec![turn_words.clone()];
+        // The last move of each side, oldest first, each with its number and colour.
+        for ply in plies.saturating_sub(2)..plies {
+            if let Some(words) = self.numbered_move(ply) {
+                parts.push(words);
+            }
+        }
+        if plies == 0 {
+            parts.push(self.word("key_no_move"));
+        }
+        let peg = &self.peg;
+        let agrees = peg.connected && !peg.differs && !peg.owes(game);
+        DeskView {
+            target: game.position().board().clone(),
+            peg_agrees: agrees.then(|| peg.feed.detector().believed().clone()),
+            game: game.clone(),
+            peg_side: self.s.peg_side,
+            move_times: self.g.plies.iter().map(|p| p.unix_ms).collect(),
+            state_words: parts.join(". "),
+            turn_words,
+        }
+    }
+}
