@@ -276,7 +276,9 @@ pub async fn run(
             )?;
         }
     } else if config.mail.is_some() {
-        tracing::warn!("[mail] is configured but no table is kind = \"correspondence\"; no mail is read");
+        tracing::warn!(
+            "[mail] is configured but no table is kind = \"correspondence\"; no mail is read"
+        );
     }
     drop(notices_tx);
 

@@ -174,9 +174,15 @@ impl DeskActor {
                         continue;
                     };
                     let message = match input {
-                        Input::Sensor { event, .. } => LinkEvent::Decoded(Ok(Timed { event, at: 0 })),
-                        Input::Link { up: true, detail, .. } => LinkEvent::Connected(detail),
-                        Input::Link { up: false, detail, .. } => LinkEvent::Disconnected(detail),
+                        Input::Sensor { event, .. } => {
+                            LinkEvent::Decoded(Ok(Timed { event, at: 0 }))
+                        }
+                        Input::Link {
+                            up: true, detail, ..
+                        } => LinkEvent::Connected(detail),
+                        Input::Link {
+                            up: false, detail, ..
+                        } => LinkEvent::Disconnected(detail),
                         _ => continue,
                     };
                     // The table may have stopped (shutdown); the desk goes on.
@@ -310,7 +316,8 @@ fn read_focus(path: &std::path::Path) -> Option<String> {
 /// Keeps the focused game's name; losing it costs only the first set-up after a restart.
 fn write_focus(path: &std::path::Path, name: &str) {
     let tmp = path.with_extension("tmp");
-    let written = std::fs::write(&tmp, format!("{name}\n")).and_then(|()| std::fs::rename(&tmp, path));
+    let written =
+        std::fs::write(&tmp, format!("{name}\n")).and_then(|()| std::fs::rename(&tmp, path));
     if let Err(e) = written {
         tracing::warn!(path = %path.display(), error = %e, "the desk's focus was not kept");
     }

@@ -115,20 +115,19 @@ impl MailDesk {
                     tracing::error!(table = %t.handle.name, error = %e, "the reply's mark was not written; it may be queued again with the same Message-ID");
                 }
                 self.wake.send(()).ok();
-                let last = composed
-                    .sent_move()
-                    .map(|(n, c, m)| match c {
-                        Color::White => format!("{n}. {m}"),
-                        Color::Black => format!("{n}... {m}"),
-                    })
-                    .unwrap_or_default();
                 tracing::info!(table = %t.handle.name, ply, %message_id, "reply queued");
-                publish(&t.handle.events, TableEvent::Mail {
-                    what: format!("queued {ply} {message_id}"),
-                });
+                publish(
+                    &t.handle.events,
+                    TableEvent::Mail {
+                        what: format!("queued {ply} {message_id}"),
+                    },
+                );
                 let text = fill(
-                    t.lang.vocabulary().event("desk_reply_queued").unwrap_or("{move}"),
-                    &[("move", &last)],
+                    t.lang
+                        .vocabulary()
+                        .event("desk_reply_queued")
+                        .unwrap_or("{game}"),
+                    &[("game", t.game_id.as_str())],
                 );
                 self.say(i, text);
             }
@@ -195,7 +194,10 @@ impl MailDesk {
             Verdict::NothingNew { behind } => {
                 tracing::info!(file = %m.file, game = %parsed.game, behind, "a message with no new move (a repeat); moved to cur/");
             }
-            Verdict::Disagrees(d) => self.refuse(i, &d.to_string(), &format!("{} {}", d.first, d.reason)),
+            Verdict::Disagrees(d) => {
+                let short = differs_words(&d.first, self.tables[i].lang);
+                self.refuse(i, &d.to_string(), &short)
+            }
         }
     }
 
@@ -227,7 +229,11 @@ impl MailDesk {
         };
         let reply = t
             .handle
-            .ask(Role::Player(color), Language::english(), Command::Move { text: line })
+            .ask(
+                Role::Player(color),
+                Language::english(),
+                Command::Move { text: line },
+            )
             .await;
         if reply.starts_with("ok") {
             let start = crate::chess::game::Game::from_position(
@@ -236,9 +242,12 @@ impl MailDesk {
             );
             let summary = message::summary_for_ear(parsed, &start, t.lang);
             tracing::info!(table = %t.handle.name, file = %m.file, ply = ply + 1, "the opponent's move by mail was played");
-            publish(&t.handle.events, TableEvent::Mail {
-                what: format!("received {} {summary}", ply + 1),
-            });
+            publish(
+                &t.handle.events,
+                TableEvent::Mail {
+                    what: format!("received {} {summary}", ply + 1),
+                },
+            );
             self.notices.try_send(Notice::MessageReceived(t.index)).ok();
             self.last_received[i] = m.message_id.clone();
         } else {
@@ -252,16 +261,22 @@ impl MailDesk {
     fn refuse(&self, i: usize, full: &str, short: &str) {
         let t = &self.tables[i];
         tracing::warn!(table = %t.handle.name, "a message was not applied: {full}");
-        publish(&t.handle.events, TableEvent::Mail {
-            what: format!("refused {full}"),
-        });
+        publish(
+            &t.handle.events,
+            TableEvent::Mail {
+                what: format!("refused {full}"),
+            },
+        );
         let template = t
             .lang
             .vocabulary()
             .event("desk_mail_refused")
             .unwrap_or("{game}: {why}");
         let short = if short.is_empty() { full } else { short };
-        self.say(i, fill(template, &[("game", t.game_id.as_str()), ("why", short)]));
+        self.say(
+            i,
+            fill(template, &[("game", t.game_id.as_str()), ("why", short)]),
+        );
     }
 
     /// Words for the blind player, said by the desk on the table's voice.
@@ -313,7 +328,6 @@ fn publish(events: &broadcast::Sender<Arc<TableEvent>>, event: TableEvent) {
     events.send(Arc::new(event)).ok();
 }
 
-
 fn read_mark(path: &Path) -> usize {
     std::fs::read_to_string(path)
         .ok()
@@ -362,7 +376,9 @@ pub fn spawn(
                     &woken,
                     crate::io::mail_out::RETRY_FIRST,
                     |sent, failure| match failure {
-                        Some(e) => tracing::warn!(sent, error = %e, "mail not sent yet; tried again"),
+                        Some(e) => {
+                            tracing::warn!(sent, error = %e, "mail not sent yet; tried again")
+                        }
                         None => tracing::info!(sent, "mail sent"),
                     },
                 );
@@ -381,4 +397,23 @@ pub fn spawn(
     };
     tasks.spawn(desk.run(shutdown.clone()));
     Ok(())
+}
+
+/// "Zug sechzehn, Schwarz weicht von der Partie ab" for the first differing move (`16...`).
+fn differs_words(first: &str, lang: &Language) -> String {
+    use crate::chess::phrases::{color_phrase, number_phrase};
+    let v = lang.vocabulary();
+    let color = if first.ends_with("...") {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let number: u32 = first.trim_end_matches('.').parse().unwrap_or(0);
+    fill(
+        v.event("desk_mail_differs").unwrap_or("{number} {color}"),
+        &[
+            ("number", &number_phrase(number, v)),
+            ("color", &color_phrase(color, v)),
+        ],
+    )
 }

@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc, watch};
 
+use crate::app::desk::Notice;
 use crate::app::hub::Request;
 use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};
 use crate::table::event::TableEvent;
-use crate::app::desk::Notice;
 use crate::table::state::{BoardId, DeskView, Effect, Input, Step, Table, reply_line};
 
 /// Where a table's records go: durable when `append` returns (the SQLite journal).

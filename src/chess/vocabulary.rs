@@ -188,8 +188,9 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("desk_messages_one", &[]),
     ("desk_messages", COUNT_PLACEHOLDERS),
     ("desk_list_entry", &["game", "state"]),
-    ("desk_reply_queued", &["move"]),
+    ("desk_reply_queued", &["game"]),
     ("desk_mail_refused", &["game", "why"]),
+    ("desk_mail_differs", &["number", "color"]),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

@@ -227,7 +227,9 @@ impl SimulatedBoard {
                 Protocol::Peg => {
                     // A peg lifted or put down by hand changes what the next snapshot shows.
                     let held = raw.trim();
-                    let square = held.get(1..).and_then(|sq| sq.parse::<shakmaty::Square>().ok());
+                    let square = held
+                        .get(1..)
+                        .and_then(|sq| sq.parse::<shakmaty::Square>().ok());
                     if let Some(square) = square {
                         let mut holes = self
                             .holes_by_hand

@@ -17,8 +17,7 @@ use crate::chess::vocabulary::Vocabulary;
 use crate::chess::vocabulary::fill;
 use crate::table::event::{BoardId, TableEvent, Urgency};
 use crate::table::setup_guide::{
-    Instruction, PegContents, Progress, SetupGuide, done_phrase, instruction_phrase,
-    steps_phrase,
+    Instruction, PegContents, Progress, SetupGuide, done_phrase, instruction_phrase, steps_phrase,
 };
 use crate::table::state::{DeskView, Input};
 
@@ -111,6 +110,19 @@ impl Desk {
         });
     }
 
+    /// "eine neue Nachricht", "drei neue Nachrichten"; nothing for none.
+    fn messages_phrase(&self, n: u32) -> Option<String> {
+        match n {
+            0 => None,
+            1 => Some(self.word("desk_messages_one")),
+            n => Some(fill_count(
+                &self.word("desk_messages"),
+                u64::from(n),
+                self.vocab(),
+            )),
+        }
+    }
+
     fn event(table: usize, what: String, out: &mut Vec<DeskAction>) {
         out.push(DeskAction::Event {
             table,
@@ -155,15 +167,8 @@ impl Desk {
             fill(&self.word("desk_game"), &[("game", &self.games[index])]),
             view.state_words.clone(),
         ];
-        match std::mem::take(&mut self.unseen[index]) {
-            0 => {}
-            1 => words.push(self.word("desk_messages_one")),
-            n => words.push(fill_count(
-                &self.word("desk_messages"),
-                u64::from(n),
-                self.lang.vocabulary(),
-            )),
-        }
+        let unseen = std::mem::take(&mut self.unseen[index]);
+        words.extend(self.messages_phrase(unseen));
         Self::say(index, words.join(". "), &mut out);
         if self.connected && self.seen {
             self.begin_set_up(index, &view.target, &mut out);
@@ -194,13 +199,9 @@ impl Desk {
                     &self.word("desk_list_entry"),
                     &[("game", &self.games[i]), ("state", &v.turn_words)],
                 );
-                if self.unseen[i] > 0 {
+                if let Some(messages) = self.messages_phrase(self.unseen[i]) {
                     entry.push_str(", ");
-                    entry.push_str(&fill_count(
-                        &self.word("desk_messages"),
-                        u64::from(self.unseen[i]),
-                        self.lang.vocabulary(),
-                    ));
+                    entry.push_str(&messages);
                 }
                 entry
             })
@@ -339,10 +340,24 @@ impl Desk {
     fn first_snapshot(&mut self, occ: Bitboard, views: &[DeskView]) -> Vec<DeskAction> {
         let mut out = Vec::new();
         let target = self.focus.and_then(|f| views.get(f)).map(|v| &v.target);
+        // A board it has not watched: where the game has a piece, the peg is taken for that
+        // piece (as the `KZ` key takes a whole board), so that a board left set up, or set up
+        // by hand while the daemon was off, costs no check of each piece; the pegs elsewhere
+        // nobody knows. What the desk followed itself (a reconnect with the same holes) stays.
         if self.contents.occupancy() != occ {
             self.contents = match target {
-                Some(t) if t.occupied() == occ => PegContents::from_board(t),
-                _ => PegContents::from_occupancy(occ),
+                Some(t) => {
+                    let mut known = t.clone();
+                    for square in t.occupied() & !occ {
+                        known.discard_piece_at(square);
+                    }
+                    let mut contents = PegContents::from_board(&known);
+                    for square in occ & !t.occupied() {
+                        contents.set(square, Some(crate::table::setup_guide::Peg::Unknown));
+                    }
+                    contents
+                }
+                None => PegContents::from_occupancy(occ),
             };
         }
         if let Some(f) = self.focus {
@@ -357,10 +372,15 @@ impl Desk {
         // has it, are taken as the game's pieces, as the `KZ` key takes them: checking each
         // by hand would cost him a touch per piece for a board he left set up himself.
         let known_agree = self.contents.occupancy() == target.occupied()
-            && target.occupied().into_iter().all(|sq| match self.contents.hole(sq) {
-                Some(crate::table::setup_guide::Peg::Known(p)) => target.piece_at(sq) == Some(p),
-                _ => true,
-            });
+            && target
+                .occupied()
+                .into_iter()
+                .all(|sq| match self.contents.hole(sq) {
+                    Some(crate::table::setup_guide::Peg::Known(p)) => {
+                        target.piece_at(sq) == Some(p)
+                    }
+                    _ => true,
+                });
         if known_agree {
             self.contents = PegContents::from_board(target);
         }
@@ -372,6 +392,7 @@ impl Desk {
             }
             Some(first) => {
                 let steps = guide.remaining();
+                Self::event(table, format!("plan {steps}"), out);
                 let text = format!(
                     "{}. {}",
                     steps_phrase(steps, self.vocab()),

@@ -1,0 +1,309 @@
+//! The correspondence desk through the real daemon: two games by mail on the blind player's one
+//! peg board (a simulated board on a pseudo-terminal), a real SMTP server process (Python's
+//! aiosmtpd) delivering his replies into the opponents' Maildir, the opponents' messages
+//! written as RFC 5322 files into his Maildir; a whole game with a restart in the middle; and
+//! the set-up guidance followed, instruction by instruction, from a board set up for another
+//! game.
+
+pub mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use annabella::correspondence::message::{Date, GameId, GameMessage, IccfMove, compose};
+use common::WAIT;
+use common::board::SimulatedBoard;
+use common::control::ControlClient;
+use common::daemon::{Daemon, Serve};
+use common::fs::scratch_dir;
+use common::net::{free_port, wait_for_port};
+use common::process::Running;
+
+/// The system's Python 3 with aiosmtpd (Debian's python3-aiosmtpd).
+fn python() -> &'static str {
+    if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    }
+}
+
+/// aiosmtpd on 127.0.0.1:`port`, delivering every message into the Maildir `mailbox`.
+fn smtp_server(port: u16, mailbox: &Path) -> Running {
+    let server = Running::start_log(
+        Command::new(python())
+            .args(["-m", "aiosmtpd", "-n", "-l"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(mailbox),
+    );
+    wait_for_port(port);
+    server
+}
+
+fn maildir(root: &Path) -> PathBuf {
+    for sub in ["new", "cur", "tmp"] {
+        fs::create_dir_all(root.join(sub)).unwrap();
+    }
+    root.to_owned()
+}
+
+/// The files in `dir/new`, waiting up to [`WAIT`] for `count` of them.
+fn delivered(mailbox: &Path, count: usize) -> Vec<String> {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let mut files: Vec<PathBuf> = fs::read_dir(mailbox.join("new"))
+            .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        if files.len() >= count || Instant::now() > deadline {
+            return files
+                .iter()
+                .map(|f| fs::read_to_string(f).unwrap())
+                .collect();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The opponent's message, as his mail client would leave it in the player's Maildir.
+fn receive(inbox: &Path, n: u32, game: &str, record: &str, from: &str) {
+    let record: Vec<IccfMove> = record
+        .split_whitespace()
+        .map(|m| IccfMove::new(m).unwrap())
+        .collect();
+    let (subject, body) = compose(&GameMessage {
+        game: GameId::new(game).unwrap(),
+        white: "Bob Jones".into(),
+        black: "Anna Schmidt".into(),
+        record,
+        received: Date::new(2026, 11, 20),
+        sent: Date::new(2026, 11, 23).unwrap(),
+        used_days: 1,
+        total_days: [1, 0],
+        text: None,
+    });
+    let message = format!(
+        "From: {from}\r\nTo: anna@example.org\r\nSubject: {subject}\r\n\
+         Message-ID: <{game}.{n}@example.org>\r\nDate: Mon, 23 Nov 2026 10:00:00 +0000\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\r\n{}",
+        body.replace('\n', "\r\n")
+    );
+    let name = format!("1764000000.{n}_{game}.host");
+    let tmp = inbox.join("tmp").join(&name);
+    fs::write(&tmp, message).unwrap();
+    fs::rename(&tmp, inbox.join("new").join(&name)).unwrap();
+}
+
+fn config(dir: &Path, peg: &Path, inbox: &Path, smtp_port: u16) -> PathBuf {
+    let path = dir.join("annabella.toml");
+    fs::write(
+        &path,
+        format!(
+            r#"
+[speech]
+backends = "transcript:{transcript}"
+lang = "de"
+
+[desk]
+peg = "{peg}"
+
+[mail]
+maildir = "{inbox}"
+smtp = "127.0.0.1:{smtp_port}"
+from = "anna@example.org"
+
+[[table]]
+name = "iccf-2"
+kind = "correspondence"
+peg_side = "white"
+opponent_email = "carol@example.org"
+game_id = "ICCF-2"
+time_control = "10/50d"
+white = "Anna Schmidt"
+black = "Carol Smith"
+
+[[table]]
+name = "bca-7"
+kind = "correspondence"
+peg_side = "black"
+opponent_email = "bob@example.org"
+game_id = "BCA-7"
+time_control = "20/10d"
+white = "Bob Jones"
+black = "Anna Schmidt"
+"#,
+            transcript = dir.join("transcript.txt").display(),
+            peg = peg.display(),
+            inbox = inbox.display(),
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn start(dir: &Path, config: &Path) -> Daemon {
+    Serve::new(&dir.join("state")).config(config).start()
+}
+
+/// A client on `table` hearing its events.
+fn watching(daemon: &Daemon, table: &str) -> ControlClient {
+    let mut c = daemon.connect("assistant");
+    assert_eq!(
+        c.ask(&format!("table {table}")),
+        format!("ok table {table}")
+    );
+    assert!(c.ask("events").starts_with("ok"));
+    c
+}
+
+/// Follows the desk's set-up instructions on `board` until it says the board is ready;
+/// returns how many instructions there were and the plan's announced length.
+fn follow_set_up(board: &mut SimulatedBoard, c: &ControlClient) -> (usize, usize) {
+    let mut planned = None;
+    let mut followed = 0;
+    loop {
+        let line = c.expect_event("the desk's set-up", |l| {
+            l.starts_with("event desk plan ")
+                || l.starts_with("event desk set-up ")
+                || l == "event desk ready"
+        });
+        if line == "event desk ready" {
+            return (followed, planned.unwrap_or(0));
+        }
+        if let Some(n) = line.strip_prefix("event desk plan ") {
+            planned.get_or_insert(n.parse().unwrap());
+            continue;
+        }
+        let code = line
+            .split_whitespace()
+            .nth(4)
+            .expect("an instruction's code");
+        followed += 1;
+        assert!(followed <= 64, "the set-up never ends: {line}");
+        let (kind, rest) = code.split_once(':').unwrap();
+        let square = |s: &str| s[s.len() - 2..].to_owned();
+        match kind {
+            "move" | "aside" => {
+                let (from, to) = rest.split_once(':').unwrap();
+                board.hand(&format!("raw L{}", square(from)));
+                board.hand(&format!("raw P{to}"));
+            }
+            "remove" => board.hand(&format!("raw L{}", square(rest))),
+            "place" => board.hand(&format!("raw P{}", square(rest))),
+            "check" => {
+                board.hand(&format!("raw L{}", square(rest)));
+                board.hand(&format!("raw P{}", square(rest)));
+            }
+            other => panic!("unknown instruction {other}: {line}"),
+        }
+    }
+}
+
+/// The blind player's move on the peg board: a lift and a place (and the captured piece off
+/// first).
+fn peg_move(board: &mut SimulatedBoard, from: &str, to: &str) {
+    board.hand(&format!("raw L{from}"));
+    board.hand(&format!("raw P{to}"));
+}
+
+#[test]
+fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
+    let dir = scratch_dir("correspondence-desk");
+    let inbox = maildir(&dir.join("anna"));
+    let outbox = dir.join("opponents");
+    let port = free_port();
+    let _smtp = smtp_server(port, &outbox);
+    let link = dir.join("peg");
+    let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
+    let config = config(&dir, &link, &inbox, port);
+    let mut daemon = start(&dir, &config);
+    let mut iccf = watching(&daemon, "iccf-2");
+    let mut bca = watching(&daemon, "bca-7");
+
+    // He turns to ICCF-2 (he is White there): the board shows its start position, so it is
+    // the game's at once; he plays 1. e4 and the reply goes out.
+    assert_eq!(iccf.ask("focus iccf-2"), "ok focus iccf-2");
+    iccf.expect_event("the board taken", |l| l == "event desk ready");
+    peg_move(&mut board, "e2", "e4");
+    iccf.expect_event("his move", |l| l.starts_with("event move 1 white e2e4"));
+    iccf.expect_event("the reply queued", |l| {
+        l.starts_with("event mail queued 1 ")
+    });
+    let sent = delivered(&outbox, 1);
+    assert_eq!(sent.len(), 1, "{sent:#?}");
+    assert!(sent[0].contains("To: carol@example.org"), "{}", sent[0]);
+    assert!(sent[0].contains("ICCF-2: 1. 5254"), "{}", sent[0]);
+
+    // Bob's first move for BCA-7 arrives by mail while the board is on ICCF-2.
+    receive(&inbox, 1, "BCA-7", "6263", "bob@example.org");
+    bca.expect_event("the mail move", |l| {
+        l.starts_with("event move 1 white f2f3")
+    });
+    bca.heard("Partie BCA-7. Zug eins, Weiß: Felix drei");
+    bca.expect_event("the message", |l| l.starts_with("event mail received 1 "));
+
+    // He lists his games, then turns to BCA-7: from 1. e4 on the board to 1. f3 takes two
+    // moves of a pawn each.
+    let games = bca.ask("games");
+    assert_eq!(
+        games,
+        "ok games ICCF-2: Schwarz am Zug. BCA-7: Schwarz am Zug, eine neue Nachricht"
+    );
+    assert_eq!(bca.ask("focus bca-7"), "ok focus bca-7");
+    iccf.expect_event("the board leaves", |l| l == "event desk away");
+    let (followed, planned) = follow_set_up(&mut board, &bca);
+    assert_eq!((followed, planned), (2, 2));
+    peg_move(&mut board, "e7", "e5");
+    bca.expect_event("his move", |l| l.starts_with("event move 2 black e7e5"));
+    bca.expect_event("the reply queued", |l| {
+        l.starts_with("event mail queued 2 ")
+    });
+    let sent = delivered(&outbox, 2);
+    assert!(
+        sent.iter()
+            .any(|m| m.contains("BCA-7: 1... 5755") && m.contains("To: bob@example.org")),
+        "{sent:#?}"
+    );
+
+    // A message whose record is not the game's is reported, quoting both, and not applied.
+    receive(&inbox, 2, "BCA-7", "6264 5755 7274", "bob@example.org");
+    let refused = bca.expect_event("the refusal", |l| l.starts_with("event mail refused "));
+    assert!(
+        refused.contains("6264") && refused.contains("6263"),
+        "{refused}"
+    );
+
+    // A restart: the desk comes back on BCA-7 and the board as it is; nothing is sent twice.
+    drop(iccf);
+    drop(bca);
+    daemon.terminate();
+    let daemon = start(&dir, &config);
+    let mut bca = watching(&daemon, "bca-7");
+    assert!(bca.ask("status").contains("ply 2"), "restored");
+    receive(&inbox, 3, "BCA-7", "6263 5755 7274", "bob@example.org");
+    bca.expect_event("the mail move", |l| {
+        l.starts_with("event move 3 white g2g4")
+    });
+    // He copies Bob's move on his board, then mates: 2... Qh4#.
+    peg_move(&mut board, "g2", "g4");
+    bca.heard("in Ordnung");
+    peg_move(&mut board, "d8", "h4");
+    bca.expect_event("his mate", |l| l.starts_with("event move 4 black d8h4"));
+    bca.expect_event("the reply queued", |l| {
+        l.starts_with("event mail queued 4 ")
+    });
+    let sent = delivered(&outbox, 3);
+    assert_eq!(sent.len(), 3, "one message per move, none twice: {sent:#?}");
+    assert!(
+        sent[2].contains("1. 6263 5755") && sent[2].contains("2. 7274 4884"),
+        "{}",
+        sent[2]
+    );
+    // Every message was handled and kept in cur/.
+    assert_eq!(fs::read_dir(inbox.join("new")).unwrap().count(), 0);
+    assert_eq!(fs::read_dir(inbox.join("cur")).unwrap().count(), 3);
+    let _ = bca;
+}
