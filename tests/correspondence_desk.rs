@@ -307,3 +307,45 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     assert_eq!(fs::read_dir(inbox.join("cur")).unwrap().count(), 3);
     let _ = bca;
 }
+
+#[test]
+fn set_up_from_a_board_left_for_another_game_counts_its_instructions() {
+    let dir = scratch_dir("correspondence-set-up");
+    let inbox = maildir(&dir.join("anna"));
+    let outbox = dir.join("opponents");
+    let port = free_port();
+    let _smtp = smtp_server(port, &outbox);
+    let link = dir.join("peg");
+    // The board still holds another game's position: 1. d4 d5 2. c4 e6.
+    let other = "rnbqkbnr/ppp2ppp/4p3/3p4/2PP4/8/PP2PPPP/RNBQKBNR w KQkq - 0 3";
+    let mut board = SimulatedBoard::on_pty("peg", &link, &["--fen", other]);
+    let config = config(&dir, &link, &inbox, port);
+    let daemon = start(&dir, &config);
+    let mut bca = watching(&daemon, "bca-7");
+    // BCA-7 stands at 1. e4 e5 2. Nf3 Nc6 (played by the assistant, the board elsewhere).
+    for m in ["1. 5254", "1... 5755", "2. 7163", "2... 2836"] {
+        assert!(bca.ask(&format!("move {m}")).starts_with("ok"), "{m}");
+    }
+    // The first key G turns the board to the first game, ICCF-2, which is the start
+    // position; the second to BCA-7.
+    let mut iccf = watching(&daemon, "iccf-2");
+    board.hand("key G");
+    iccf.expect_event("ICCF-2 taken", |l| l == "event desk focus");
+    board.hand("key G");
+    iccf.expect_event("ICCF-2 left", |l| l == "event desk away");
+    bca.expect_event("BCA-7's turn", |l| l == "event desk focus");
+    let (followed, planned) = follow_set_up(&mut board, &bca);
+    // At the first G the board, never seen set up, was taken to hold ICCF-2's start position
+    // wherever that has a piece; only the four pegs of 1. d4 d5 2. c4 e6 were unknown. From
+    // there to BCA-7: those four come off (c4 d4 d5 e6), three pieces move (Ng1-f3, Nb8-c6, and
+    // the pawn on e2 to d2, one of the pawns needed there), and four pawns go on (c2 e4 e5 d7):
+    // eleven hand actions, said one at a time.
+    assert_eq!((followed, planned), (11, 11));
+    bca.wait_status("peg connected in-sync");
+    // Bob's 3. Bb5 comes in; he copies it and answers 3... a6 on his board.
+    assert!(bca.ask("move 3. 6125").starts_with("ok"));
+    peg_move(&mut board, "f1", "b5");
+    bca.heard("in Ordnung");
+    peg_move(&mut board, "a7", "a6");
+    bca.expect_event("his move", |l| l.starts_with("event move 6 black a7a6"));
+}

@@ -17,7 +17,8 @@ use crate::chess::vocabulary::Vocabulary;
 use crate::chess::vocabulary::fill;
 use crate::table::event::{BoardId, TableEvent, Urgency};
 use crate::table::setup_guide::{
-    Instruction, PegContents, Progress, SetupGuide, done_phrase, instruction_phrase, steps_phrase,
+    Instruction, Peg, PegContents, Progress, SetupGuide, done_phrase, instruction_phrase,
+    steps_phrase,
 };
 use crate::table::state::{DeskView, Input};
 
@@ -339,26 +340,10 @@ impl Desk {
     /// up for it); otherwise nobody knows which pegs they are.
     fn first_snapshot(&mut self, occ: Bitboard, views: &[DeskView]) -> Vec<DeskAction> {
         let mut out = Vec::new();
-        let target = self.focus.and_then(|f| views.get(f)).map(|v| &v.target);
-        // A board it has not watched: where the game has a piece, the peg is taken for that
-        // piece (as the `KZ` key takes a whole board), so that a board left set up, or set up
-        // by hand while the daemon was off, costs no check of each piece; the pegs elsewhere
-        // nobody knows. What the desk followed itself (a reconnect with the same holes) stays.
+        // A board it has not watched holds pegs nobody knows; what the desk followed itself
+        // (a reconnect with the same holes) stays known.
         if self.contents.occupancy() != occ {
-            self.contents = match target {
-                Some(t) => {
-                    let mut known = t.clone();
-                    for square in t.occupied() & !occ {
-                        known.discard_piece_at(square);
-                    }
-                    let mut contents = PegContents::from_board(&known);
-                    for square in occ & !t.occupied() {
-                        contents.set(square, Some(crate::table::setup_guide::Peg::Unknown));
-                    }
-                    contents
-                }
-                None => PegContents::from_occupancy(occ),
-            };
+            self.contents = PegContents::from_occupancy(occ);
         }
         if let Some(f) = self.focus {
             self.begin_set_up(f, &views[f].target, &mut out);
@@ -368,21 +353,12 @@ impl Desk {
 
     /// Starts guiding the board to `target`; a board that already shows it is the game's.
     fn begin_set_up(&mut self, table: usize, target: &Board, out: &mut Vec<DeskAction>) {
-        // Pegs nobody knows in exactly the game's holes, with every known peg where the game
-        // has it, are taken as the game's pieces, as the `KZ` key takes them: checking each
-        // by hand would cost him a touch per piece for a board he left set up himself.
-        let known_agree = self.contents.occupancy() == target.occupied()
-            && target
-                .occupied()
-                .into_iter()
-                .all(|sq| match self.contents.hole(sq) {
-                    Some(crate::table::setup_guide::Peg::Known(p)) => {
-                        target.piece_at(sq) == Some(p)
-                    }
-                    _ => true,
-                });
-        if known_agree {
-            self.contents = PegContents::from_board(target);
+        // A peg nobody knows in a hole where the game has a piece is taken for that piece, as
+        // the `KZ` key takes a whole board: a board left set up, or set up by hand while the
+        // daemon was off, costs no check of each piece; he feels a wrong one and swaps it.
+        for square in self.contents.unknown() & target.occupied() {
+            self.contents
+                .set(square, target.piece_at(square).map(Peg::Known));
         }
         let (guide, first) = SetupGuide::new(self.contents.clone(), target.clone());
         match first {
