@@ -328,7 +328,7 @@ fn set_up_from_a_board_left_for_another_game_counts_its_instructions() {
     }
     // The first key G turns the board to the first game, ICCF-2, which is the start
     // position; the second to BCA-7.
-    let mut iccf = watching(&daemon, "iccf-2");
+    let iccf = watching(&daemon, "iccf-2");
     board.hand("key G");
     iccf.expect_event("ICCF-2 taken", |l| l == "event desk focus");
     board.hand("key G");
