@@ -128,6 +128,9 @@ pub struct RawTable {
     /// messages (empty: the table's name).
     pub opponent_email: String,
     pub game_id: String,
+    /// The audio record (a `wav:` output): `plain`, or `cassette` (each move said twice, the
+    /// Braille Chess Association's custom for correspondence games).
+    pub audio_record: String,
 }
 
 impl Default for RawConfig {
@@ -204,6 +207,7 @@ impl Default for RawTable {
             round: String::new(),
             opponent_email: String::new(),
             game_id: String::new(),
+            audio_record: "plain".to_owned(),
         }
     }
 }
@@ -269,6 +273,8 @@ impl NormalBoard {
 pub struct TableConfig {
     pub name: TableName,
     pub kind: TableKind,
+    /// The audio record says each move twice (`audio_record = "cassette"`).
+    pub cassette: bool,
     pub peg: PegSource,
     pub peg_side: shakmaty::Color,
     pub normal: NormalBoard,
@@ -474,8 +480,19 @@ impl RawConfig {
                     tags.push((tag, value));
                 }
             }
+            let cassette = match t.audio_record.as_str() {
+                "plain" => false,
+                "cassette" => true,
+                other => {
+                    return Err(bad(
+                        key("audio_record"),
+                        format!("{other:?}: plain or cassette"),
+                    ));
+                }
+            };
             tables.push(TableConfig {
                 kind,
+                cassette,
                 fen,
                 lang: table_lang,
                 time_control: table_tc,

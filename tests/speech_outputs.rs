@@ -557,3 +557,51 @@ fn a_daemon_game_on_one_shared_loudspeaker_says_each_utterance_once() {
     );
     assert_eq!(started, expected, "each utterance once, in order");
 }
+
+#[test]
+fn the_cassette_record_says_each_move_twice_and_the_voice_once() {
+    let voice: Log = Arc::default();
+    let record: Log = Arc::default();
+    let speaker = Speaker::from_outputs(
+        vec![
+            (
+                BLIND,
+                Box::new(Recorder {
+                    log: voice.clone(),
+                    score: false,
+                }),
+            ),
+            (
+                Listeners::ALL,
+                Box::new(Recorder {
+                    log: record.clone(),
+                    score: true,
+                }),
+            ),
+        ],
+        8,
+    );
+    speaker.say(
+        a_move(
+            Listener::BlindPlayer,
+            "Springer Felix drei",
+            2,
+            Color::Black,
+        )
+        .cassette(true),
+    );
+    speaker.say(say_to(Listener::Everyone, "Antwort in Partie BCA-7 vorbereitet").cassette(true));
+    assert!(speaker.flush_blocking(Duration::from_secs(5)));
+    assert_eq!(
+        *voice.lock().unwrap(),
+        ["Springer Felix drei", "Antwort in Partie BCA-7 vorbereitet"]
+    );
+    assert_eq!(
+        *record.lock().unwrap(),
+        [
+            "Zug zwei, Schwarz: Springer Felix drei. Zug zwei, Schwarz: Springer Felix drei",
+            "Antwort in Partie BCA-7 vorbereitet"
+        ],
+        "only moves are said twice"
+    );
+}

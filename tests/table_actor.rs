@@ -96,6 +96,7 @@ async fn start(tc: &str) -> Running {
         events: events_tx.clone(),
         record_dir: records.path().to_owned(),
         desk: None,
+        cassette: false,
     };
     actor.perform(step).await.unwrap();
     let (requests_tx, requests) = mpsc::channel(8);

@@ -239,6 +239,7 @@ pub async fn run(
             events: events.clone(),
             record_dir: config.state_dir.join("records"),
             desk,
+            cassette: tc.cassette,
         };
         actor
             .perform(startup)

@@ -63,6 +63,8 @@ pub struct TableActor<J: Journal> {
     pub record_dir: PathBuf,
     /// A correspondence table's line to the desk and the mail: its view after each step.
     pub desk: Option<DeskLink>,
+    /// The audio record in the cassette custom (each move twice).
+    pub cassette: bool,
 }
 
 /// How a correspondence table tells the desk and the mail what it is now.
@@ -195,7 +197,8 @@ impl<J: Journal> TableActor<J> {
                             self.game_id.clone(),
                             unix_ms(),
                         )
-                        .about(say.about);
+                        .about(say.about)
+                        .cassette(self.cassette);
                         said.push(if say.urgency.is_urgent() {
                             u.urgent()
                         } else {

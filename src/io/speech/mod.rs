@@ -68,6 +68,9 @@ pub struct Utterance {
     /// What it is about: a move (numbered in the audio record, repeated when cut off), a clock
     /// call (dropped when stale) or anything else.
     pub about: About,
+    /// The audio record says a move twice, heading and all (the Braille Chess Association's
+    /// cassette custom for correspondence games).
+    pub cassette: bool,
 }
 
 impl Utterance {
@@ -87,7 +90,14 @@ impl Utterance {
             game: game.into(),
             at_unix_ms,
             about: About::Other,
+            cassette: false,
         }
+    }
+
+    /// The same utterance, recorded in the cassette custom (a move said twice) when `on`.
+    pub fn cassette(mut self, on: bool) -> Self {
+        self.cassette = on;
+        self
     }
 
     /// The same utterance, saying what it is about.

@@ -49,7 +49,13 @@ impl Voicing {
         let mut out = u.clone();
         if records_score && let About::Move { number, color } = u.about {
             let heading = move_heading(lang, number, color);
-            out.text = format!("{heading}: {}", u.text);
+            out.text = if u.cassette {
+                // The cassette custom: the move said twice, so that a listener winding the
+                // tape is sure of it.
+                format!("{heading}: {text}. {heading}: {text}", text = u.text)
+            } else {
+                format!("{heading}: {}", u.text)
+            };
         }
         if voiced {
             out.text = v.pronounce(&out.text);
