@@ -166,6 +166,16 @@ pub struct SideReading {
     pub exceeded: bool,
 }
 
+impl SideReading {
+    /// [`SideReading::until_exceeded_ms`] in whole days and the hours beyond them.
+    pub fn days_and_hours_left(&self) -> (u64, u64) {
+        (
+            self.until_exceeded_ms / DAY_MS,
+            self.until_exceeded_ms % DAY_MS / 3_600_000,
+        )
+    }
+}
+
 /// Both clocks at a moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DayReading {
@@ -236,6 +246,11 @@ impl DayClock {
     /// Starts (or restarts) `turn`'s reflection time at `at_unix_ms`.
     pub fn start(&mut self, turn: Color, at_unix_ms: u64) {
         self.turn = Some((turn, at_unix_ms));
+    }
+
+    /// Stops the clock (the game is over); the days charged stay.
+    pub fn stop(&mut self) {
+        self.turn = None;
     }
 
     /// `color` sent its move at `at_unix_ms`: charges it and starts the other side. A time
@@ -554,6 +569,7 @@ mod tests {
         // Two days charged on the running move: none left, 19 hours until the third.
         assert_eq!((w.used_days, w.days_left, w.exceeded), (2, 0, false));
         assert_eq!(w.until_exceeded_ms, 19 * HOUR);
+        assert_eq!(w.days_and_hours_left(), (0, 19));
         let t1 = t0 + 2 * DAY_MS + 5 * HOUR;
         c.moved(Color::White, t1).unwrap();
         let r = c.reading(t1);
@@ -711,6 +727,12 @@ mod tests {
         // A send time before the turn began (clocks disagree) costs nothing.
         assert_eq!(c.moved(Color::Black, 5).unwrap().used_days, 0);
         assert_eq!(c.turn(), Some((Color::White, 10)));
+        // A stopped clock charges nothing more and has no deadline.
+        c.stop();
+        assert_eq!(c.deadline(), None);
+        assert_eq!(c.moved(Color::White, 99), Err(DayClockError::NotStarted));
+        assert_eq!(c.reading(10 * DAY_MS).turn, None);
+        assert_eq!(c.reading(10 * DAY_MS).side(Color::White).used_days, 0);
     }
 
     #[test]
