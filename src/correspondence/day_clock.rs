@@ -753,6 +753,31 @@ mod tests {
     }
 
     #[test]
+    fn every_voice_says_days_left() {
+        let mut c = clock("20/10d", "bca");
+        c.start(Color::White, 0);
+        c.penalize(Color::Black, 11);
+        let r = c.reading(DAY_MS + 2 * HOUR);
+        for lang in Language::all_builtin() {
+            let t = lang.vocabulary().time();
+            assert!(
+                t.days_left.is_some() && t.days_left_both.is_some() && t.time_exceeded.is_some(),
+                "{}",
+                lang.code()
+            );
+            let both = both_sides_phrase(&r, lang.vocabulary());
+            assert!(
+                !both.contains('{') && !both.chars().any(|c| c.is_ascii_digit()),
+                "{both}"
+            );
+        }
+        assert_eq!(
+            both_sides_phrase(&r, Language::builtin("es").unwrap().vocabulary()),
+            "blancas nueve días y veintidós horas de reflexión, negras tiempo excedido"
+        );
+    }
+
+    #[test]
     fn days_left_in_words() {
         let de = Language::german().vocabulary();
         let mut c = clock("20/10d", "bca");
