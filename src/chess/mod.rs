@@ -10,8 +10,10 @@
 //! - [`scoresheet`]: the recorded moves with clock readings; PGN, ICCF and Braille exports.
 //! - [`pgn`]: PGN import (one or many games, FEN/SetUp/Variant tags honoured).
 //! - [`braille`]: North American ASCII Braille (BRF) and Unicode braille cells.
+//! - [`ccsnt`]: the ICCF server's `[%ccsnt …]` sent-time stamps in PGN comments.
 
 pub mod braille;
+pub mod ccsnt;
 pub mod game;
 pub mod language;
 pub mod lexicon;

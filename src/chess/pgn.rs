@@ -13,8 +13,9 @@
 //!   checked against the rules, including the game's own end: a move after mate, after a
 //!   fivefold repetition or after the 75-move limit is an error (games played under pre-2014
 //!   rules may therefore be refused).
-//! - `[%clk H:MM:SS]` in the comment after a move: the mover's remaining time. Other comments,
-//!   NAGs and variations are dropped.
+//! - `[%clk H:MM:SS]` in the comment after a move: the mover's remaining time; and
+//!   `[%ccsnt 2019.02.14,17:23]`, when a correspondence move was sent (the ICCF server writes
+//!   it, see [`crate::chess::ccsnt`]). Other comments, NAGs and variations are dropped.
 //!
 //! # What is refused
 //! pgn-reader passes over a token it cannot read without a word (`Xy9`, `e5abc`, `exd6e.p.`,
@@ -38,6 +39,7 @@ use pgn_reader::{Outcome, RawComment, RawTag, Reader, SanPlus, Visitor};
 use shakmaty::san::{San, SanError};
 use shakmaty::{Chess, Position};
 
+use crate::chess::ccsnt::SentStamp;
 use crate::chess::game::{EndReason, Game, GameEnd, GameError, GameResult};
 use crate::chess::scoresheet::{self, Headers, Recorder, Scoresheet};
 
@@ -67,6 +69,8 @@ pub struct ImportedGame {
     pub result: Option<GameResult>,
     /// Per half-move, the mover's remaining time from `[%clk]`, in milliseconds.
     pub clocks: Vec<Option<u64>>,
+    /// Per half-move, when a correspondence move was sent, from `[%ccsnt]`.
+    pub sent: Vec<Option<SentStamp>>,
     /// The players played on past an end the Laws make by themselves (a dead position, a
     /// fivefold repetition, the 75-move rule): the half-moves before it and that end. The
     /// score keeps every move played.
@@ -88,11 +92,15 @@ impl ImportedGame {
         h
     }
 
-    /// The moves as a scoresheet written by [`Recorder::Imported`], with the clock readings.
+    /// The moves as a scoresheet written by [`Recorder::Imported`], with the clock readings
+    /// and the sent-time stamps.
     pub fn scoresheet(&self) -> Scoresheet {
         let mut sheet = Scoresheet::from_game(&self.game, Recorder::Imported);
         for (ply, &clock) in self.clocks.iter().enumerate() {
             sheet.set_clock(ply, clock);
+        }
+        for (ply, &sent) in self.sent.iter().enumerate() {
+            sheet.set_sent(ply, sent);
         }
         sheet
     }
@@ -191,6 +199,7 @@ struct Movetext {
     tags: Vec<(String, String)>,
     game: Game,
     clocks: Vec<Option<u64>>,
+    sent: Vec<Option<SentStamp>>,
     marker: Option<Outcome>,
     played_past: Option<(usize, GameEnd)>,
 }
@@ -276,6 +285,7 @@ impl Visitor for Importer {
                 tags,
                 game,
                 clocks: Vec::new(),
+                sent: Vec::new(),
                 marker: None,
                 played_past: None,
             }),
@@ -318,6 +328,7 @@ impl Visitor for Importer {
                 match played {
                     Ok(()) => {
                         mt.clocks.push(None);
+                        mt.sent.push(None);
                         ControlFlow::Continue(())
                     }
                     Err(e) => fail(ImportErrorKind::Syntax(e.to_string())),
@@ -335,6 +346,10 @@ impl Visitor for Importer {
         if let (Some(ms), Some(last)) = (clock_in_comment(comment.as_bytes()), mt.clocks.last_mut())
         {
             *last = Some(ms);
+        }
+        let text = String::from_utf8_lossy(comment.as_bytes());
+        if let (Some(stamp), Some(last)) = (SentStamp::find_in_comment(&text), mt.sent.last_mut()) {
+            *last = Some(stamp);
         }
         ControlFlow::Continue(())
     }
@@ -366,6 +381,7 @@ impl Visitor for Importer {
             tags: mt.tags,
             game: mt.game,
             clocks: mt.clocks,
+            sent: mt.sent,
             played_past: mt.played_past,
         }))
     }
@@ -825,6 +841,27 @@ mod tests {
         assert_eq!(g.clocks[0], Some(600_000));
         assert_eq!(g.clocks[1], None);
         assert_eq!(g.result, None);
+    }
+
+    #[test]
+    fn sent_stamps_beside_clocks() {
+        let games = read_games(
+            "1. d4 {[%ccsnt 2018.10.02,12:56]} d5 {[%clk 1:00:00] [%ccsnt 2018.10.02,13:34]} \
+             2. c4 {a remark} *",
+        );
+        let g = games[0].as_ref().unwrap();
+        let sent: Vec<Option<String>> = g.sent.iter().map(|s| s.map(|s| s.to_string())).collect();
+        assert_eq!(
+            sent,
+            [
+                Some("2018.10.02,12:56".to_owned()),
+                Some("2018.10.02,13:34".to_owned()),
+                None
+            ]
+        );
+        assert_eq!(g.clocks, [None, Some(3_600_000), None]);
+        let entries = g.scoresheet();
+        assert_eq!(entries.entries()[1].sent, g.sent[1]);
     }
 
     #[test]

@@ -10,8 +10,9 @@
 //! The seven-tag roster, then `SetUp`/`FEN` when the start is not the usual one, `Variant
 //! "Chess960"` for Chess960, `TimeControl` when known, then any other tags. Movetext lines are
 //! at most [`PGN_LINE_WIDTH`] characters; a clock reading follows its move as
-//! `{[%clk 1:29:58]}`, and the next black move is then numbered again (`1...`), as the PGN
-//! export format asks. Tag values are cut to [`MAX_TAG_VALUE_BYTES`] so that the reader in
+//! `{[%clk 1:29:58]}`, a correspondence move's sent time as the ICCF server writes it,
+//! `{[%ccsnt 2019.02.14,17:23]}` (both in one comment when a move has both), and the next
+//! black move is then numbered again (`1...`), as the PGN export format asks. Tag values are cut to [`MAX_TAG_VALUE_BYTES`] so that the reader in
 //! [`crate::chess::pgn`] takes every tag back unchanged.
 //!
 //! # ICCF numeric layout
@@ -28,6 +29,7 @@
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use crate::chess::braille::{self, BrailleDocument};
+use crate::chess::ccsnt::SentStamp;
 use crate::chess::game::{Game, GameError, GameResult};
 use crate::chess::language::Language;
 use crate::chess::notation::{self, Style};
@@ -59,6 +61,8 @@ pub struct Entry {
     pub recorder: Recorder,
     /// The mover's remaining time after the move, in milliseconds.
     pub clock_ms: Option<u64>,
+    /// When a correspondence move was sent (`%ccsnt`).
+    pub sent: Option<SentStamp>,
 }
 
 /// The game's tags. Unknown values are `?` as in PGN.
@@ -170,6 +174,7 @@ impl Scoresheet {
                 mv,
                 recorder,
                 clock_ms: None,
+                sent: None,
             });
         }
         sheet
@@ -187,6 +192,7 @@ impl Scoresheet {
             mv,
             recorder,
             clock_ms,
+            sent: None,
         });
         Ok(())
     }
@@ -196,6 +202,17 @@ impl Scoresheet {
         match self.entries.get_mut(ply) {
             Some(e) => {
                 e.clock_ms = clock_ms;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Sets when half-move `ply` (0-based) was sent; `false` when there is no such move.
+    pub fn set_sent(&mut self, ply: usize, sent: Option<SentStamp>) -> bool {
+        match self.entries.get_mut(ply) {
+            Some(e) => {
+                e.sent = sent;
                 true
             }
             None => false,
@@ -276,8 +293,17 @@ impl Scoresheet {
             }
             tokens.push(san(&pos, entry.mv));
             number_black = false;
-            if let Some(ms) = entry.clock_ms {
-                tokens.push(format!("{{[%clk {}]}}", format_clock(ms)));
+            let commands: Vec<String> = [
+                entry
+                    .clock_ms
+                    .map(|ms| format!("[%clk {}]", format_clock(ms))),
+                entry.sent.map(|at| format!("[%ccsnt {at}]")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if !commands.is_empty() {
+                tokens.push(format!("{{{}}}", commands.join(" ")));
                 number_black = true;
             }
         }
@@ -562,6 +588,23 @@ mod tests {
             "{pgn}"
         );
         assert!(!pgn.contains("[FEN"));
+    }
+
+    #[test]
+    fn pgn_writes_sent_stamps_alone_and_beside_the_clock() {
+        let mut s = sheet("e4 e5 Nf3");
+        let at = |t: &str| crate::chess::ccsnt::SentStamp::parse(t);
+        assert!(s.set_sent(0, at("2019.02.14,17:23")));
+        s.set_clock(1, Some(5_398_000));
+        assert!(s.set_sent(1, at("2019.02.15,08:00")));
+        assert!(!s.set_sent(3, at("2019.02.15,08:00")));
+        let pgn = s.to_pgn(&Headers::default());
+        assert!(
+            pgn.contains(
+                "1. e4 {[%ccsnt 2019.02.14,17:23]} 1... e5\n{[%clk 1:29:58] [%ccsnt 2019.02.15,08:00]} 2. Nf3 *\n"
+            ),
+            "{pgn}"
+        );
     }
 
     #[test]

@@ -55,6 +55,9 @@
 //! hours = "{n} Stunden"
 //! minute_one, minutes, second_one, seconds, move_one, moves
 //! day_one, days                        # optional: times of a day or more ("zehn Tage")
+//! days_left = "noch {time}"            # optional: a correspondence clock's time left
+//! days_left_both = "Weiß {white}, Schwarz {black}"  # optional: both sides' times left
+//! time_exceeded = "Zeit überschritten" # optional: a correspondence clock past its limit
 //! pair = "{first} {second}"            # two parts of a time ("eine Stunde zwölf Minuten")
 //!
 //! [words.events]                       # every key of EVENT_KEYS, with its placeholders
@@ -340,6 +343,15 @@ pub struct TimeWords {
     pub day_one: Option<String>,
     #[serde(default)]
     pub days: Option<String>,
+    /// A correspondence clock's time left: "noch {time}".
+    #[serde(default)]
+    pub days_left: Option<String>,
+    /// Both sides' times left: "Weiß {white}, Schwarz {black}".
+    #[serde(default)]
+    pub days_left_both: Option<String>,
+    /// A correspondence clock past its limit: "Zeit überschritten".
+    #[serde(default)]
+    pub time_exceeded: Option<String>,
 }
 
 impl Vocabulary {
@@ -499,6 +511,20 @@ impl Vocabulary {
             }
             (None, None) => {}
             _ => problems.push("words.time: day_one and days go together".to_owned()),
+        }
+        let correspondence: [(&str, &Option<String>, &[&str]); 3] = [
+            ("words.time.days_left", &t.days_left, &["time"]),
+            (
+                "words.time.days_left_both",
+                &t.days_left_both,
+                &["white", "black"],
+            ),
+            ("words.time.time_exceeded", &t.time_exceeded, &[]),
+        ];
+        for (key, template, allowed) in correspondence {
+            if let Some(template) = template {
+                check_template(key, template, allowed, problems);
+            }
         }
     }
 

@@ -142,6 +142,20 @@ impl Date {
         })
     }
 
+    /// Days since 1970-01-01 (negative before), the inverse of [`Date::from_unix_ms`].
+    pub fn unix_day(self) -> i64 {
+        crate::chess::ccsnt::days_from_civil(
+            u32::from(self.year),
+            u32::from(self.month),
+            u32::from(self.day),
+        )
+    }
+
+    /// The calendar year.
+    pub fn year(self) -> u32 {
+        u32::from(self.year)
+    }
+
     /// Reads `2026-11-20`, `2026/11/20` and `20.11.2026`.
     pub fn parse(text: &str) -> Option<Date> {
         let t = text.trim();
