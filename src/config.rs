@@ -128,6 +128,9 @@ pub struct RawTable {
     /// messages (empty: the table's name).
     pub opponent_email: String,
     pub game_id: String,
+    /// How a correspondence table counts its days: `iccf` (the ICCF webserver's rules) or
+    /// `bca` (the Braille Chess Association's email rules); docs/correspondence-time.md.
+    pub day_rules: String,
     /// The audio record (a `wav:` output): `plain`, or `cassette` (each move said twice, the
     /// Braille Chess Association's custom for correspondence games).
     pub audio_record: String,
@@ -207,6 +210,7 @@ impl Default for RawTable {
             round: String::new(),
             opponent_email: String::new(),
             game_id: String::new(),
+            day_rules: "iccf".to_owned(),
             audio_record: "plain".to_owned(),
         }
     }
@@ -391,7 +395,7 @@ impl RawConfig {
                     format!("{:?}: each table needs its own name", t.name),
                 ));
             }
-            let kind = TableKind::parse(&t.kind, &t.opponent_email, &t.game_id, &t.name, &key)?;
+            let kind = TableKind::parse(t, &key)?;
             let peg = PegSource::parse(&t.peg).map_err(|e| bad(key("peg"), e))?;
             // A correspondence table has no board of its own: it plays on the desk's.
             let peg = match (&kind, peg) {
@@ -456,7 +460,14 @@ impl RawConfig {
                 code => Some(read_language(code).map_err(|e| bad(key("lang"), e))?),
             };
             let table_tc = match t.time_control.trim() {
-                "" => None,
+                // A correspondence table's days are its control, the rules' usual one unset.
+                "" => match &kind {
+                    TableKind::Correspondence { days, .. } => Some(
+                        TimeControl::parse_setting(&days.control.to_string())
+                            .map_err(|e| bad(key("time_control"), e))?,
+                    ),
+                    TableKind::Board => None,
+                },
                 text => Some(
                     TimeControl::parse_setting(text).map_err(|e| bad(key("time_control"), e))?,
                 ),

@@ -184,6 +184,7 @@ pub async fn run(
             crate::config::TableKind::Correspondence {
                 opponent_email,
                 game_id,
+                ..
             } => {
                 let index = desk_tables.len();
                 let (view_tx, view) = watch::channel(Arc::new(table.desk_view()));
@@ -398,6 +399,10 @@ fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language) ->
             crate::config::TableKind::Correspondence { game_id, .. } => {
                 Some(game_id.as_str().to_owned())
             }
+            crate::config::TableKind::Board => None,
+        },
+        days: match &tc.kind {
+            crate::config::TableKind::Correspondence { days, .. } => Some(*days),
             crate::config::TableKind::Board => None,
         },
     }

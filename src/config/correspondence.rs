@@ -163,19 +163,21 @@ pub enum TableKind {
         opponent_email: String,
         /// The game's identifier in its messages (ICCF form), the table's name when unset.
         game_id: crate::correspondence::message::GameId,
+        /// The time control in days and the rules that count them.
+        days: crate::correspondence::day_rules::CorrespondenceControl,
     },
 }
 
 impl TableKind {
     /// Reads a table's `kind` with its correspondence keys; `key` names a field in errors.
     pub(super) fn parse(
-        kind: &str,
-        opponent_email: &str,
-        game_id: &str,
-        table_name: &str,
+        t: &super::RawTable,
         key: &dyn Fn(&str) -> String,
     ) -> Result<TableKind, ConfigError> {
-        match kind {
+        use crate::correspondence::day_rules::{CorrespondenceControl, Rules};
+        let (opponent_email, game_id) = (t.opponent_email.as_str(), t.game_id.as_str());
+        let table_name = t.name.as_str();
+        match t.kind.as_str() {
             "board" => {
                 for (field, value) in [("opponent_email", opponent_email), ("game_id", game_id)] {
                     if !value.is_empty() {
@@ -211,9 +213,26 @@ impl TableKind {
                         ),
                     )
                 })?;
+                let rules: Rules = t
+                    .day_rules
+                    .parse()
+                    .map_err(|e| bad(key("day_rules"), e))?;
+                let days = match t.time_control.trim() {
+                    "" => CorrespondenceControl::new(rules.set().usual_control, rules),
+                    text => CorrespondenceControl::new(
+                        text.parse().map_err(|e| {
+                            bad(
+                                key("time_control"),
+                                format!("{e}; a correspondence table counts days, like 20/10d"),
+                            )
+                        })?,
+                        rules,
+                    ),
+                };
                 Ok(TableKind::Correspondence {
                     opponent_email: opponent_email.to_owned(),
                     game_id,
+                    days,
                 })
             }
             other => Err(bad(

@@ -24,6 +24,7 @@ use crate::boards::Millis;
 
 use crate::chess::game::GameResult;
 use crate::chess::scoresheet::Recorder;
+use crate::correspondence::day_clock::Leave;
 use crate::table::control::{GameTag, Role};
 use crate::table::reconcile::Side;
 
@@ -132,6 +133,12 @@ pub enum Record {
     /// last press (the time it ran while the daemon was up, plus the downtime only when the
     /// configuration says so) and runs on from the record's time.
     Rebase { charged_ms: u64 },
+    /// `day-penalty <color>`: a correspondence game's sender of an illegal or ambiguous move
+    /// is charged the days its rules say (BCA: one).
+    DayPenalty { color: Color },
+    /// `leave <color> <from> <to>`: days of leave in a correspondence game (UTC dates, both
+    /// included); the side's days do not run.
+    Leave { leave: Leave },
 }
 
 fn parse_uci(text: &str) -> Result<UciMove, String> {
@@ -220,6 +227,8 @@ impl fmt::Display for Record {
                 write!(f, "adjust {} {delta_ms:+}", color_word(*color))
             }
             Record::Penalty { color } => write!(f, "penalty {}", color_word(*color)),
+            Record::DayPenalty { color } => write!(f, "day-penalty {}", color_word(*color)),
+            Record::Leave { leave } => write!(f, "{leave}"),
             Record::Result { result } => write!(f, "result {}", result.pgn()),
             Record::Pause => f.write_str("pause"),
             Record::Resume => f.write_str("resume"),
@@ -289,6 +298,13 @@ impl FromStr for Record {
             ["penalty", c] => Ok(Record::Penalty {
                 color: parse_color(c)?,
             }),
+            ["day-penalty", c] => Ok(Record::DayPenalty {
+                color: parse_color(c)?,
+            }),
+            ["leave", ..] => line
+                .parse::<Leave>()
+                .map(|leave| Record::Leave { leave })
+                .map_err(|e| e.to_string()),
             ["result", r] => Ok(Record::Result {
                 result: GameResult::from_pgn(r)
                     .ok_or_else(|| format!("result: {r:?} is no result; 1-0, 0-1 or 1/2-1/2"))?,
@@ -430,6 +446,12 @@ mod tests {
             },
             Record::Penalty {
                 color: Color::Black,
+            },
+            Record::DayPenalty {
+                color: Color::White,
+            },
+            Record::Leave {
+                leave: "leave black 2026-12-20 2027-01-05".parse().unwrap(),
             },
             Record::Result {
                 result: GameResult::Draw,

@@ -16,7 +16,10 @@ use crate::table::clock::{Clock, ClockState};
 use crate::table::control::GameTag;
 use crate::table::reconcile::Side;
 use crate::table::record::Record;
+use crate::chess::ccsnt::{Precision, SentStamp};
+use crate::correspondence::day_clock::{DayClock, MoveCharge};
 use crate::table::state::TableSettings;
+pub use crate::table::state::day_time::DayEvent;
 
 /// What one half-move did to the clock, kept so that an undo or a takeback gives the time back
 /// and the reconciliation can put the clocks back to any move. One entry per move of the game:
@@ -76,6 +79,11 @@ pub(super) struct GameState {
     pub last_unix_ms: u64,
     /// The game's PGN tags set at the table (players' names, event, site, round).
     pub tags: BTreeMap<GameTag, String>,
+    /// A correspondence game's time in days (`day_time.rs`): the clock, what each move cost,
+    /// and the penalties and leave with the half-move they came at.
+    pub days: Option<DayClock>,
+    pub day_charges: Vec<Option<MoveCharge>>,
+    pub day_events: Vec<(usize, DayEvent)>,
 }
 
 impl GameState {
@@ -94,6 +102,9 @@ impl GameState {
             last_t: 0,
             last_unix_ms: 0,
             tags: BTreeMap::new(),
+            days: s.days.map(DayClock::new),
+            day_charges: Vec::new(),
+            day_events: Vec::new(),
         }
     }
 
@@ -108,10 +119,15 @@ impl GameState {
     /// The game as a scoresheet: the moves with who wrote them and the clock readings.
     pub fn scoresheet(&self) -> Scoresheet {
         let mut sheet = Scoresheet::for_game(&self.game);
-        for (&m, ply) in self.game.moves().iter().zip(&self.plies) {
+        for (i, (&m, ply)) in self.game.moves().iter().zip(&self.plies).enumerate() {
             // The moves were played into the game from the same start: always legal here.
-            if sheet.record(m, ply.recorder, Some(ply.reading_ms)).is_err() {
+            // A correspondence move keeps when it was sent (`%ccsnt`), not a clock reading.
+            let reading = self.days.is_none().then_some(ply.reading_ms);
+            if sheet.record(m, ply.recorder, reading).is_err() {
                 break;
+            }
+            if self.days.is_some() {
+                sheet.set_sent(i, Some(SentStamp::new(ply.unix_ms, Precision::Minute)));
             }
         }
         sheet
@@ -132,6 +148,7 @@ impl GameState {
     fn cut(&mut self, plies: usize) {
         self.game.truncate(plies);
         self.plies.truncate(plies);
+        self.days_cut(plies);
         for sheet in &mut self.sheets {
             sheet.truncate(plies);
         }
@@ -158,6 +175,7 @@ impl GameState {
                 }
                 let game = Game::from_fen(fen, *chess960).map_err(|e| e.to_string())?;
                 *self = GameState::new(s, game);
+                self.days_begin(unix_ms);
                 self.clock
                     .start_with(self.game.turn(), t)
                     .map_err(|e| e.to_string())?;
@@ -178,6 +196,7 @@ impl GameState {
                     .press(mover, t)
                     .map_err(|e| format!("the clock refused the press: {e}"))?;
                 self.game.play(m).map_err(|e| e.to_string())?;
+                self.days_moved(mover, unix_ms);
                 self.plies.push(PlyClock {
                     before_press,
                     used_after: [
@@ -270,6 +289,8 @@ impl GameState {
             Record::Pause => self.clock.pause(t).map_err(|e| e.to_string())?,
             Record::Resume => self.clock.resume(t).map_err(|e| e.to_string())?,
             Record::Rebase { charged_ms } => self.clock.rebase(t, *charged_ms),
+            Record::DayPenalty { color } => self.days_event(DayEvent::Penalty(*color))?,
+            Record::Leave { leave } => self.days_event(DayEvent::Leave(*leave))?,
             Record::Sheet { side, moves } => {
                 let mut pos = self.game.start_position().clone();
                 let mut sheet = Vec::with_capacity(moves.len());

@@ -39,6 +39,7 @@ use crate::chess::language::Language;
 use crate::chess::notation::Verbosity;
 use crate::chess::scoresheet::Scoresheet;
 mod boards;
+mod day_time;
 mod desk_view;
 mod game_state;
 mod keys;
@@ -102,6 +103,9 @@ pub struct TableSettings {
     /// turns to another game), and the opponent's moves are announced with the game's name
     /// and the move's number, as he has many games.
     pub correspondence: Option<String>,
+    /// A correspondence game's time control in days and the rules that count them
+    /// (`crate::correspondence::day_rules`); the chess clock then keeps no flag.
+    pub days: Option<crate::correspondence::day_rules::CorrespondenceControl>,
 }
 
 impl TableSettings {
@@ -131,6 +135,7 @@ impl TableSettings {
             chess960: false,
             tags: Vec::new(),
             correspondence: None,
+            days: None,
         }
     }
 }
@@ -443,7 +448,7 @@ impl Table {
             self.peg.feed.next_deadline(),
             self.normal.as_ref().and_then(|b| b.feed.next_deadline()),
         );
-        let clock = if self.g.game.is_over() {
+        let clock = if self.g.game.is_over() || self.s.days.is_some() {
             None
         } else {
             self.g.clock.next_deadline(now)
@@ -525,7 +530,9 @@ impl Table {
 
     /// The flag and the talking clock's announcements, before any input is judged.
     fn check_clock(&mut self, now: Now, out: &mut Step) {
-        if self.g.game.is_over() {
+        // A correspondence game's time is its days (`day_time.rs`): its chess clock only
+        // measures, it neither calls nor flags.
+        if self.g.game.is_over() || self.s.days.is_some() {
             return;
         }
         if let Some(color) = self.g.clock.flagged(now.table_ms) {
