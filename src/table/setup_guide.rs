@@ -275,3 +275,84 @@ pub fn steps_phrase(steps: usize, v: &Vocabulary) -> String {
 pub fn done_phrase(v: &Vocabulary) -> String {
     v.event("setup_done").unwrap_or("setup_done").to_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::language::Language;
+    use shakmaty::Color;
+
+    fn every_instruction() -> Vec<Instruction> {
+        let n = Color::White.knight();
+        vec![
+            Instruction::Move {
+                piece: n,
+                from: Square::G1,
+                to: Square::F3,
+            },
+            Instruction::Aside {
+                piece: n,
+                from: Square::G1,
+                to: Square::H3,
+            },
+            Instruction::Remove {
+                piece: Some(Color::Black.pawn()),
+                square: Square::E5,
+            },
+            Instruction::Remove {
+                piece: None,
+                square: Square::E5,
+            },
+            Instruction::Place {
+                piece: Color::Black.queen(),
+                square: Square::D8,
+            },
+            Instruction::Check {
+                piece: n,
+                square: Square::B1,
+            },
+        ]
+    }
+
+    #[test]
+    fn instructions_in_german() {
+        let de = Language::german().vocabulary();
+        let said: Vec<String> = every_instruction()
+            .iter()
+            .map(|i| instruction_phrase(i, de))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "Springer von Gustav eins nach Felix drei",
+                "Springer von Gustav eins vorerst nach Hector drei",
+                "Bauer Eva fünf entfernen",
+                "die Figur auf Eva fünf entfernen",
+                "schwarze Dame auf David acht stellen",
+                "weißen Springer auf Bella eins prüfen und kurz anheben",
+            ]
+        );
+        assert_eq!(steps_phrase(1, de), "ein Handgriff");
+        assert_eq!(steps_phrase(21, de), "einundzwanzig Handgriffe");
+        assert_eq!(done_phrase(de), "Stellung aufgebaut");
+    }
+
+    #[test]
+    fn instructions_in_every_language() {
+        for code in ["de", "en", "es", "fr", "it", "nl", "pt"] {
+            let v = Language::builtin(code).unwrap().vocabulary();
+            let mut texts: Vec<String> = every_instruction()
+                .iter()
+                .map(|i| instruction_phrase(i, v))
+                .collect();
+            texts.extend([steps_phrase(1, v), steps_phrase(14, v), done_phrase(v)]);
+            for text in texts {
+                assert!(
+                    !text.is_empty() && !text.contains('{') && !text.contains("setup_"),
+                    "{code}: {text}"
+                );
+                assert!(!text.chars().any(|c| c.is_ascii_digit()), "{code}: {text}");
+            }
+        }
+    }
+}
