@@ -28,10 +28,12 @@
 //! other moves, then pieces from the box, and the unknown pegs are checked last, so that a
 //! player who knows his board is right can say so with the set-up key instead.
 
+use std::fmt;
+
 use shakmaty::{Bitboard, Board, Piece, Square};
 
 use super::contents::{Peg, PegContents};
-use crate::table::corrections::{assign, manhattan};
+use crate::table::corrections::{PieceName, assign, manhattan};
 
 /// More instructions than any two positions need (64 holes, at most two actions each, and a
 /// piece put aside per cycle): a plan never exceeds it.
@@ -63,6 +65,38 @@ pub enum Instruction {
     /// The peg on `square` is unknown where the target wants `piece`: feel it, replace it if it
     /// is not that piece, and confirm by lifting it briefly (a lift and a place on `square`).
     Check { piece: Piece, square: Square },
+}
+
+/// In English, for logs and the web page ("move the white knight from g1 to f3").
+impl fmt::Display for Instruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Instruction::Move { piece, from, to } => {
+                write!(f, "move the {} from {from} to {to}", PieceName(piece))
+            }
+            Instruction::Aside { piece, from, to } => {
+                write!(
+                    f,
+                    "move the {} from {from} to {to} for now",
+                    PieceName(piece)
+                )
+            }
+            Instruction::Remove {
+                piece: Some(piece),
+                square,
+            } => write!(f, "remove the {} from {square}", PieceName(piece)),
+            Instruction::Remove {
+                piece: None,
+                square,
+            } => write!(f, "remove the piece on {square}"),
+            Instruction::Place { piece, square } => {
+                write!(f, "put a {} on {square}", PieceName(piece))
+            }
+            Instruction::Check { piece, square } => {
+                write!(f, "check the {} on {square}", PieceName(piece))
+            }
+        }
+    }
 }
 
 impl Instruction {
@@ -467,6 +501,24 @@ mod tests {
             i.apply_to(&mut c);
         }
         c
+    }
+
+    #[test]
+    fn instructions_read_in_english() {
+        let check = Instruction::Check {
+            piece: Color::Black.queen(),
+            square: Square::D8,
+        };
+        assert_eq!(check.to_string(), "check the black queen on d8");
+        let aside = Instruction::Aside {
+            piece: Color::White.knight(),
+            from: Square::G1,
+            to: Square::H3,
+        };
+        assert_eq!(
+            aside.to_string(),
+            "move the white knight from g1 to h3 for now"
+        );
     }
 
     #[test]
