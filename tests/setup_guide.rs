@@ -275,6 +275,8 @@ fn a_removed_piece_put_back_is_still_known() {
         guide.observe(&SensorEvent::Lift(Square::E4)),
         Progress::Done
     );
+    // The pawn went into the box: the hand is empty for the game's first move.
+    assert!(guide.contents().held().is_empty());
     let progress = guide.observe(&SensorEvent::Place(Square::E4));
     assert_eq!(progress, Progress::Replanned(first.unwrap()));
     assert_eq!(

@@ -106,7 +106,8 @@ impl SetupGuide {
         self.contents.holds(&self.target)
     }
 
-    /// Follows one sensor event of the board.
+    /// Follows one sensor event of the board. Once [`Progress::Done`], the board belongs to
+    /// the game again (its moves are the game's); a guide still fed events would plan afresh.
     pub fn observe(&mut self, event: &SensorEvent) -> Progress {
         let hand_was_empty = self.contents.held().is_empty();
         self.contents.observe(event);
@@ -137,20 +138,23 @@ impl SetupGuide {
 
     /// The instruction done, still under way, or something else done.
     fn settle(&mut self) -> Progress {
-        if self.contents.holds(&self.target) {
-            self.plan.clear();
-            return Progress::Done;
-        }
-        let Some(current) = self.current() else {
-            return self.replan().map_or(Progress::Done, Progress::Replanned);
-        };
-        if self.contents.same_holes(&self.expected) {
-            if let Instruction::Remove { square, .. } = current
+        let current = self.current();
+        let done = current.is_some() && self.contents.same_holes(&self.expected);
+        if done {
+            // A peg taken off as told went into the box, not back onto the board.
+            if let Some(Instruction::Remove { square, .. }) = current
                 && let Some(peg) = self.contents.drop_held()
             {
                 self.boxed = Some((square, peg));
             }
             self.plan.pop_front();
+        }
+        if self.contents.holds(&self.target) {
+            self.plan.clear();
+            self.said();
+            return Progress::Done;
+        }
+        if done {
             let next = match self.current() {
                 Some(next) => {
                     self.said();
@@ -161,7 +165,8 @@ impl SetupGuide {
             };
             return next.map_or(Progress::Done, Progress::Next);
         }
-        if !self.contents.held().is_empty() || self.contents.same_holes(&self.said_at) {
+        let under_way = !self.contents.held().is_empty();
+        if current.is_some() && (under_way || self.contents.same_holes(&self.said_at)) {
             return Progress::Pending;
         }
         self.replan().map_or(Progress::Done, Progress::Replanned)
