@@ -24,9 +24,10 @@
 //!
 //! # Order
 //! The player's hand continues where it just freed a hole (the next piece goes into it);
-//! otherwise removals come first, then moves that free a hole another instruction needs, then
-//! other moves, then pieces from the box, and the unknown pegs are checked last, so that a
-//! player who knows his board is right can say so with the set-up key instead.
+//! otherwise removals come first (by square), then moves that free a hole another instruction
+//! needs, then other moves (the one nearest the hand), then pieces from the box, and the unknown
+//! pegs are checked last, so that a player who knows his board is right can say so with the
+//! set-up key instead.
 
 use std::fmt;
 
@@ -354,17 +355,25 @@ impl Schedule<'_> {
 
     fn run(&mut self) {
         let mut freed: Option<Square> = None;
+        // Where the hand was last: of two moves it may do next, the nearer.
+        let mut hand = Square::A1;
         while self.out.len() < PLAN_LIMIT {
             let needed = self.needed();
             let instruction = self
                 .continue_into(freed)
                 .or_else(|| self.removal(needed))
-                .or_else(|| self.ready_move(|from| needed.contains(from)))
-                .or_else(|| self.ready_move(|_| true))
+                .or_else(|| self.ready_move(hand, |from| needed.contains(from)))
+                .or_else(|| self.ready_move(hand, |_| true))
                 .or_else(|| self.ready_place())
                 .or_else(|| self.aside(needed));
             let Some(instruction) = instruction else {
                 return;
+            };
+            hand = match instruction {
+                Instruction::Move { to, .. } | Instruction::Aside { to, .. } => to,
+                Instruction::Remove { square, .. }
+                | Instruction::Place { square, .. }
+                | Instruction::Check { square, .. } => square,
             };
             freed = match instruction {
                 Instruction::Move { from, .. } | Instruction::Aside { from, .. } => Some(from),
@@ -409,14 +418,15 @@ impl Schedule<'_> {
         Some(Instruction::Remove { piece, square })
     }
 
-    /// A move into an empty hole whose origin satisfies `prefer`, the first by origin.
-    fn ready_move(&mut self, prefer: impl Fn(Square) -> bool) -> Option<Instruction> {
+    /// A move into an empty hole whose origin satisfies `prefer`, the one starting nearest
+    /// the hand.
+    fn ready_move(&mut self, hand: Square, prefer: impl Fn(Square) -> bool) -> Option<Instruction> {
         let k = self
             .moves
             .iter()
             .enumerate()
             .filter(|(_, (_, from, to))| !self.occupied.contains(*to) && prefer(*from))
-            .min_by_key(|(_, (_, from, _))| *from)
+            .min_by_key(|(_, (_, from, _))| (manhattan(hand, *from), *from))
             .map(|(k, _)| k)?;
         let (piece, from, to) = self.moves.remove(k);
         Some(Instruction::Move { piece, from, to })
