@@ -106,7 +106,8 @@ impl SetupGuide {
         self.contents.holds(&self.target)
     }
 
-    /// Follows one sensor event of the board.
+    /// Follows one sensor event of the board. Once [`Progress::Done`], the board belongs to
+    /// the game again (its moves are the game's); a guide still fed events would plan afresh.
     pub fn observe(&mut self, event: &SensorEvent) -> Progress {
         let hand_was_empty = self.contents.held().is_empty();
         self.contents.observe(event);
@@ -137,20 +138,23 @@ impl SetupGuide {
 
     /// The instruction done, still under way, or something else done.
     fn settle(&mut self) -> Progress {
-        if self.contents.holds(&self.target) {
-            self.plan.clear();
-            return Progress::Done;
-        }
-        let Some(current) = self.current() else {
-            return self.replan().map_or(Progress::Done, Progress::Replanned);
-        };
-        if self.contents.same_holes(&self.expected) {
-            if let Instruction::Remove { square, .. } = current
+        let current = self.current();
+        let done = current.is_some() && self.contents.same_holes(&self.expected);
+        if done {
+            // A peg taken off as told went into the box, not back onto the board.
+            if let Some(Instruction::Remove { square, .. }) = current
                 && let Some(peg) = self.contents.drop_held()
             {
                 self.boxed = Some((square, peg));
             }
             self.plan.pop_front();
+        }
+        if self.contents.holds(&self.target) {
+            self.plan.clear();
+            self.said();
+            return Progress::Done;
+        }
+        if done {
             let next = match self.current() {
                 Some(next) => {
                     self.said();
@@ -161,7 +165,8 @@ impl SetupGuide {
             };
             return next.map_or(Progress::Done, Progress::Next);
         }
-        if !self.contents.held().is_empty() || self.contents.same_holes(&self.said_at) {
+        let under_way = !self.contents.held().is_empty();
+        if current.is_some() && (under_way || self.contents.same_holes(&self.said_at)) {
             return Progress::Pending;
         }
         self.replan().map_or(Progress::Done, Progress::Replanned)
@@ -274,4 +279,85 @@ pub fn steps_phrase(steps: usize, v: &Vocabulary) -> String {
 /// The board holds the position.
 pub fn done_phrase(v: &Vocabulary) -> String {
     v.event("setup_done").unwrap_or("setup_done").to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::language::Language;
+    use shakmaty::Color;
+
+    fn every_instruction() -> Vec<Instruction> {
+        let n = Color::White.knight();
+        vec![
+            Instruction::Move {
+                piece: n,
+                from: Square::G1,
+                to: Square::F3,
+            },
+            Instruction::Aside {
+                piece: n,
+                from: Square::G1,
+                to: Square::H3,
+            },
+            Instruction::Remove {
+                piece: Some(Color::Black.pawn()),
+                square: Square::E5,
+            },
+            Instruction::Remove {
+                piece: None,
+                square: Square::E5,
+            },
+            Instruction::Place {
+                piece: Color::Black.queen(),
+                square: Square::D8,
+            },
+            Instruction::Check {
+                piece: n,
+                square: Square::B1,
+            },
+        ]
+    }
+
+    #[test]
+    fn instructions_in_german() {
+        let de = Language::german().vocabulary();
+        let said: Vec<String> = every_instruction()
+            .iter()
+            .map(|i| instruction_phrase(i, de))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "Springer von Gustav eins nach Felix drei",
+                "Springer von Gustav eins vorerst nach Hector drei",
+                "Bauer Eva fünf entfernen",
+                "die Figur auf Eva fünf entfernen",
+                "schwarze Dame auf David acht stellen",
+                "weißen Springer auf Bella eins prüfen und kurz anheben",
+            ]
+        );
+        assert_eq!(steps_phrase(1, de), "ein Handgriff");
+        assert_eq!(steps_phrase(21, de), "einundzwanzig Handgriffe");
+        assert_eq!(done_phrase(de), "Stellung aufgebaut");
+    }
+
+    #[test]
+    fn instructions_in_every_language() {
+        for code in ["de", "en", "es", "fr", "it", "nl", "pt"] {
+            let v = Language::builtin(code).unwrap().vocabulary();
+            let mut texts: Vec<String> = every_instruction()
+                .iter()
+                .map(|i| instruction_phrase(i, v))
+                .collect();
+            texts.extend([steps_phrase(1, v), steps_phrase(14, v), done_phrase(v)]);
+            for text in texts {
+                assert!(
+                    !text.is_empty() && !text.contains('{') && !text.contains("setup_"),
+                    "{code}: {text}"
+                );
+                assert!(!text.chars().any(|c| c.is_ascii_digit()), "{code}: {text}");
+            }
+        }
+    }
 }

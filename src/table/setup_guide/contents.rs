@@ -61,11 +61,28 @@ impl PegContents {
     /// A board seen only as occupied holes (a snapshot of a board never confirmed): every peg
     /// unknown.
     pub fn from_occupancy(occupied: Bitboard) -> PegContents {
-        let mut contents = PegContents::empty();
-        for square in occupied {
+        PegContents::from_parts(&Board::empty(), occupied)
+    }
+
+    /// The pieces of `known`, and an unknown peg on every hole of `unknown` (whatever `known`
+    /// has there): a belief restored from [`PegContents::known`] and [`PegContents::unknown`].
+    pub fn from_parts(known: &Board, unknown: Bitboard) -> PegContents {
+        let mut contents = PegContents::from_board(known);
+        for square in unknown {
             contents.holes[square as usize] = Some(Peg::Unknown);
         }
         contents
+    }
+
+    /// The known pieces, without the unknown pegs.
+    pub fn known(&self) -> Board {
+        let mut board = Board::empty();
+        for square in Square::ALL {
+            if let Some(Peg::Known(piece)) = self.holes[square as usize] {
+                board.set_piece_at(square, piece);
+            }
+        }
+        board
     }
 
     /// What stands on `square`.
@@ -97,15 +114,7 @@ impl PegContents {
 
     /// The board as pieces, when no hole holds an unknown peg.
     pub fn board_if_all_known(&self) -> Option<Board> {
-        let mut board = Board::empty();
-        for square in Square::ALL {
-            match self.holes[square as usize] {
-                None => {}
-                Some(Peg::Known(piece)) => board.set_piece_at(square, piece),
-                Some(Peg::Unknown) => return None,
-            }
-        }
-        Some(board)
+        self.unknown().is_empty().then(|| self.known())
     }
 
     /// Whether the board holds exactly `target`: the same holes occupied, every peg known and
@@ -253,6 +262,13 @@ mod tests {
         let c = PegContents::from_occupancy(Board::new().occupied());
         assert_eq!(c.unknown(), Board::new().occupied());
         assert!(!c.holds(&Board::new()));
+        let start = PegContents::from_board(&Board::new());
+        let restored = PegContents::from_parts(&c.known(), c.unknown());
+        assert_eq!(restored, c);
+        assert_eq!(
+            PegContents::from_parts(&start.known(), start.unknown()),
+            start
+        );
         assert!(PegContents::from_board(&Board::new()).holds(&Board::new()));
     }
 }

@@ -24,14 +24,17 @@
 //!
 //! # Order
 //! The player's hand continues where it just freed a hole (the next piece goes into it);
-//! otherwise removals come first, then moves that free a hole another instruction needs, then
-//! other moves, then pieces from the box, and the unknown pegs are checked last, so that a
-//! player who knows his board is right can say so with the set-up key instead.
+//! otherwise removals come first (by square), then moves that free a hole another instruction
+//! needs, then other moves (the one nearest the hand), then pieces from the box, and the unknown
+//! pegs are checked last, so that a player who knows his board is right can say so with the
+//! set-up key instead.
+
+use std::fmt;
 
 use shakmaty::{Bitboard, Board, Piece, Square};
 
 use super::contents::{Peg, PegContents};
-use crate::table::corrections::{assign, manhattan};
+use crate::table::corrections::{PieceName, assign, manhattan};
 
 /// More instructions than any two positions need (64 holes, at most two actions each, and a
 /// piece put aside per cycle): a plan never exceeds it.
@@ -63,6 +66,38 @@ pub enum Instruction {
     /// The peg on `square` is unknown where the target wants `piece`: feel it, replace it if it
     /// is not that piece, and confirm by lifting it briefly (a lift and a place on `square`).
     Check { piece: Piece, square: Square },
+}
+
+/// In English, for logs and the web page ("move the white knight from g1 to f3").
+impl fmt::Display for Instruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Instruction::Move { piece, from, to } => {
+                write!(f, "move the {} from {from} to {to}", PieceName(piece))
+            }
+            Instruction::Aside { piece, from, to } => {
+                write!(
+                    f,
+                    "move the {} from {from} to {to} for now",
+                    PieceName(piece)
+                )
+            }
+            Instruction::Remove {
+                piece: Some(piece),
+                square,
+            } => write!(f, "remove the {} from {square}", PieceName(piece)),
+            Instruction::Remove {
+                piece: None,
+                square,
+            } => write!(f, "remove the piece on {square}"),
+            Instruction::Place { piece, square } => {
+                write!(f, "put a {} on {square}", PieceName(piece))
+            }
+            Instruction::Check { piece, square } => {
+                write!(f, "check the {} on {square}", PieceName(piece))
+            }
+        }
+    }
 }
 
 impl Instruction {
@@ -320,17 +355,25 @@ impl Schedule<'_> {
 
     fn run(&mut self) {
         let mut freed: Option<Square> = None;
+        // Where the hand was last: of two moves it may do next, the nearer.
+        let mut hand = Square::A1;
         while self.out.len() < PLAN_LIMIT {
             let needed = self.needed();
             let instruction = self
                 .continue_into(freed)
                 .or_else(|| self.removal(needed))
-                .or_else(|| self.ready_move(|from| needed.contains(from)))
-                .or_else(|| self.ready_move(|_| true))
+                .or_else(|| self.ready_move(hand, |from| needed.contains(from)))
+                .or_else(|| self.ready_move(hand, |_| true))
                 .or_else(|| self.ready_place())
                 .or_else(|| self.aside(needed));
             let Some(instruction) = instruction else {
                 return;
+            };
+            hand = match instruction {
+                Instruction::Move { to, .. } | Instruction::Aside { to, .. } => to,
+                Instruction::Remove { square, .. }
+                | Instruction::Place { square, .. }
+                | Instruction::Check { square, .. } => square,
             };
             freed = match instruction {
                 Instruction::Move { from, .. } | Instruction::Aside { from, .. } => Some(from),
@@ -375,14 +418,15 @@ impl Schedule<'_> {
         Some(Instruction::Remove { piece, square })
     }
 
-    /// A move into an empty hole whose origin satisfies `prefer`, the first by origin.
-    fn ready_move(&mut self, prefer: impl Fn(Square) -> bool) -> Option<Instruction> {
+    /// A move into an empty hole whose origin satisfies `prefer`, the one starting nearest
+    /// the hand.
+    fn ready_move(&mut self, hand: Square, prefer: impl Fn(Square) -> bool) -> Option<Instruction> {
         let k = self
             .moves
             .iter()
             .enumerate()
             .filter(|(_, (_, from, to))| !self.occupied.contains(*to) && prefer(*from))
-            .min_by_key(|(_, (_, from, _))| *from)
+            .min_by_key(|(_, (_, from, _))| (manhattan(hand, *from), *from))
             .map(|(k, _)| k)?;
         let (piece, from, to) = self.moves.remove(k);
         Some(Instruction::Move { piece, from, to })
@@ -467,6 +511,24 @@ mod tests {
             i.apply_to(&mut c);
         }
         c
+    }
+
+    #[test]
+    fn instructions_read_in_english() {
+        let check = Instruction::Check {
+            piece: Color::Black.queen(),
+            square: Square::D8,
+        };
+        assert_eq!(check.to_string(), "check the black queen on d8");
+        let aside = Instruction::Aside {
+            piece: Color::White.knight(),
+            from: Square::G1,
+            to: Square::H3,
+        };
+        assert_eq!(
+            aside.to_string(),
+            "move the white knight from g1 to h3 for now"
+        );
     }
 
     #[test]
