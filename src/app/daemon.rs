@@ -10,13 +10,14 @@ use anyhow::Context;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinSet;
 
+use crate::app::board_links::{BOARD_BACKLOG, decoders, spawn_link, spawn_link_with};
 use crate::app::hub::{EVENT_BACKLOG, Hub, REQUEST_BACKLOG, TableHandle};
 use crate::app::table_actor::{BoardMessage, Journal, TableActor};
-use crate::boards::{Decoder, Protocol};
+use crate::boards::Protocol;
 use crate::chess::language::Language;
 use crate::config::{Config, NormalBoard as NormalConfig, PegSource, TableConfig};
 use crate::io::clock::{TableClock, unix_ms};
-use crate::io::link::{self, Endpoint, LinkEvent};
+use crate::io::link::Endpoint;
 use crate::io::simulator::{self, SimulatedBoard};
 use crate::io::speech::{Speaker, SpeechSettings};
 use crate::io::store::{Store, StoreError, StoreHandle};
@@ -27,8 +28,6 @@ use crate::table::state::{BoardId, NormalBoard, Step, Table, TableSettings};
 /// How often the daemon stamps "still alive" in the journal, which bounds the downtime a
 /// restart can misjudge.
 const HEARTBEAT: Duration = Duration::from_secs(1);
-/// Board events waiting for a busy table.
-const BOARD_BACKLOG: usize = 256;
 
 /// What a caller embedding the daemon (the demo, tests) gets once it is ready.
 #[derive(Debug)]
@@ -111,7 +110,7 @@ pub async fn run(
     let mut handles = Vec::new();
     let mut simulated = Vec::new();
     // The correspondence tables, which the desk and the mail reach.
-    let (notices_tx, notices) = mpsc::channel(crate::app::desk::NOTICE_BACKLOG);
+    let (notices_tx, notices) = mpsc::channel(crate::app::desk_link::NOTICE_BACKLOG);
     let mut desk_tables = Vec::new();
     let mut mail_tables = Vec::new();
     for tc in &config.tables {
@@ -187,7 +186,7 @@ pub async fn run(
                 ..
             } => {
                 let index = desk_tables.len();
-                let (view_tx, view) = watch::channel(Arc::new(table.desk_view()));
+                let (view_tx, view) = watch::channel(Arc::new(table.desk_view(unix_ms())));
                 let name: Arc<str> = Arc::from(tc.name.as_str());
                 desk_tables.push(crate::app::desk::DeskTable {
                     name: name.clone(),
@@ -265,7 +264,8 @@ pub async fn run(
             lang,
             &shutdown,
             &mut simulated,
-        )?;
+        )
+        .map_err(anyhow::Error::msg)?;
         hub = hub.with_desk(desk);
         if let Some(mail) = &config.mail {
             crate::app::mail_desk::spawn(
@@ -275,7 +275,8 @@ pub async fn run(
                 mail_tables,
                 notices_tx.clone(),
                 &shutdown,
-            )?;
+            )
+            .map_err(anyhow::Error::msg)?;
         }
     } else if config.mail.is_some() {
         tracing::warn!(
@@ -446,64 +447,6 @@ async fn open_table(
     let clock = TableClock::starting_at(0);
     let (table, out) = Table::new(settings, clock.now()).map_err(anyhow::Error::msg)?;
     Ok((table, out, game, clock))
-}
-
-/// A board link whose events reach the table tagged with the board.
-pub(crate) fn spawn_link(
-    tasks: &mut JoinSet<()>,
-    endpoint: Endpoint,
-    protocol: Protocol,
-    board: BoardId,
-    to_table: mpsc::Sender<BoardMessage>,
-    shutdown: &watch::Receiver<bool>,
-) {
-    let decoders = Box::new(move || crate::boards::decoder(protocol));
-    spawn_link_with(
-        tasks, endpoint, protocol, decoders, board, to_table, shutdown,
-    );
-}
-
-/// The decoder of each connection of a board speaking `protocol`: a Certabo board's keeps its
-/// calibration in `calibration` (`docs/certabo.md`).
-fn decoders(
-    protocol: Protocol,
-    calibration: PathBuf,
-) -> Box<dyn FnMut() -> Box<dyn Decoder> + Send> {
-    match protocol {
-        Protocol::Certabo => Box::new(crate::io::calibration::certabo_decoders(calibration)),
-        _ => Box::new(move || crate::boards::decoder(protocol)),
-    }
-}
-
-/// [`spawn_link`] with the decoder of each connection made by `decoders`.
-fn spawn_link_with(
-    tasks: &mut JoinSet<()>,
-    endpoint: Endpoint,
-    protocol: Protocol,
-    decoders: Box<dyn FnMut() -> Box<dyn Decoder> + Send>,
-    board: BoardId,
-    to_table: mpsc::Sender<BoardMessage>,
-    shutdown: &watch::Receiver<bool>,
-) {
-    let (events_tx, mut events) = mpsc::channel::<LinkEvent>(BOARD_BACKLOG);
-    // The table sends nothing to its boards yet: the link greets them itself.
-    let (_commands_tx, commands) = mpsc::channel(1);
-    tasks.spawn(link::run_with(
-        endpoint,
-        protocol,
-        decoders,
-        events_tx,
-        commands,
-        shutdown.clone(),
-    ));
-    tasks.spawn(async move {
-        let _keep_commands_open = _commands_tx;
-        while let Some(e) = events.recv().await {
-            if to_table.send((board, e)).await.is_err() {
-                break;
-            }
-        }
-    });
 }
 
 /// Lines typed on the daemon's standard input drive the simulated board.

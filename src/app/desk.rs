@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc, watch};
 
+use crate::app::desk_link::Notice;
 use crate::app::hub::Request;
 use crate::app::table_actor::BoardMessage;
 use crate::boards::Timed;
@@ -18,21 +19,6 @@ use crate::table::control::Command;
 use crate::table::desk::{Desk, DeskAction};
 use crate::table::event::{Listener, Say, TableEvent};
 use crate::table::state::{BoardId, DeskView, Input};
-
-/// Notices of table steps and messages waiting for the desk before senders skip one (a
-/// notice only says "look again": a skipped one loses nothing).
-pub const NOTICE_BACKLOG: usize = 64;
-
-/// What the desk hears from the tables and the mail.
-#[derive(Debug, Clone)]
-pub enum Notice {
-    /// Table `index` stepped: its view may have changed.
-    Stepped(usize),
-    /// A message brought table `index` a move.
-    MessageReceived(usize),
-    /// Words for the blind player about table `index` (a reply queued, a message refused).
-    Say(usize, String),
-}
 
 /// One correspondence table as the desk reaches it.
 pub struct DeskTable {
@@ -140,7 +126,7 @@ impl DeskActor {
                 None => {
                     let names: Vec<&str> = self.tables.iter().map(|t| &*t.name).collect();
                     format!(
-                        "error argument no correspondence table {:?}; the desk has {}",
+                        "error syntax no correspondence table {:?}; the desk has {}",
                         crate::table::event::one_line(table),
                         names.join(", ")
                     )
@@ -242,15 +228,14 @@ pub fn spawn(
         crate::table::name::TableName,
         std::sync::mpsc::Sender<String>,
     )>,
-) -> anyhow::Result<crate::app::hub::TableHandle> {
+) -> Result<crate::app::hub::TableHandle, String> {
     use crate::boards::Protocol;
     use crate::config::PegSource;
     use crate::io::link::Endpoint;
-    use anyhow::Context;
-    let (peg_tx, peg) = mpsc::channel(256);
+    let (peg_tx, peg) = mpsc::channel(crate::app::board_links::BOARD_BACKLOG);
     match &config.desk.peg {
         PegSource::None => drop(peg_tx),
-        PegSource::Device(endpoint) => crate::app::daemon::spawn_link(
+        PegSource::Device(endpoint) => crate::app::board_links::spawn_link(
             tasks,
             endpoint.clone(),
             Protocol::Peg,
@@ -265,13 +250,13 @@ pub fn spawn(
                 lang.clone(),
             );
             let (path, operator) = crate::io::simulator::spawn_on_pty(board)
-                .context("the desk's simulated peg board")?;
+                .map_err(|e| format!("the desk's simulated peg board: {e}"))?;
             tracing::info!(device = %path.display(), "the desk's simulated peg board");
             let endpoint = Endpoint::Serial {
                 path: path.display().to_string(),
                 baud: Endpoint::default_baud(Protocol::Peg),
             };
-            crate::app::daemon::spawn_link(
+            crate::app::board_links::spawn_link(
                 tasks,
                 endpoint,
                 Protocol::Peg,
@@ -280,7 +265,7 @@ pub fn spawn(
                 shutdown,
             );
             let name = crate::table::name::TableName::new("desk")
-                .map_err(|e| anyhow::anyhow!("the desk's name: {e}"))?;
+                .map_err(|e| format!("the desk's name: {e}"))?;
             simulated.push((name, operator));
         }
     }

@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime};
 use shakmaty::Color;
 use tokio::sync::{broadcast, mpsc, watch};
 
-use crate::app::desk::Notice;
+use crate::app::desk_link::Notice;
 use crate::app::hub::TableHandle;
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move};
@@ -33,7 +33,6 @@ use crate::table::state::DeskView;
 pub const POLL: Duration = Duration::from_secs(1);
 /// Messages read from the Maildir at one look.
 const MESSAGES_PER_LOOK: usize = 32;
-const DAY_MS: u64 = 86_400_000;
 
 /// One correspondence table as the mail reaches it.
 pub struct MailTable {
@@ -196,7 +195,29 @@ impl MailDesk {
             }
             Verdict::Disagrees(d) => {
                 let short = differs_words(&d.first, self.tables[i].lang);
-                self.refuse(i, &d.to_string(), &short)
+                self.refuse(i, &d.to_string(), &short);
+                // The record agrees up to a new move that is illegal or ambiguous: its sender
+                // is charged the rules' days (BCA email rule 6).
+                let played = view.game.ply_count();
+                let new_move_bad = parsed.record.len() == played + 1
+                    && matches!(
+                        message::check_against(&parsed.record[..played], &view.game),
+                        Verdict::NothingNew { behind: 0 }
+                    );
+                if new_move_bad && !view.game.is_over() && view.game.turn() != view.peg_side {
+                    let t = &self.tables[i];
+                    let reply = t
+                        .handle
+                        .ask(
+                            Role::Arbiter,
+                            Language::english(),
+                            Command::Penalty {
+                                color: view.game.turn(),
+                            },
+                        )
+                        .await;
+                    tracing::info!(table = %t.handle.name, %reply, "an illegal or ambiguous move by mail: the sender's penalty");
+                }
             }
         }
     }
@@ -301,16 +322,10 @@ fn compose_reply(t: &MailTable, view: &DeskView) -> GameMessage {
     let ply = times.len();
     let sent_ms = times.last().copied().unwrap_or(0);
     let received_ms = ply.checked_sub(2).and_then(|p| times.get(p)).copied();
-    // Days each side used: from the move before to its own, in whole days.
-    let mut total = [0u32; 2];
-    let mut used = 0;
-    for (p, at) in times.iter().enumerate() {
-        let since = p.checked_sub(1).map_or(*at, |q| times[q]);
-        let days = (at.saturating_sub(since) / DAY_MS) as u32;
-        let side = usize::from(p % 2 == 1);
-        total[side] = total[side].saturating_add(days);
-        used = days;
-    }
+    // The days as the game's rules charged them (`day_clock`).
+    let (used, total) = view
+        .last_charge
+        .map_or((0, [0, 0]), |c| (c.used_days, c.total_days));
     GameMessage {
         game: t.game_id.clone(),
         white: t.white.clone(),
@@ -356,14 +371,12 @@ pub fn spawn(
     tables: Vec<MailTable>,
     notices: mpsc::Sender<Notice>,
     shutdown: &watch::Receiver<bool>,
-) -> anyhow::Result<()> {
-    use anyhow::Context;
+) -> Result<(), String> {
     let maildir = Maildir::open(&mail.maildir)
-        .with_context(|| format!("mail.maildir {}", mail.maildir.display()))?;
-    let queue = MailQueue::open(state_dir, &mail.from).context("the outgoing mail's queue")?;
-    let destination = mail
-        .destination(state_dir)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+        .map_err(|e| format!("mail.maildir {}: {e}", mail.maildir.display()))?;
+    let queue = MailQueue::open(state_dir, &mail.from)
+        .map_err(|e| format!("the outgoing mail's queue: {e}"))?;
+    let destination = mail.destination(state_dir).map_err(|e| e.to_string())?;
     let (wake, woken) = std::sync::mpsc::channel();
     {
         let queue = queue.clone();
@@ -383,7 +396,7 @@ pub fn spawn(
                     },
                 );
             })
-            .context("starting the mail sender")?;
+            .map_err(|e| format!("starting the mail sender: {e}"))?;
     }
     let n = tables.len();
     let desk = MailDesk {

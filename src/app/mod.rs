@@ -6,8 +6,10 @@
 //! - [`session_driver`]: runs sessions over the TCP control interface and the page's
 //!   WebSocket alike, against the [`hub`]'s tables.
 
+pub mod board_links;
 pub mod daemon;
 pub mod desk;
+pub mod desk_link;
 pub mod hub;
 pub mod mail_desk;
 pub mod rate_limit;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc, watch};
 
-use crate::app::desk::Notice;
+use crate::app::desk_link::Notice;
 use crate::app::hub::Request;
 use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::LinkEvent;
@@ -132,7 +132,8 @@ impl<J: Journal> TableActor<J> {
     /// A correspondence table's view for the desk and the mail, after each step.
     pub fn tell_desk(&self) {
         if let Some(link) = &self.desk {
-            link.view.send_replace(Arc::new(self.table.desk_view()));
+            let now = self.clock.now().unix_ms;
+            link.view.send_replace(Arc::new(self.table.desk_view(now)));
             // A full queue already holds a notice to look again.
             link.notices.try_send(Notice::Stepped(link.index)).ok();
         }

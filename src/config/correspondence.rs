@@ -213,10 +213,7 @@ impl TableKind {
                         ),
                     )
                 })?;
-                let rules: Rules = t
-                    .day_rules
-                    .parse()
-                    .map_err(|e| bad(key("day_rules"), e))?;
+                let rules: Rules = t.day_rules.parse().map_err(|e| bad(key("day_rules"), e))?;
                 let days = match t.time_control.trim() {
                     "" => CorrespondenceControl::new(rules.set().usual_control, rules),
                     text => CorrespondenceControl::new(

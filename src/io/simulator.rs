@@ -418,6 +418,14 @@ impl SimulatedBoard {
     /// What the board sends for one action of the hand (a snapshot board's whole state after
     /// it); `&mut` because such a board's state follows the hand.
     fn encode(&mut self, event: &SensorEvent) -> Vec<u8> {
+        // Holes set by hand follow the game's moves made after them too.
+        if let Some(holes) = &mut self.holes_by_hand {
+            match *event {
+                SensorEvent::Lift(square) => holes.discard(square),
+                SensorEvent::Place(square) => holes.add(square),
+                _ => {}
+            }
+        }
         if let SensorEvent::SquareChanged { square, piece } = *event
             && matches!(self.protocol, Protocol::Millennium | Protocol::Certabo)
         {

@@ -102,6 +102,12 @@ pub enum Command {
     },
     /// The correspondence games in words: whose move in each, the messages waiting.
     Games,
+    /// Days of leave in a correspondence game: `leave white 2026-12-20 2027-01-05`.
+    Leave {
+        color: Color,
+        from: String,
+        to: String,
+    },
     /// The piece for a pending promotion (a pawn on the last rank of a board, waiting).
     Promote {
         piece: shakmaty::Role,
@@ -194,6 +200,7 @@ impl Command {
             Command::Tables => "tables",
             Command::Focus { .. } => "focus",
             Command::Games => "games",
+            Command::Leave { .. } => "leave",
             Command::Promote { .. } => "promote",
             Command::Parse { .. } => "parse",
             Command::Export { .. } => "export",
@@ -401,7 +408,7 @@ pub fn one_line(text: &str) -> String {
 
 /// Every request keyword, in the order `help` lists them.
 pub const KEYWORDS: &str = "auth, table, tables, lang, move, promote, board, boards, clock, sheet, \
-                            status, parse, export, focus, games, offer-draw, claim-draw, resign, undo, record, confirm, \
+                            status, parse, export, focus, games, leave, offer-draw, claim-draw, resign, undo, record, confirm, \
                             dispute, resolve, adjust, penalty, pause, resume, new-game, tag, events, help, quit";
 
 /// Parses one request line (without its line feed; a trailing CR is ignored), reading piece
@@ -528,6 +535,25 @@ pub fn parse_line_in(bytes: &[u8], lang: &Language) -> Result<Command, Refusal> 
             table: needs("a correspondence table's name, e.g. focus bca-7")?,
         }),
         "games" => no_argument(Command::Games),
+        "leave" => {
+            let usage =
+                "a colour and the first and last day, e.g. leave white 2026-12-20 2027-01-05";
+            let text = needs(usage)?;
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let [c, from, to] = words.as_slice() else {
+                return Err(Refusal::new(
+                    ErrorCode::Syntax,
+                    format!("leave needs {usage}"),
+                ));
+            };
+            let color = parse_color(c)
+                .ok_or_else(|| Refusal::new(ErrorCode::Syntax, format!("{c:?}: white or black")))?;
+            Ok(Command::Leave {
+                color,
+                from: (*from).to_owned(),
+                to: (*to).to_owned(),
+            })
+        }
         "promote" => Ok(Command::Promote {
             piece: promotion_piece(&needs("a piece: q, r, b or n")?, lang)?,
         }),

@@ -173,6 +173,15 @@ pub enum Answer {
         tag: GameTag,
         value: String,
     },
+    /// `penalty` in a correspondence game: `by` is charged days; both sides' totals now.
+    DaysCharged {
+        by: Color,
+        total_days: [u64; 2],
+    },
+    /// `leave`: the days of leave are kept.
+    LeaveTaken {
+        leave: String,
+    },
 }
 
 fn color_name(color: Color) -> &'static str {
@@ -325,6 +334,14 @@ impl fmt::Display for Answer {
             Answer::Promoted { uci } => f.write_str(uci),
             Answer::NewGame { fen } => write!(f, "new game {fen}"),
             Answer::Tagged { tag, value } => write!(f, "{tag} {value}"),
+            Answer::DaysCharged { by, total_days } => write!(
+                f,
+                "{} is charged the penalty days; days used white {} black {}",
+                color_name(*by),
+                total_days[0],
+                total_days[1]
+            ),
+            Answer::LeaveTaken { leave } => f.write_str(leave),
             Answer::PromotionChosen { piece } => write!(
                 f,
                 "{} chosen for the next promotion",

@@ -10,17 +10,12 @@ use shakmaty::Color;
 use crate::correspondence::day_clock::{
     DayClock, DayReading, Leave, both_sides_phrase, days_left_phrase,
 };
-use crate::table::state::Table;
-use crate::table::state::game_state::GameState;
-
-/// What changes a correspondence game's days besides its moves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DayEvent {
-    /// The side sent an illegal or ambiguous move: charged its rules' days.
-    Penalty(Color),
-    /// Days of leave.
-    Leave(Leave),
-}
+use crate::correspondence::message::Date;
+use crate::table::control::{ErrorCode, Refusal, Role};
+use crate::table::record::Record;
+use crate::table::state::game_state::{DayEvent, GameState};
+use crate::table::state::words::color_name;
+use crate::table::state::{Answer, Now, Reply, Step, Table};
 
 impl GameState {
     /// The game began at `unix_ms`: the side to move's days run from then.
@@ -76,7 +71,10 @@ impl GameState {
             if ply == plies {
                 break;
             }
-            let charge = self.plies.get(ply).and_then(|p| days.moved(mover, p.unix_ms).ok());
+            let charge = self
+                .plies
+                .get(ply)
+                .and_then(|p| days.moved(mover, p.unix_ms).ok());
             self.day_charges.push(charge);
             mover = !mover;
         }
@@ -111,5 +109,66 @@ impl Table {
     pub(super) fn side_days_words(&self, color: Color, now_unix_ms: u64) -> Option<String> {
         self.day_reading(now_unix_ms)
             .map(|r| days_left_phrase(r.side(color), self.vocab()))
+    }
+}
+
+impl Table {
+    /// `leave COLOR FROM TO`: days of leave in a correspondence game, for the player himself,
+    /// his assistant or the arbiter; refused when they overlap his other leave or pass the
+    /// rules' allowance for the year.
+    pub(super) fn leave(
+        &mut self,
+        now: Now,
+        role: Role,
+        color: Color,
+        from: &str,
+        to: &str,
+        out: &mut Step,
+    ) -> Reply {
+        if self.s.days.is_none() {
+            return Err(Refusal::new(
+                ErrorCode::State,
+                "leave is for a correspondence game (kind = \"correspondence\")",
+            ));
+        }
+        if matches!(role, Role::Player(c) if c != color) {
+            return Err(Refusal::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "only the {} player or the arbiter may take his leave",
+                    color_name(color)
+                ),
+            ));
+        }
+        let date = |text: &str| {
+            Date::parse(text).ok_or_else(|| {
+                Refusal::new(
+                    ErrorCode::Syntax,
+                    format!(
+                        "{:?} is no date; like 2026-12-20",
+                        text.chars().take(40).collect::<String>()
+                    ),
+                )
+            })
+        };
+        let leave = Leave {
+            color,
+            from: date(from)?,
+            to: date(to)?,
+        };
+        if leave.to < leave.from {
+            return Err(Refusal::new(
+                ErrorCode::Syntax,
+                format!(
+                    "the leave ends ({}) before it begins ({})",
+                    leave.to, leave.from
+                ),
+            ));
+        }
+        self.commit(now, Record::Leave { leave }, out)
+            .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+        Ok(Answer::LeaveTaken {
+            leave: leave.to_string(),
+        })
     }
 }

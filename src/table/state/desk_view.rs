@@ -6,6 +6,7 @@ use shakmaty::{Board, Color, Position};
 
 use crate::chess::game::Game;
 use crate::chess::phrases::color_phrase;
+use crate::correspondence::day_clock::MoveCharge;
 use crate::table::state::Table;
 
 /// A table as the desk sees it after each step (`Table::desk_view`).
@@ -22,25 +23,32 @@ pub struct DeskView {
     pub peg_side: Color,
     /// When each move was made (Unix ms), in step with the game's moves.
     pub move_times: Vec<u64>,
-    /// Whose move, the last move of each side with its number, in words.
+    /// Whose move, the last move of each side with its number, the days left, in words.
     pub state_words: String,
-    /// "Weiß am Zug" or the result, in words: one entry of the spoken list.
+    /// "Weiß am Zug, noch zwölf Tage" or the result, in words: one entry of the spoken list.
     pub turn_words: String,
+    /// What the last move cost in days and both sides' totals (a correspondence game).
+    pub last_charge: Option<MoveCharge>,
 }
 
 impl Table {
-    /// The table as the desk sees it now.
-    pub fn desk_view(&self) -> DeskView {
+    /// The table as the desk sees it at wall time `now_unix_ms` (its days left then).
+    pub fn desk_view(&self, now_unix_ms: u64) -> DeskView {
         let game = &self.g.game;
         let plies = game.ply_count();
-        let turn_words = match game.outcome() {
+        let turn = match game.outcome() {
             Some(_) => self.word("key_game_over"),
             None => {
                 let color = color_phrase(game.turn(), self.vocab());
                 self.key_words("key_turn", &[("color", &color)])
             }
         };
-        let mut parts = vec![turn_words.clone()];
+        // The list names the days of the side to move; the state, both sides' days.
+        let turn_words = match self.side_days_words(game.turn(), now_unix_ms) {
+            Some(days) if !game.is_over() => format!("{turn}, {days}"),
+            _ => turn.clone(),
+        };
+        let mut parts = vec![turn];
         // The last move of each side, oldest first, each with its number and colour.
         for ply in plies.saturating_sub(2)..plies {
             if let Some(words) = self.numbered_move(ply) {
@@ -49,6 +57,9 @@ impl Table {
         }
         if plies == 0 {
             parts.push(self.word("key_no_move"));
+        }
+        if let Some(days) = self.days_words(now_unix_ms).filter(|_| !game.is_over()) {
+            parts.push(days);
         }
         let peg = &self.peg;
         let agrees = peg.connected && !peg.differs && !peg.owes(game);
@@ -60,6 +71,7 @@ impl Table {
             move_times: self.g.plies.iter().map(|p| p.unix_ms).collect(),
             state_words: parts.join(". "),
             turn_words,
+            last_charge: self.g.day_charges.last().copied().flatten(),
         }
     }
 }

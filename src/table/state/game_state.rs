@@ -10,16 +10,25 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::boards::Millis;
+use crate::chess::ccsnt::{Precision, SentStamp};
 use crate::chess::game::Game;
 use crate::chess::scoresheet::{Recorder, Scoresheet};
+use crate::correspondence::day_clock::Leave;
+use crate::correspondence::day_clock::{DayClock, MoveCharge};
 use crate::table::clock::{Clock, ClockState};
 use crate::table::control::GameTag;
 use crate::table::reconcile::Side;
 use crate::table::record::Record;
-use crate::chess::ccsnt::{Precision, SentStamp};
-use crate::correspondence::day_clock::{DayClock, MoveCharge};
 use crate::table::state::TableSettings;
-pub use crate::table::state::day_time::DayEvent;
+
+/// What changes a correspondence game's days besides its moves (`day_time.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DayEvent {
+    /// The side sent an illegal or ambiguous move: charged its rules' days.
+    Penalty(Color),
+    /// Days of leave.
+    Leave(Leave),
+}
 
 /// What one half-move did to the clock, kept so that an undo or a takeback gives the time back
 /// and the reconciliation can put the clocks back to any move. One entry per move of the game:

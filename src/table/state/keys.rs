@@ -69,7 +69,9 @@ impl Table {
             BoardKey::Time => self.key_time(now, out),
             BoardKey::OwnTime => {
                 let left = self.g.clock.remaining(self.s.peg_side, now.table_ms);
-                let time = duration_phrase(left, self.vocab());
+                let time = self
+                    .side_days_words(self.s.peg_side, now.unix_ms)
+                    .unwrap_or_else(|| duration_phrase(left, self.vocab()));
                 let text = self.key_words("key_own_time", &[("time", &time)]);
                 self.tell(text, out);
             }

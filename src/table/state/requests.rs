@@ -96,6 +96,7 @@ impl Table {
                     command.keyword()
                 ),
             )),
+            Command::Leave { color, from, to } => self.leave(now, role, *color, from, to, out),
             Command::Focus { .. } | Command::Games => Err(Refusal::new(
                 ErrorCode::State,
                 format!(
@@ -359,6 +360,18 @@ impl Table {
     /// `penalty COLOR`: an illegal move completed (7.5.5).
     fn penalty(&mut self, now: Now, color: Color, out: &mut Step) -> Reply {
         self.running()?;
+        if self.s.days.is_some() {
+            // A correspondence game: the sender of an illegal or ambiguous move is charged
+            // its rules' days (BCA: one), not the over-the-board penalty time.
+            self.commit(now, Record::DayPenalty { color }, out)
+                .map_err(state)?;
+            let r = self.day_reading(now.unix_ms);
+            let used = |c: Color| r.as_ref().map_or(0, |r| r.side(c).used_days);
+            return Ok(Answer::DaysCharged {
+                by: color,
+                total_days: [used(Color::White), used(Color::Black)],
+            });
+        }
         self.commit(now, Record::Penalty { color }, out)
             .map_err(state)?;
         out.event(TableEvent::Penalty {

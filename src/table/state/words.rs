@@ -273,6 +273,10 @@ impl Table {
 
     /// Both clocks and the moves played, in words (`KT`, `clock`).
     pub(super) fn clock_words(&self, now: Now) -> String {
+        // A correspondence game's clock is its days.
+        if let Some(days) = self.days_words(now.unix_ms) {
+            return days;
+        }
         let r = self.g.clock.report(now.table_ms);
         clock_phrase(r.white_ms, r.black_ms, r.moves_played, self.vocab())
     }
