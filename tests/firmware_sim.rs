@@ -4,7 +4,8 @@
 //! player with White and with Black — touched pieces, en passant, promotion by key, wrong
 //! replications, castling on both sides, keys — are heard exactly as with the simulated board
 //! (`annabella simulate-board`), and the firmware reports every switch change once, chatter and
-//! all.
+//! all. The correspondence desk is turned from game to game and its games listed with the
+//! firmware's `KG` and `KL` keys, again as with the simulated board.
 //!
 //! The tools (gcc-avr, avr-libc, binutils-avr, libsimavr-dev, libelf-dev, pkg-config) come from
 //! `scripts/ensure-deps.sh --browser`, which `scripts/test.sh` runs; without them these tests
@@ -259,6 +260,13 @@ fn play_white(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<String>
     watcher.expect_event("8.O-O", |l| {
         l.starts_with("event move 15 white e1g1 O-O peg")
     });
+    // The correspondence desk's keys: a table at a board has no other game to turn to or list.
+    board.hand("key G");
+    watcher.expect_event("KG", |l| l == "event key peg next-game");
+    watcher.heard("Das geht jetzt nicht");
+    board.hand("key L");
+    watcher.expect_event("KL", |l| l == "event key peg list-games");
+    watcher.heard("Das geht jetzt nicht");
     assert_eq!(black.ask("resign"), "ok black resigns");
     heard_until(dir, "all Schwarz gibt auf. Weiß gewinnt")
 }
@@ -369,6 +377,127 @@ fn play_black(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<String>
     watcher.heard("Zug neun, Schwarz: Lange Rochade");
     assert_eq!(white.ask("resign"), "ok white resigns");
     heard_until(dir, "all Weiß gibt auf. Schwarz gewinnt")
+}
+
+/// `DIR/annabella.toml`: the correspondence desk with its peg board at `DIR/peg` and two games
+/// by mail (no `[mail]`: nothing is read or sent, the desk alone is tried), speaking German into
+/// `DIR/transcript.txt`.
+fn desk_config(dir: &Path) -> PathBuf {
+    let path = dir.join("annabella.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"
+[speech]
+backends = "transcript:{transcript}"
+lang = "de"
+
+[desk]
+peg = "{peg}"
+
+[[table]]
+name = "iccf-2"
+kind = "correspondence"
+peg_side = "white"
+opponent_email = "carol@example.org"
+game_id = "ICCF-2"
+time_control = "10/50d"
+
+[[table]]
+name = "bca-7"
+kind = "correspondence"
+peg_side = "black"
+opponent_email = "bob@example.org"
+game_id = "BCA-7"
+time_control = "20/10d"
+"#,
+            transcript = dir.join("transcript.txt").display(),
+            peg = dir.join("peg").display(),
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// A client on the correspondence table `table` hearing its events.
+fn watching(daemon: &Daemon, table: &str) -> ControlClient {
+    let mut c = daemon.connect("assistant");
+    assert_eq!(
+        c.ask(&format!("table {table}")),
+        format!("ok table {table}")
+    );
+    assert!(c.ask("events").starts_with("ok events"));
+    c
+}
+
+/// The correspondence desk worked from the key strip: `KG` turns the shared peg board to the
+/// next game (from the last back to the first), `KL` says the games with whose move it is, and
+/// a move on the board goes to the game it is turned to. Returns what was said.
+fn work_the_desk(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<String> {
+    let mut iccf = watching(daemon, "iccf-2");
+    let mut bca = watching(daemon, "bca-7");
+    // The board shows the start position, which is each game's: every turn is ready at once.
+    assert_eq!(iccf.ask("focus iccf-2"), "ok focus iccf-2");
+    iccf.expect_event("the board taken", |l| l == "event desk ready");
+    board.hand("key G");
+    iccf.expect_event("the board leaves", |l| l == "event desk away");
+    bca.expect_event("KG turns to BCA-7", |l| l == "event desk focus");
+    bca.heard("Partie BCA-7. Weiß am Zug. Noch kein Zug gespielt");
+    bca.expect_event("the board taken", |l| l == "event desk ready");
+    board.hand("key L");
+    bca.heard("ICCF-2: Weiß am Zug. BCA-7: Weiß am Zug");
+    board.hand("key G");
+    bca.expect_event("the board leaves", |l| l == "event desk away");
+    iccf.expect_event("KG turns back to ICCF-2", |l| l == "event desk focus");
+    iccf.heard("Partie ICCF-2. Weiß am Zug. Noch kein Zug gespielt");
+    iccf.expect_event("the board taken", |l| l == "event desk ready");
+    board.hand("e2e4");
+    iccf.expect_event("his move in ICCF-2", |l| {
+        l.starts_with("event move 1 white e2e4")
+    });
+    board.hand("key L");
+    let list = "ICCF-2: Schwarz am Zug. BCA-7: Weiß am Zug";
+    iccf.heard(list);
+    let status = bca.ask("status");
+    assert!(
+        status.contains("ply 0"),
+        "the move went to ICCF-2 alone: {status}"
+    );
+    heard_until(dir, &format!("blind {list}"))
+}
+
+#[test]
+fn the_firmware_keys_turn_and_list_the_correspondence_desk() {
+    let dir = scratch_dir("firmware-desk");
+    let sim_dir = dir.join("simulated");
+    let fw_dir = dir.join("firmware");
+    std::fs::create_dir_all(&sim_dir).unwrap();
+    std::fs::create_dir_all(&fw_dir).unwrap();
+
+    let mut simulated = SimulatedBoard::on_pty("peg", &sim_dir.join("peg"), &[]);
+    let daemon = Serve::new(&sim_dir.join("state"))
+        .config(&desk_config(&sim_dir))
+        .start();
+    let on_simulated = work_the_desk(&mut simulated, &daemon, &sim_dir);
+    drop(daemon);
+    drop(simulated);
+
+    let mut firmware = FirmwareBoard::start(&fw_dir.join("peg"), &[]);
+    let daemon = Serve::new(&fw_dir.join("state"))
+        .config(&desk_config(&fw_dir))
+        .start();
+    let on_firmware = work_the_desk(&mut firmware, &daemon, &fw_dir);
+    drop(daemon);
+    assert_eq!(on_firmware, on_simulated);
+    // KG, KL, KG, KL and the lift and placement of e2e4, each once, and nothing else.
+    let m = firmware.measurements();
+    eprintln!("pegsim measured:\n{}", m.join("\n"));
+    assert_eq!(measured(&m, "lines", "keys"), 4.0, "{m:#?}");
+    assert_eq!(measured(&m, "lines", "lift-place"), 2.0, "{m:#?}");
+    assert_eq!(measured(&m, "lines", "hand-changes"), 6.0, "{m:#?}");
+    assert_eq!(measured(&m, "lines", "unanswered"), 0.0, "{m:#?}");
+    assert_eq!(measured(&m, "lines", "other"), 0.0, "{m:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 type Game = fn(&mut dyn Hands, &Daemon, &Path) -> Vec<String>;

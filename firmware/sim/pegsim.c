@@ -1,5 +1,5 @@
 /* pegsim.c: the peg board's real firmware (its ELF) running in simavr, with a simulated diode
- * matrix of 64 reed switches and 13 keys on its pins and its UART on a pseudo-terminal, so that
+ * matrix of 64 reed switches and 15 keys on its pins and its UART on a pseudo-terminal, so that
  * `annabella serve --peg PATH` talks to the firmware exactly as to a board on a USB port.
  *
  *   pegsim FIRMWARE.elf --link PATH [--annabella PROGRAM] [--exit-at-eof] [--no-chatter]
@@ -60,7 +60,7 @@ static const struct line_pin COLUMN_PINS[COLUMNS] = {
 };
 static const char KEY_LETTER[2][COLUMNS] = {
 	{ 'Q', 'R', 'B', 'N', 'A', 'T', 'O', 'H' },
-	{ 'D', 'C', 'X', 'S', 'Z', 0, 0, 0 },
+	{ 'D', 'C', 'X', 'S', 'Z', 'G', 'L', 0 },
 };
 static const char PORTS[] = "BCD";
 
