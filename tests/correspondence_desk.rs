@@ -250,7 +250,8 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     let games = bca.ask("games");
     assert_eq!(
         games,
-        "ok games ICCF-2: Schwarz am Zug. BCA-7: Schwarz am Zug, eine neue Nachricht"
+        "ok games ICCF-2: Schwarz am Zug, noch sechsunddreißig Tage. \
+         BCA-7: Schwarz am Zug, noch elf Tage, eine neue Nachricht"
     );
     assert_eq!(bca.ask("focus bca-7"), "ok focus bca-7");
     iccf.expect_event("the board leaves", |l| l == "event desk away");

@@ -442,21 +442,22 @@ fn work_the_desk(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<Stri
     board.hand("key G");
     iccf.expect_event("the board leaves", |l| l == "event desk away");
     bca.expect_event("KG turns to BCA-7", |l| l == "event desk focus");
-    bca.heard("Partie BCA-7. Weiß am Zug. Noch kein Zug gespielt");
+    bca.heard("Partie BCA-7. Weiß am Zug. Noch kein Zug gespielt. Weiß noch elf Tage, Schwarz noch elf Tage");
     bca.expect_event("the board taken", |l| l == "event desk ready");
     board.hand("key L");
-    bca.heard("ICCF-2: Weiß am Zug. BCA-7: Weiß am Zug");
+    bca.heard("ICCF-2: Weiß am Zug, noch sechsunddreißig Tage. BCA-7: Weiß am Zug, noch elf Tage");
     board.hand("key G");
     bca.expect_event("the board leaves", |l| l == "event desk away");
     iccf.expect_event("KG turns back to ICCF-2", |l| l == "event desk focus");
-    iccf.heard("Partie ICCF-2. Weiß am Zug. Noch kein Zug gespielt");
+    iccf.heard("Partie ICCF-2. Weiß am Zug. Noch kein Zug gespielt. Weiß noch sechsunddreißig Tage, Schwarz noch sechsunddreißig Tage");
     iccf.expect_event("the board taken", |l| l == "event desk ready");
     board.hand("e2e4");
     iccf.expect_event("his move in ICCF-2", |l| {
         l.starts_with("event move 1 white e2e4")
     });
     board.hand("key L");
-    let list = "ICCF-2: Schwarz am Zug. BCA-7: Weiß am Zug";
+    let list =
+        "ICCF-2: Schwarz am Zug, noch sechsunddreißig Tage. BCA-7: Weiß am Zug, noch elf Tage";
     iccf.heard(list);
     let status = bca.ask("status");
     assert!(

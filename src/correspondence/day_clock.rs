@@ -438,7 +438,9 @@ pub fn days_left_phrase(side: &SideReading, v: &Vocabulary) -> String {
             .clone()
             .unwrap_or_else(|| duration_phrase(0, v));
     }
-    let time = duration_phrase(side.until_exceeded_ms, v);
+    // Whole hours, rounded up: a clock that has run for a few seconds still has "zehn Tage",
+    // not "neun Tage dreiundzwanzig Stunden".
+    let time = duration_phrase(side.until_exceeded_ms.div_ceil(3_600_000) * 3_600_000, v);
     match &t.days_left {
         Some(template) => fill(template, &[("time", &time)]),
         None => time,
