@@ -132,6 +132,7 @@ peg_side = "black"
 opponent_email = "bob@example.org"
 game_id = "BCA-7"
 time_control = "20/10d"
+day_rules = "bca"
 white = "Bob Jones"
 black = "Anna Schmidt"
 "#,
@@ -244,6 +245,7 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     });
     bca.heard("Partie BCA-7. Zug eins, Weiß: Felix drei");
     bca.expect_event("the message", |l| l.starts_with("event mail received 1 "));
+    bca.heard("Bedenkzeit ein Tag");
 
     // He lists his games, then turns to BCA-7: from 1. e4 on the board to 1. f3 takes two
     // moves of a pawn each.
@@ -276,6 +278,20 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
         refused.contains("6264") && refused.contains("6263"),
         "{refused}"
     );
+    // An illegal move (g2-g5) costs its sender a day under the BCA's rules.
+    receive(&inbox, 4, "BCA-7", "6263 5755 7275", "bob@example.org");
+    bca.heard(
+        "Nachricht zu Partie BCA-7 nicht übernommen: Zug zwei, Weiß weicht von der Partie ab",
+    );
+    // Leave: the BCA's email rules grant none; the ICCF's do.
+    assert!(
+        bca.ask("leave black 2026-12-20 2026-12-24")
+            .starts_with("error state ")
+    );
+    assert_eq!(
+        iccf.ask("leave white 2026-12-20 2026-12-24"),
+        "ok leave white 2026-12-20 2026-12-24"
+    );
 
     // A restart: the desk comes back on BCA-7 and the board as it is; nothing is sent twice.
     drop(iccf);
@@ -293,20 +309,33 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     bca.heard("in Ordnung");
     peg_move(&mut board, "d8", "h4");
     bca.expect_event("his mate", |l| l.starts_with("event move 4 black d8h4"));
+    let archived = bca.expect_event("the archive", |l| l.starts_with("event archived "));
     bca.expect_event("the reply queued", |l| {
         l.starts_with("event mail queued 4 ")
     });
     let sent = delivered(&outbox, 3);
     assert_eq!(sent.len(), 3, "one message per move, none twice: {sent:#?}");
+    let last = sent
+        .iter()
+        .find(|m| m.contains("2... 4884"))
+        .expect("the mate's reply");
     assert!(
-        sent[2].contains("1. 6263 5755") && sent[2].contains("2. 7274 4884"),
-        "{}",
-        sent[2]
+        last.contains("1. 6263 5755") && last.contains("2. 7274 4884"),
+        "{last}"
+    );
+    // The days as the BCA's rules charged them: Bob's penalty day, nothing else.
+    assert!(
+        last.contains("Time total: White 1 day, Black 0 days"),
+        "{last}"
     );
     // Every message was handled and kept in cur/.
     assert_eq!(fs::read_dir(inbox.join("new")).unwrap().count(), 0);
-    assert_eq!(fs::read_dir(inbox.join("cur")).unwrap().count(), 3);
-    let _ = bca;
+    assert_eq!(fs::read_dir(inbox.join("cur")).unwrap().count(), 4);
+    // The finished game's PGN keeps when each move was sent; its score is in Braille too.
+    let pgn = fs::read_to_string(archived.trim_start_matches("event archived ")).unwrap();
+    assert_eq!(pgn.matches("[%ccsnt ").count(), 4, "{pgn}");
+    let brf = fs::read_to_string(dir.join("state/braille/bca-7.brf")).unwrap();
+    assert!(brf.contains('4'), "{brf}");
 }
 
 #[test]

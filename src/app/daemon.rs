@@ -221,6 +221,11 @@ pub async fn run(
                     index,
                     view: view_tx,
                     notices: notices_tx.clone(),
+                    braille: config
+                        .state_dir
+                        .join("braille")
+                        .join(format!("{}.brf", tc.name.file_stem())),
+                    scored: None,
                 })
             }
         };

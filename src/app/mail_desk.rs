@@ -271,6 +271,11 @@ impl MailDesk {
             );
             self.notices.try_send(Notice::MessageReceived(t.index)).ok();
             self.last_received[i] = m.message_id.clone();
+            // The table has announced the move with the game's name and number; what the
+            // message adds for the ear is the time he says he used.
+            if let Some(used) = message::time_used_for_ear(parsed, t.lang) {
+                self.say(i, used);
+            }
         } else {
             let why = reply.trim_start_matches("error ").to_owned();
             self.refuse(i, &why, &why);

@@ -73,6 +73,11 @@ pub struct DeskLink {
     pub index: usize,
     pub view: watch::Sender<Arc<DeskView>>,
     pub notices: mpsc::Sender<Notice>,
+    /// The game's score in Braille (BRF), rewritten after each move: for his Braille display
+    /// or embosser (`<state_dir>/braille/<table>.brf`).
+    pub braille: PathBuf,
+    /// The half-moves the Braille score holds (`None`: not written yet).
+    pub scored: Option<usize>,
 }
 
 impl<J: Journal> TableActor<J> {
@@ -129,8 +134,21 @@ impl<J: Journal> TableActor<J> {
         }
     }
 
-    /// A correspondence table's view for the desk and the mail, after each step.
-    pub fn tell_desk(&self) {
+    /// A correspondence table's view for the desk and the mail, after each step, and its
+    /// Braille score when the game changed.
+    pub fn tell_desk(&mut self) {
+        let plies = self.table.game().ply_count();
+        if let Some(link) = &mut self.desk
+            && link.scored != Some(plies)
+        {
+            link.scored = Some(plies);
+            let brf = self.table.export("brf", self.table.settings().lang);
+            if let Some(text) = brf
+                && let Err(e) = write_atomically(&link.braille, &text)
+            {
+                tracing::warn!(table = self.table.name(), path = %link.braille.display(), error = %e, "the Braille score was not written");
+            }
+        }
         if let Some(link) = &self.desk {
             let now = self.clock.now().unix_ms;
             link.view.send_replace(Arc::new(self.table.desk_view(now)));
@@ -278,6 +296,16 @@ pub fn board_input(board: BoardId, event: LinkEvent) -> Input {
             message: e.to_string(),
         },
     }
+}
+
+/// Replaces `path` with `text` whole (a temporary file renamed over it).
+fn write_atomically(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path)
 }
 
 /// Appends to the table's record of resolutions and syncs it, for the arbiter and appeals.

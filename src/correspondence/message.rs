@@ -826,17 +826,25 @@ pub fn summary_for_ear(msg: &ParsedMessage, start: &Game, lang: &Language) -> St
             ("move", &numbered_move),
         ],
     );
-    if let Some(days) = msg.used_days {
-        // The clock's own words for days ([words.time] day_one/days): "drei Tage"; none used
-        // (an answer the same day) is "null Tage", not "null Sekunden".
-        let days = match (days, &v.time().days) {
-            (0, Some(template)) => fill_count(template, 0, v),
-            _ => duration_phrase(u64::from(days) * 86_400_000, v),
-        };
+    if let Some(used) = time_used_for_ear(msg, lang) {
         out.push_str("; ");
-        out.push_str(&fill(&word("mail_time_used"), &[("days", &days)]));
+        out.push_str(&used);
     }
     out
+}
+
+/// The time the sender says he used, for the ear ("Bedenkzeit drei Tage"), if he says it.
+pub fn time_used_for_ear(msg: &ParsedMessage, lang: &Language) -> Option<String> {
+    let v = lang.vocabulary();
+    let days = msg.used_days?;
+    // The clock's own words for days ([words.time] day_one/days): "drei Tage"; none used
+    // (an answer the same day) is "null Tage", not "null Sekunden".
+    let days = match (days, &v.time().days) {
+        (0, Some(template)) => fill_count(template, 0, v),
+        _ => duration_phrase(u64::from(days) * 86_400_000, v),
+    };
+    let template = v.event("mail_time_used").unwrap_or("mail_time_used");
+    Some(fill(template, &[("days", &days)]))
 }
 
 #[cfg(test)]
