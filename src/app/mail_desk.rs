@@ -194,8 +194,6 @@ impl MailDesk {
                 tracing::info!(file = %m.file, game = %parsed.game, behind, "a message with no new move (a repeat); moved to cur/");
             }
             Verdict::Disagrees(d) => {
-                let short = differs_words(&d.first, self.tables[i].lang);
-                self.refuse(i, &d.to_string(), &short);
                 // The record agrees up to a new move that is illegal or ambiguous: its sender
                 // is charged the rules' days (BCA email rule 6).
                 let played = view.game.ply_count();
@@ -204,6 +202,13 @@ impl MailDesk {
                         message::check_against(&parsed.record[..played], &view.game),
                         Verdict::NothingNew { behind: 0 }
                     );
+                let key = if new_move_bad {
+                    "desk_mail_illegal"
+                } else {
+                    "desk_mail_differs"
+                };
+                let short = differs_words(key, &d.first, self.tables[i].lang);
+                self.refuse(i, &d.to_string(), &short);
                 if new_move_bad && !view.game.is_over() && view.game.turn() != view.peg_side {
                     let t = &self.tables[i];
                     let reply = t
@@ -417,8 +422,9 @@ pub fn spawn(
     Ok(())
 }
 
-/// "Zug sechzehn, Schwarz weicht von der Partie ab" for the first differing move (`16...`).
-fn differs_words(first: &str, lang: &Language) -> String {
+/// "Zug sechzehn, Schwarz weicht von der Partie ab" (the template `key`) for the first
+/// differing move (`16...`).
+fn differs_words(key: &str, first: &str, lang: &Language) -> String {
     use crate::chess::phrases::{color_phrase, number_phrase};
     let v = lang.vocabulary();
     let color = if first.ends_with("...") {
@@ -428,7 +434,7 @@ fn differs_words(first: &str, lang: &Language) -> String {
     };
     let number: u32 = first.trim_end_matches('.').parse().unwrap_or(0);
     fill(
-        v.event("desk_mail_differs").unwrap_or("{number} {color}"),
+        v.event(key).unwrap_or("{number} {color}"),
         &[
             ("number", &number_phrase(number, v)),
             ("color", &color_phrase(color, v)),

@@ -194,6 +194,7 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("desk_reply_queued", &["game"]),
     ("desk_mail_refused", &["game", "why"]),
     ("desk_mail_differs", &["number", "color"]),
+    ("desk_mail_illegal", &["number", "color"]),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.
