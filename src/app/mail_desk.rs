@@ -353,10 +353,15 @@ fn publish(events: &broadcast::Sender<Arc<TableEvent>>, event: TableEvent) {
     events.send(Arc::new(event)).ok();
 }
 
+/// The last half-move whose reply is queued (0: none); the file holds one number, and no more
+/// than a line of it is read.
 fn read_mark(path: &Path) -> usize {
-    std::fs::read_to_string(path)
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64).read_to_string(&mut text))
         .ok()
-        .and_then(|t| t.trim().parse().ok())
+        .and_then(|_| text.trim().parse().ok())
         .unwrap_or(0)
 }
 
