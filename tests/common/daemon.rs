@@ -195,3 +195,11 @@ impl Daemon {
         self.process.kill();
     }
 }
+
+impl Daemon {
+    /// Stops the daemon (SIGTERM) and returns every line of its log.
+    pub fn stop_and_read_log(mut self) -> Vec<String> {
+        self.process.terminate();
+        self.process.lines_to_end()
+    }
+}

@@ -1,0 +1,120 @@
+//! Faults and load on the control port, against the real daemon: one address holding idle
+//! connections cannot take every slot, the last slots are kept for the arbiter, wrong tokens
+//! are limited on the whole daemon however many connections guess, and a guessing flood
+//! leaves a few log lines, not one per guess (issue 14).
+
+pub mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{IpAddr, SocketAddr, TcpStream};
+use std::time::Duration;
+
+use common::control::ControlClient;
+use common::daemon::{Daemon, Serve};
+use common::fs::scratch_dir;
+
+/// A TCP connection to `to` from the local address `from` (any 127.x.y.z is this machine).
+fn connect_from(from: IpAddr, to: SocketAddr) -> TcpStream {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::new(from, 0)).unwrap();
+        let stream = socket.connect(to).await.unwrap();
+        let stream = stream.into_std().unwrap();
+        stream.set_nonblocking(false).unwrap();
+        stream
+    })
+}
+
+/// The first line the daemon writes on `stream`, if any within a second.
+fn first_line(stream: &TcpStream) -> Option<String> {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(stream).read_line(&mut line).ok()?;
+    (!line.is_empty()).then(|| line.trim_end().to_owned())
+}
+
+fn ask(stream: &mut TcpStream, line: &str) -> Option<String> {
+    writeln!(stream, "{line}").ok()?;
+    first_line(stream)
+}
+
+fn start(name: &str) -> Daemon {
+    Serve::new(&scratch_dir(name).join("state"))
+        .args(["--peg", "sim", "--speech", "none"])
+        .start()
+}
+
+#[test]
+fn one_address_cannot_take_every_slot_and_the_last_are_the_arbiters() {
+    let daemon = start("faults-slots");
+    let attacker: IpAddr = "127.0.0.2".parse().unwrap();
+    let second: IpAddr = "127.0.0.3".parse().unwrap();
+    // The default cap is 32: 4 kept for the arbiter, 14 for one address.
+    let mut held = Vec::new();
+    for _ in 0..14 {
+        held.push(connect_from(attacker, daemon.control));
+    }
+    let refused = connect_from(attacker, daemon.control);
+    assert_eq!(
+        first_line(&refused).as_deref(),
+        Some(
+            "error rate too many connections from your address (at most 14); close one and try again"
+        )
+    );
+    // Another client still gets in and plays.
+    let mut white = daemon.connect("white");
+    assert_eq!(white.ask("move e4"), "ok e2e4 e4");
+    drop(white);
+    // A second address takes its 14 too: every slot anyone may take is held.
+    for _ in 0..14 {
+        held.push(connect_from(second, daemon.control));
+    }
+    // A player now lands in a slot kept for the arbiter: told so and closed once he
+    // authenticates; the arbiter gets in.
+    let mut player = connect_from("127.0.0.1".parse().unwrap(), daemon.control);
+    let reply = ask(&mut player, &format!("auth {}", daemon.token("black")));
+    assert_eq!(
+        reply.as_deref(),
+        Some(
+            "error rate the last 4 connections are kept for the arbiter and the others are taken; try again later"
+        )
+    );
+    let mut arbiter = daemon.connect("arbiter");
+    assert!(arbiter.ask("status").starts_with("ok table table-1 ply 1"));
+    drop(held);
+}
+
+#[test]
+fn wrong_tokens_are_limited_on_the_whole_daemon_and_their_log_is_throttled() {
+    let daemon = start("faults-tokens");
+    let mut limited = 0;
+    let mut checked = 0;
+    // 50 connections guessing 3 tokens each: each connection would allow 3.
+    for _ in 0..50 {
+        let mut c = TcpStream::connect(daemon.control).unwrap();
+        for guess in 0..3 {
+            match ask(&mut c, &format!("auth wrong-token-{guess}")) {
+                Some(r) if r.starts_with("error rate too many wrong tokens") => limited += 1,
+                Some(r) if r.starts_with("error auth wrong token") => checked += 1,
+                _ => {}
+            }
+        }
+    }
+    // Five a second after a burst of 20: the guesses were mostly not even looked at.
+    assert!(limited > 100, "{limited} limited, {checked} checked");
+    assert!(checked < 50, "{limited} limited, {checked} checked");
+    // The right token still works once the guessing pauses.
+    std::thread::sleep(Duration::from_millis(1200));
+    let mut arbiter = ControlClient::authenticated(daemon.control, &daemon.token("arbiter"));
+    assert!(arbiter.ask("status").starts_with("ok"));
+    drop(arbiter);
+    let log = daemon.stop_and_read_log();
+    let wrong = log.iter().filter(|l| l.contains("wrong token")).count();
+    assert!(wrong <= 21, "{wrong} log lines for {checked} wrong tokens");
+}
