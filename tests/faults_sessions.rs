@@ -118,3 +118,19 @@ fn wrong_tokens_are_limited_on_the_whole_daemon_and_their_log_is_throttled() {
     let wrong = log.iter().filter(|l| l.contains("wrong token")).count();
     assert!(wrong <= 21, "{wrong} log lines for {checked} wrong tokens");
 }
+
+#[test]
+fn the_open_file_limit_is_raised_to_what_the_system_allows() {
+    let dir = scratch_dir("faults-nofile");
+    // As under systemd: a low soft limit below the hard one.
+    let daemon = Serve::new(&dir.join("state"))
+        .wrapped(["sh", "-c", "ulimit -Sn 256 && exec \"$@\"", "sh"])
+        .args(["--peg", "sim", "--speech", "none"])
+        .start();
+    let log = daemon.stop_and_read_log();
+    let line = log
+        .iter()
+        .find(|l| l.contains("open-file limit raised"))
+        .unwrap_or_else(|| panic!("no raised limit in {log:#?}"));
+    assert!(line.contains("from=256"), "{line}");
+}

@@ -142,6 +142,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         None => "configuration".to_owned(),
     })?;
     init_logging(config.json_logs, "info");
+    raise_open_file_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("annabella")
@@ -162,6 +163,23 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         crate::app::daemon::run(config, shutdown, options).await
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Raises the open-file limit to what the system allows (systemd's default soft limit is
+/// 1024): connections that come and go must never leave the board links, the journal and
+/// the archive without a file descriptor. Says what it got.
+fn raise_open_file_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+            Ok(()) => tracing::info!(from = soft, to = hard, "open-file limit raised"),
+            Err(e) => {
+                tracing::warn!(soft, hard, error = %e, "the open-file limit could not be raised")
+            }
+        },
+        Ok((soft, _)) => tracing::debug!(soft, "open-file limit"),
+        Err(e) => tracing::warn!(error = %e, "the open-file limit could not be read"),
+    }
 }
 
 /// Logs to standard error: readable lines by default, JSON objects for log collectors.
