@@ -30,5 +30,6 @@ pub mod recording;
 pub mod simulator;
 pub mod speech;
 pub mod store;
+pub mod store_guard;
 pub mod tokens;
 pub mod web;
