@@ -434,6 +434,7 @@ async fn open_table(
     config: &Config,
 ) -> anyhow::Result<(Table, Step, u64, TableClock)> {
     let name = settings.name.clone();
+    crate::app::archive_repair::archive_missing(store, &config.state_dir, &settings).await;
     let entries = store
         .load(&name)
         .await
@@ -461,7 +462,6 @@ async fn open_table(
             tracing::info!(table = %name, plies = table.game().ply_count(), "game restored");
             return Ok((table, out, game, clock));
         }
-        crate::app::archive_repair::archive_if_missing(store, &config.state_dir, &table).await;
         tracing::info!(table = %name, "the last game is over; a new one begins");
     }
     let game = store.begin_game(&name, wall).await?;

@@ -176,7 +176,9 @@ impl std::fmt::Display for Lost {
         match self {
             Lost::Gone(path) => write!(f, "{} was removed", path.display()),
             Lost::Replaced(path) => write!(f, "{} was replaced by another", path.display()),
-            Lost::Unreachable(path, why) => write!(f, "{} cannot be reached: {why}", path.display()),
+            Lost::Unreachable(path, why) => {
+                write!(f, "{} cannot be reached: {why}", path.display())
+            }
         }
     }
 }
@@ -297,10 +299,7 @@ mod tests {
             games: 1,
         };
         file.write(small).unwrap();
-        assert_eq!(
-            MarkFile::read(dir.path()).unwrap(),
-            MarkRead::Found(small)
-        );
+        assert_eq!(MarkFile::read(dir.path()).unwrap(), MarkRead::Found(small));
         fs::write(dir.path().join(MARK_FILE), b"seq=9").unwrap();
         assert_eq!(MarkFile::read(dir.path()).unwrap(), MarkRead::Unreadable);
     }
