@@ -134,7 +134,7 @@ pub enum StoreError {
     )]
     JournalMissing { path: PathBuf, evidence: PathBuf },
     #[error(
-        "the journal {path} ends at record {have_seq} with {have_games} games, but {mark} says record {had_seq} and {had_games} games were recorded: the write-ahead log ({path}-wal) was damaged or cut short and SQLite dropped the last records; restore the state directory from a backup, or, to go on with what is left, move {mark} aside (docs/storage.md)"
+        "the journal {path} ends at record {have_seq} (games: {have_games}), but {mark} says records up to {had_seq} (games: {had_games}) were recorded: the write-ahead log ({path}-wal) was damaged or cut short and SQLite dropped the last records; restore the state directory from a backup, or, to go on with what is left, move {mark} aside (docs/storage.md)"
     )]
     RecordsLost {
         path: PathBuf,
