@@ -346,3 +346,68 @@ fn a_finished_game_missing_from_the_archive_is_archived_at_start_and_stale_temps
     assert!(daemon.terminate().success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The store's own answers, without the daemon: a journal of an annabella before the mark opens
+/// and gains one; a mark ahead of the journal (records or games) is refused; writes after the
+/// directory went are refused, also once it is back, and nothing is written there.
+#[test]
+fn the_store_checks_its_mark_and_its_directory() {
+    use annabella::io::store::{Store, StoreError};
+    let dir = scratch_dir("faults-store");
+    let state = dir.join("state");
+    let mut store = Store::open(&state).unwrap();
+    store.append("t", 1_000, "one").unwrap();
+    store.append("t", 2_000, "two").unwrap();
+    store.close().unwrap();
+
+    std::fs::remove_file(state.join(MARK)).unwrap();
+    let store = Store::open(&state).expect("a journal without a mark opens");
+    assert_eq!(store.load("t").unwrap().len(), 2);
+    drop(store);
+    let mark = std::fs::read_to_string(state.join(MARK)).unwrap();
+    assert!(mark.contains(" seq=2 games=1 "), "{mark:?}");
+
+    // A mark from a longer journal, then one with more games: both refused as lost records.
+    let longer = dir.join("longer");
+    let mut store = Store::open(&longer).unwrap();
+    for i in 0..3 {
+        store.append("t", 1_000 + i, "line").unwrap();
+    }
+    store.begin_game("t", 5_000).unwrap();
+    store.close().unwrap();
+    std::fs::copy(longer.join(MARK), state.join(MARK)).unwrap();
+    match Store::open(&state) {
+        Err(e @ StoreError::RecordsLost { .. }) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("ends at record 2 (games: 1)")
+                    && text.contains("records up to 3 (games: 2)"),
+                "{text}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // The directory removed under an open store.
+    std::fs::remove_file(state.join(MARK)).unwrap();
+    let mut store = Store::open(&state).unwrap();
+    std::fs::remove_dir_all(&state).unwrap();
+    let gone = store.append("t", 3_000, "three").unwrap_err();
+    assert!(matches!(gone, StoreError::StateDirGone { .. }), "{gone}");
+    std::fs::create_dir_all(&state).unwrap();
+    for error in [
+        store.append("t", 4_000, "four").unwrap_err(),
+        store.begin_game("t", 4_000).unwrap_err(),
+        store.heartbeat(4_000).unwrap_err(),
+        store.archive_pgn("t", 1, "1. e4 *").unwrap_err(),
+    ] {
+        assert!(matches!(error, StoreError::StateDirGone { .. }), "{error}");
+    }
+    drop(store);
+    assert_eq!(
+        std::fs::read_dir(&state).unwrap().count(),
+        0,
+        "nothing written into the new directory"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
