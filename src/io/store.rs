@@ -311,10 +311,17 @@ impl Store {
             gone: None,
         };
         store.load_caches()?;
-        remove_stale_temps(&store.dir.join(GAMES_DIR)).map_err(|e| StoreError::Archive {
-            path: store.dir.join(GAMES_DIR),
-            source: Arc::new(e),
-        })?;
+        // Leftovers only: the games they were for are archived again from the journal.
+        let games_dir = store.dir.join(GAMES_DIR);
+        match remove_stale_temps(&games_dir) {
+            Ok(0) => {}
+            Ok(n) => {
+                tracing::info!(dir = %games_dir.display(), removed = n, "removed the temporary files of interrupted archives")
+            }
+            Err(e) => {
+                tracing::warn!(dir = %games_dir.display(), error = %e, "cannot remove the temporary files of interrupted archives")
+            }
+        }
         Ok(store)
     }
 
