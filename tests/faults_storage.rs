@@ -389,6 +389,19 @@ fn the_store_checks_its_mark_and_its_directory() {
         other => panic!("{other:?}"),
     }
 
+    // The write-ahead log removed under an open store: SQLite would go on committing into it.
+    std::fs::remove_file(state.join(MARK)).unwrap();
+    let mut store = Store::open(&state).unwrap();
+    std::fs::remove_file(wal(&state)).unwrap();
+    let gone = store.append("t", 3_000, "three").unwrap_err();
+    assert!(
+        gone.to_string()
+            .contains(&format!("{} was removed", wal(&state).display())),
+        "{gone}"
+    );
+    drop(store);
+    assert_eq!(Store::open(&state).unwrap().load("t").unwrap().len(), 2);
+
     // The directory removed under an open store.
     std::fs::remove_file(state.join(MARK)).unwrap();
     let mut store = Store::open(&state).unwrap();

@@ -233,7 +233,7 @@ pub struct Store {
     /// Set after an I/O error or a failed pragma: the connection is reopened (and its settings
     /// applied afresh) before the next operation, rather than trusting its state.
     suspect: bool,
-    /// The directory and the journal as opened: checked around every write.
+    /// The directory, the journal and its log as opened: checked around every write.
     identity: Identity,
     /// The witness of what the journal held after the last commit (see `store_guard`).
     mark: MarkFile,
@@ -293,7 +293,8 @@ impl Store {
             sync_dir(&dir).map_err(not_writable)?;
         }
         let conn = open_connection(&path)?;
-        let identity = Identity::of(&dir, &path).map_err(not_writable)?;
+        // Reading the header in WAL mode created the log: it is there while the journal is open.
+        let identity = Identity::of(&[&dir, &path, &wal_path(&path)]).map_err(not_writable)?;
         let (mark, marked) = check_mark(&conn, &dir, &path, fresh)?;
         let mut store = Store {
             conn,
@@ -331,7 +332,7 @@ impl Store {
         if let Some(gone) = &self.gone {
             return Err(gone.clone());
         }
-        match self.identity.check(&self.dir, &self.path) {
+        match self.identity.check() {
             Ok(()) => Ok(()),
             Err(lost) => {
                 let error = StoreError::StateDirGone {
@@ -350,7 +351,7 @@ impl Store {
     /// read it, so it must not be acknowledged. (A path merely unreachable now was checked a
     /// moment before the commit, and the file written is the one opened: that commit stands.)
     fn guard_after(&mut self) -> Result<(), StoreError> {
-        match self.identity.check(&self.dir, &self.path) {
+        match self.identity.check() {
             Err(lost) if lost.is_certain() => {
                 let error = StoreError::StateDirGone {
                     dir: self.dir.clone(),

@@ -137,13 +137,13 @@ fn write_at_start(file: &File, bytes: &[u8]) -> io::Result<()> {
     file.write_all(bytes)
 }
 
-/// The state directory and the journal file as the store opened them, held open: an inode
-/// stays allocated while it is open, so a directory removed and created again can never come
-/// back with the same device and inode number, and a removed one shows no links.
+/// The state directory, the journal file and its write-ahead log as the store opened them,
+/// held open: an inode stays allocated while it is open, so a directory removed and created
+/// again can never come back with the same device and inode number, and a removed one shows no
+/// links. (SQLite keeps writing to a log or journal removed under it: commits nobody will read.)
 #[derive(Debug)]
 pub struct Identity {
-    dir: File,
-    journal: File,
+    held: Vec<(PathBuf, File)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,18 +184,20 @@ impl std::fmt::Display for Lost {
 }
 
 impl Identity {
-    /// Opens `dir` and `journal` to keep them as they are now.
-    pub fn of(dir: &Path, journal: &Path) -> io::Result<Identity> {
-        Ok(Identity {
-            dir: File::open(dir)?,
-            journal: File::open(journal)?,
-        })
+    /// Opens `paths` (a directory, files) to keep them as they are now.
+    pub fn of(paths: &[&Path]) -> io::Result<Identity> {
+        let held = paths
+            .iter()
+            .map(|p| Ok((p.to_path_buf(), File::open(p)?)))
+            .collect::<io::Result<_>>()?;
+        Ok(Identity { held })
     }
 
-    /// Whether `dir` and `journal` are still the ones taken by [`Identity::of`]: still linked,
-    /// and still what their paths name.
-    pub fn check(&self, dir: &Path, journal: &Path) -> Result<(), Lost> {
-        for (path, held) in [(dir, &self.dir), (journal, &self.journal)] {
+    /// Whether the paths are still the ones taken by [`Identity::of`]: still linked, and still
+    /// what their paths name.
+    pub fn check(&self) -> Result<(), Lost> {
+        for (path, held) in &self.held {
+            let path = path.as_path();
             let held = held
                 .metadata()
                 .map_err(|e| Lost::Unreachable(path.to_path_buf(), e.to_string()))?;
@@ -311,23 +313,23 @@ mod tests {
         fs::create_dir(&dir).unwrap();
         let journal = dir.join("j");
         fs::write(&journal, b"x").unwrap();
-        let id = Identity::of(&dir, &journal).unwrap();
-        assert_eq!(id.check(&dir, &journal), Ok(()));
+        let id = Identity::of(&[&dir, &journal]).unwrap();
+        assert_eq!(id.check(), Ok(()));
         fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(id.check(&dir, &journal), Err(Lost::Gone(dir.clone())));
+        assert_eq!(id.check(), Err(Lost::Gone(dir.clone())));
         fs::create_dir(&dir).unwrap();
         fs::write(&journal, b"x").unwrap();
-        let again = id.check(&dir, &journal).unwrap_err();
+        let again = id.check().unwrap_err();
         assert!(again.is_certain(), "{again}");
         // A journal replaced by another file (a backup copied over it) is told too.
         fs::remove_dir_all(&dir).unwrap();
         fs::create_dir(&dir).unwrap();
         fs::write(&journal, b"x").unwrap();
-        let id = Identity::of(&dir, &journal).unwrap();
+        let id = Identity::of(&[&dir, &journal]).unwrap();
         fs::write(dir.join("copy"), b"y").unwrap();
         fs::rename(dir.join("copy"), &journal).unwrap();
         // (The file opened lost its last link: it counts as removed.)
-        assert_eq!(id.check(&dir, &journal), Err(Lost::Gone(journal.clone())));
+        assert_eq!(id.check(), Err(Lost::Gone(journal.clone())));
     }
 
     #[test]
