@@ -330,13 +330,23 @@ pub async fn run(
         let mut shutdown = shutdown.clone();
         tasks.spawn(async move {
             let mut tick = tokio::time::interval(HEARTBEAT);
+            // A failing heartbeat is said when it starts failing (or fails otherwise), not
+            // every second; a state directory gone is an error, every write now refused.
+            let mut failing = None;
             loop {
                 tokio::select! {
-                    _ = tick.tick() => {
-                        if let Err(e) = store.heartbeat(unix_ms()).await {
-                            tracing::warn!(error = %e, "heartbeat not written");
+                    _ = tick.tick() => match store.heartbeat(unix_ms()).await {
+                        Err(e) if failing.as_ref() != Some(&e.to_string()) => {
+                            if matches!(e, StoreError::StateDirGone { .. }) {
+                                tracing::error!(error = %e, "the journal refuses every write from now on");
+                            } else {
+                                tracing::warn!(error = %e, "heartbeat not written");
+                            }
+                            failing = Some(e.to_string());
                         }
-                    }
+                        Err(_) => {}
+                        Ok(()) => failing = None,
+                    },
                     _ = shutdown.changed() => break,
                 }
             }
@@ -428,6 +438,7 @@ async fn open_table(
     config: &Config,
 ) -> anyhow::Result<(Table, Step, u64, TableClock)> {
     let name = settings.name.clone();
+    crate::app::archive_repair::archive_missing(store, &config.state_dir, &settings).await;
     let entries = store
         .load(&name)
         .await
@@ -438,8 +449,12 @@ async fn open_table(
             .iter()
             .map(|e| (e.at_unix_ms, e.line.clone()))
             .collect();
-        let mut table = Table::restore(settings.clone(), &journal)
-            .with_context(|| format!("table {name}: restoring from the journal"))?;
+        let mut table = Table::restore(settings.clone(), &journal).with_context(|| {
+            format!(
+                "table {name}: its records in {} do not replay; stop here, keep a copy of the state directory and restore it from a backup (docs/storage.md)",
+                config.state_dir.join(crate::io::store::JOURNAL_FILE).display()
+            )
+        })?;
         if !table.game().is_over() {
             let last_record = journal.last().map_or(0, |(at, _)| *at);
             let alive = last_alive.unwrap_or(last_record).max(last_record);

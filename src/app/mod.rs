@@ -1,11 +1,13 @@
 //! The daemon's wiring: tables as actors, their boards, speech, journal and control interface.
 //!
+//! - [`archive_repair`]: a finished game a crash kept from the archive, archived at start.
 //! - [`rate_limit`]: the token bucket a session's requests go through.
 //! - [`session`]: one control connection's conversation without I/O (lines in, actions out),
 //!   and the one token check.
 //! - [`session_driver`]: runs sessions over the TCP control interface and the page's
 //!   WebSocket alike, against the [`hub`]'s tables.
 
+pub mod archive_repair;
 pub mod board_links;
 pub mod daemon;
 pub mod desk;

@@ -24,6 +24,8 @@ use std::sync::mpsc;
 use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
+use crate::io::store_guard::{Identity, MARK_FILE, Mark, MarkFile, MarkRead, remove_stale_temps};
+
 /// The journal's file name inside the state directory.
 pub const JOURNAL_FILE: &str = "journal.sqlite3";
 /// The directory of archived games inside the state directory.
@@ -123,6 +125,29 @@ pub enum StoreError {
         "the journal {path} is damaged ({detail}); stop annabella, keep a copy of the state directory and recover it as docs/storage.md describes"
     )]
     Corrupt { path: PathBuf, detail: String },
+    #[error(
+        "the journal {path} is empty (0 bytes, no write-ahead log): it holds no game, so annabella will not start a new one over it; if this state directory has never recorded a game, remove the file; otherwise restore the state directory from a backup (docs/storage.md)"
+    )]
+    EmptyJournal { path: PathBuf },
+    #[error(
+        "the journal {path} is missing but {evidence} is there: the journal was removed or moved; put it back (or restore the state directory from a backup); to start afresh on purpose, move {evidence} aside too (docs/storage.md)"
+    )]
+    JournalMissing { path: PathBuf, evidence: PathBuf },
+    #[error(
+        "the journal {path} ends at record {have_seq} (games: {have_games}), but {mark} says records up to {had_seq} (games: {had_games}) were recorded: the write-ahead log ({path}-wal) was damaged or cut short and SQLite dropped the last records; restore the state directory from a backup, or, to go on with what is left, move {mark} aside (docs/storage.md)"
+    )]
+    RecordsLost {
+        path: PathBuf,
+        mark: PathBuf,
+        have_seq: u64,
+        have_games: u64,
+        had_seq: u64,
+        had_games: u64,
+    },
+    #[error(
+        "the state directory {dir} is gone ({what}); nothing was recorded: stop annabella and restore the state directory, its journal is no longer where it was opened"
+    )]
+    StateDirGone { dir: PathBuf, what: String },
     #[error("the disk holding the journal {path} is full; nothing was recorded: free some space")]
     DiskFull { path: PathBuf },
     #[error(
@@ -208,6 +233,13 @@ pub struct Store {
     /// Set after an I/O error or a failed pragma: the connection is reopened (and its settings
     /// applied afresh) before the next operation, rather than trusting its state.
     suspect: bool,
+    /// The directory, the journal and its log as opened: checked around every write.
+    identity: Identity,
+    /// The witness of what the journal held after the last commit (see `store_guard`).
+    mark: MarkFile,
+    marked: Mark,
+    /// Once the state directory was found gone, every write is refused with this.
+    gone: Option<StoreError>,
 }
 
 impl fmt::Debug for Store {
@@ -223,26 +255,47 @@ impl fmt::Debug for Store {
 impl Store {
     /// Opens the journal of `state_dir`, creating the directory (mode 0700) and the database
     /// if they are missing. Refuses a directory another process holds, a file that is not an
-    /// annabella journal, a schema it does not know and a damaged database.
+    /// annabella journal, a schema it does not know, a damaged database, an empty journal file,
+    /// a journal missing beside its write-ahead log or mark, and a journal holding fewer
+    /// records than its mark says were recorded. Removes the temporary files of an archive a
+    /// crash interrupted.
     pub fn open(state_dir: &Path) -> Result<Store, StoreError> {
         let dir = state_dir.to_path_buf();
         create_private_dir(&dir)?;
         let lock = take_lock(&dir)?;
         let path = dir.join(JOURNAL_FILE);
-        if let Ok(meta) = fs::symlink_metadata(&path)
-            && !meta.is_file()
-        {
-            return Err(StoreError::NotAJournal { path });
-        }
-        let existed = path.exists();
-        let conn = open_connection(&path)?;
-        if !existed {
+        let not_writable = |e: io::Error| StoreError::NotWritable {
+            path: dir.clone(),
+            source: Arc::new(e),
+        };
+        let wal = wal_path(&path);
+        let mark_path = dir.join(MARK_FILE);
+        let fresh = match fs::symlink_metadata(&path) {
+            Ok(meta) if !meta.is_file() => return Err(StoreError::NotAJournal { path }),
+            // A database SQLite never checkpointed can live in its log alone.
+            Ok(meta) if meta.len() == 0 && fs::metadata(&wal).map_or(0, |m| m.len()) == 0 => {
+                return Err(StoreError::EmptyJournal { path });
+            }
+            Ok(_) => false,
+            Err(_) => {
+                if let Some(evidence) = [wal, mark_path]
+                    .into_iter()
+                    .find(|p| fs::symlink_metadata(p).is_ok())
+                {
+                    return Err(StoreError::JournalMissing { path, evidence });
+                }
+                true
+            }
+        };
+        if fresh {
+            create_journal(&path)?;
             // SQLite syncs the directory for its journals, not for the database it creates.
-            sync_dir(&dir).map_err(|e| StoreError::NotWritable {
-                path: dir.clone(),
-                source: Arc::new(e),
-            })?;
+            sync_dir(&dir).map_err(not_writable)?;
         }
+        let conn = open_connection(&path)?;
+        // Reading the header in WAL mode created the log: it is there while the journal is open.
+        let identity = Identity::of(&[&dir, &path, &wal_path(&path)]).map_err(not_writable)?;
+        let (mark, marked) = check_mark(&conn, &dir, &path, fresh)?;
         let mut store = Store {
             conn,
             dir,
@@ -253,9 +306,72 @@ impl Store {
             synced_heartbeat: None,
             last_checkpoint: None,
             suspect: false,
+            identity,
+            mark,
+            marked,
+            gone: None,
         };
         store.load_caches()?;
+        // Leftovers only: the games they were for are archived again from the journal.
+        let games_dir = store.dir.join(GAMES_DIR);
+        match remove_stale_temps(&games_dir) {
+            Ok(0) => {}
+            Ok(n) => {
+                tracing::info!(dir = %games_dir.display(), removed = n, "removed the temporary files of interrupted archives")
+            }
+            Err(e) => {
+                tracing::warn!(dir = %games_dir.display(), error = %e, "cannot remove the temporary files of interrupted archives")
+            }
+        }
         Ok(store)
+    }
+
+    /// Refuses a write when the state directory or the journal is no longer the one opened:
+    /// a commit there would be recorded in a file nobody will read again.
+    fn guard(&mut self) -> Result<(), StoreError> {
+        if let Some(gone) = &self.gone {
+            return Err(gone.clone());
+        }
+        match self.identity.check() {
+            Ok(()) => Ok(()),
+            Err(lost) => {
+                let error = StoreError::StateDirGone {
+                    dir: self.dir.clone(),
+                    what: lost.to_string(),
+                };
+                if lost.is_certain() {
+                    self.gone = Some(error.clone());
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// After a commit: if the journal went away meanwhile, the commit is not where anyone will
+    /// read it, so it must not be acknowledged. (A path merely unreachable now was checked a
+    /// moment before the commit, and the file written is the one opened: that commit stands.)
+    fn guard_after(&mut self) -> Result<(), StoreError> {
+        match self.identity.check() {
+            Err(lost) if lost.is_certain() => {
+                let error = StoreError::StateDirGone {
+                    dir: self.dir.clone(),
+                    what: lost.to_string(),
+                };
+                self.gone = Some(error.clone());
+                Err(error)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Marks a commit that added `records` ending at `last_seq` and `games` new games. A failed
+    /// write of the mark only leaves it behind the journal, which the check at start allows.
+    fn mark_commit(&mut self, last_seq: Option<u64>, games: u64) {
+        if let Some(seq) = last_seq {
+            self.marked.last_seq = self.marked.last_seq.max(seq);
+        }
+        self.marked.games += games;
+        let _ = self.mark.write(self.marked);
     }
 
     /// The state directory.
@@ -284,6 +400,7 @@ impl Store {
         if items.is_empty() {
             return Ok(Vec::new());
         }
+        self.guard()?;
         self.recover()?;
         let games = &self.games;
         let mut new_tables: Vec<(&str, u64)> = Vec::new();
@@ -318,6 +435,8 @@ impl Store {
         if let Err(e) = result {
             return Err(self.failed(e, "appending"));
         }
+        self.guard_after()?;
+        self.mark_commit(seqs.last().copied(), new_tables.len() as u64);
         for (table, game) in new_tables {
             self.games.insert(table.to_owned(), game);
         }
@@ -390,6 +509,7 @@ impl Store {
     pub fn begin_game(&mut self, table: &str, at_unix_ms: u64) -> Result<u64, StoreError> {
         check_table(table)?;
         check_time(at_unix_ms)?;
+        self.guard()?;
         self.recover()?;
         let game = self.games.get(table).map_or(1, |g| g + 1);
         let result = self.conn.execute(
@@ -399,6 +519,8 @@ impl Store {
         if let Err(e) = result {
             return Err(self.failed(e, "starting a game"));
         }
+        self.guard_after()?;
+        self.mark_commit(None, 1);
         self.games.insert(table.to_owned(), game);
         self.synced_heartbeat = self.last_heartbeat;
         Ok(game)
@@ -417,9 +539,10 @@ impl Store {
         }
         let started = lines.first().map_or(0, |(at, _)| *at);
         check_time(started)?;
+        self.guard()?;
         self.recover()?;
         let game = self.games.get(table).map_or(1, |g| g + 1);
-        let result = (|| -> rusqlite::Result<()> {
+        let result = (|| -> rusqlite::Result<Option<u64>> {
             let tx = self
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -427,19 +550,25 @@ impl Store {
                 "INSERT INTO games (table_name, game, started_unix_ms) VALUES (?1, ?2, ?3)",
                 params![table, game as i64, started as i64],
             )?;
+            let mut last = None;
             {
                 let mut insert = tx.prepare_cached(
                     "INSERT INTO journal (table_name, game, at_unix_ms, line) VALUES (?1, ?2, ?3, ?4)",
                 )?;
                 for (at, line) in lines {
                     insert.execute(params![table, game as i64, *at as i64, line])?;
+                    last = Some(tx.last_insert_rowid() as u64);
                 }
             }
-            tx.commit()
+            tx.commit()?;
+            Ok(last)
         })();
-        if let Err(e) = result {
-            return Err(self.failed(e, "starting a game"));
-        }
+        let last = match result {
+            Ok(last) => last,
+            Err(e) => return Err(self.failed(e, "starting a game")),
+        };
+        self.guard_after()?;
+        self.mark_commit(last, 1);
         self.games.insert(table.to_owned(), game);
         self.synced_heartbeat = self.last_heartbeat;
         Ok(game)
@@ -464,6 +593,7 @@ impl Store {
     /// the write-ahead log into the database.
     pub fn heartbeat(&mut self, at_unix_ms: u64) -> Result<(), StoreError> {
         check_time(at_unix_ms)?;
+        self.guard()?;
         self.recover()?;
         let sync = self
             .synced_heartbeat
@@ -529,9 +659,10 @@ impl Store {
                 len: pgn.len(),
             });
         }
+        self.guard()?;
         let games_dir = self.dir.join(GAMES_DIR);
+        let path = archive_path(&self.dir, table, game);
         let name = format!("{}-{game}.pgn", file_stem(table));
-        let path = games_dir.join(&name);
         let archive_error = |path: &Path, e: io::Error| StoreError::Archive {
             path: path.to_path_buf(),
             source: Arc::new(e),
@@ -635,6 +766,102 @@ impl Store {
         self.suspect = false;
         Ok(())
     }
+}
+
+/// Compares what the journal holds with what its mark says was recorded, then marks what it
+/// holds now; returns the open mark.
+fn check_mark(
+    conn: &Connection,
+    dir: &Path,
+    path: &Path,
+    fresh: bool,
+) -> Result<(MarkFile, Mark), StoreError> {
+    let have = count(conn).map_err(|e| corrupt_or(path, e, "counting the records"))?;
+    let not_writable = |e: io::Error| StoreError::NotWritable {
+        path: dir.to_path_buf(),
+        source: Arc::new(e),
+    };
+    let mark_path = dir.join(MARK_FILE);
+    match MarkFile::read(dir).map_err(not_writable)? {
+        MarkRead::Found(had) if have.last_seq < had.last_seq || have.games < had.games => {
+            return Err(StoreError::RecordsLost {
+                path: path.to_path_buf(),
+                mark: mark_path,
+                have_seq: have.last_seq,
+                have_games: have.games,
+                had_seq: had.last_seq,
+                had_games: had.games,
+            });
+        }
+        MarkRead::Found(_) => {}
+        // A journal of an annabella before the mark, or a mark moved aside on purpose.
+        MarkRead::Missing if !fresh => tracing::warn!(
+            journal = %path.display(),
+            "the journal has no mark ({MARK_FILE}); one is written now, so that a later loss of records is detected"
+        ),
+        MarkRead::Missing => {}
+        MarkRead::Unreadable => tracing::warn!(
+            mark = %mark_path.display(),
+            "the journal's mark is unreadable (torn by a power loss?); it is written again from the journal"
+        ),
+    }
+    let mark = MarkFile::open(dir, have).map_err(not_writable)?;
+    Ok((mark, have))
+}
+
+/// The journal's highest record number and its number of games.
+fn count(conn: &Connection) -> rusqlite::Result<Mark> {
+    let (seq, games): (i64, i64) = conn.query_row(
+        "SELECT (SELECT coalesce(max(seq), 0) FROM journal), (SELECT count(*) FROM games)",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(Mark {
+        last_seq: u64::try_from(seq).unwrap_or(0),
+        games: u64::try_from(games).unwrap_or(0),
+    })
+}
+
+/// SQLite's write-ahead log beside `journal`.
+fn wal_path(journal: &Path) -> PathBuf {
+    let mut name = journal.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+/// Creates an empty journal at `path` whole: built under a temporary name, closed (its log
+/// checkpointed into it), synced and renamed, so a crash never leaves a journal file without
+/// its schema — an empty file at `path` is never one of ours and is refused.
+fn create_journal(path: &Path) -> Result<(), StoreError> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".new");
+    let temp = PathBuf::from(name);
+    for stale in [temp.clone(), wal_path(&temp), {
+        let mut shm = temp.as_os_str().to_owned();
+        shm.push("-shm");
+        PathBuf::from(shm)
+    }] {
+        match fs::remove_file(&stale) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                return Err(StoreError::NotWritable {
+                    path: stale,
+                    source: Arc::new(e),
+                });
+            }
+            _ => {}
+        }
+    }
+    let conn = open_connection(&temp)?;
+    conn.close()
+        .map_err(|(_, e)| classify(&temp, e, "closing the new journal"))?;
+    let io_error = |e: io::Error| StoreError::NotWritable {
+        path: path.to_path_buf(),
+        source: Arc::new(e),
+    };
+    File::open(&temp)
+        .and_then(|f| f.sync_all())
+        .map_err(io_error)?;
+    fs::rename(&temp, path).map_err(io_error)
 }
 
 /// Opens (creating if needed) the database and checks it is an annabella journal this code can
@@ -826,6 +1053,13 @@ fn check_entry(table: &str, at: u64, line: &str) -> Result<(), StoreError> {
 }
 
 pub use crate::table::name::file_stem;
+
+/// Where [`Store::archive_pgn`] keeps game `game` of `table` in `state_dir`.
+pub fn archive_path(state_dir: &Path, table: &str, game: u64) -> PathBuf {
+    state_dir
+        .join(GAMES_DIR)
+        .join(format!("{}-{game}.pgn", file_stem(table)))
+}
 
 /// Creates the state directory (and missing parents) readable by its owner only, and makes
 /// the new entries durable.
