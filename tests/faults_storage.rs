@@ -88,7 +88,7 @@ fn current_frames(log: &[u8]) -> Vec<std::ops::Range<usize>> {
 /// and then once a minute).
 fn six_moves_then_kill(state: &Path) {
     let daemon = serve(state);
-    play(&daemon, &["e4", "e5", "Sf3", "Sc6", "Lb5", "a6"]);
+    play(&daemon, &["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
     assert!(status(&daemon).contains(" ply 6 "));
     daemon.kill9();
 }
@@ -185,7 +185,7 @@ fn a_truncated_journal_file_is_refused() {
     let dir = scratch_dir("faults-truncated");
     let state = dir.join("state");
     let mut daemon = serve(&state);
-    play(&daemon, &["e4", "e5", "Sf3", "Sc6", "Lb5", "a6"]);
+    play(&daemon, &["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
     assert!(daemon.terminate().success());
     drop(daemon);
     let journal = state.join(JOURNAL);
