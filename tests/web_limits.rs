@@ -13,8 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use annabella::io::web::{
-    HEADER_TIMEOUT, MAX_CONNECTIONS_PER_ADDRESS, MAX_DOWNLOADS, MAX_HTTP_CONNECTIONS,
-    STALL_TIMEOUT,
+    HEADER_TIMEOUT, MAX_CONNECTIONS_PER_ADDRESS, MAX_DOWNLOADS, MAX_HTTP_CONNECTIONS, STALL_TIMEOUT,
 };
 use common::WAIT;
 use common::control::ControlClient;
@@ -99,12 +98,14 @@ fn proc_status(pid: u32, field: &str) -> u64 {
     status
         .lines()
         .find_map(|l| l.strip_prefix(field))
-        .and_then(|v| v.split_whitespace().nth(0)?.parse().ok())
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
 }
 
 fn open_files(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count()
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count()
 }
 
 /// What became of one connection of the flood.
@@ -140,7 +141,10 @@ fn idle_and_slow_connections_are_capped_and_closed() {
                         if s.write_all(b"X-Slow: a\r\n").await.is_err() { break; }
                     }
                 }
-                assert!(started.elapsed() < WAIT, "the slow header trickle was never closed");
+                assert!(
+                    started.elapsed() < WAIT,
+                    "the slow header trickle was never closed"
+                );
             }
             started.elapsed()
         });
@@ -213,7 +217,10 @@ fn idle_and_slow_connections_are_capped_and_closed() {
         assert_eq!(refused, FLOOD - (MAX_HTTP_CONNECTIONS - 1));
         // All but the one that made room for the page.
         assert!(timed_out >= MAX_HTTP_CONNECTIONS - 2, "{timed_out}");
-        assert!(latest < HEADER_TIMEOUT + Duration::from_secs(3), "{latest:?}");
+        assert!(
+            latest < HEADER_TIMEOUT + Duration::from_secs(3),
+            "{latest:?}"
+        );
 
         let trickled = slowloris.await.unwrap();
         println!("slowloris closed after {trickled:?}");
@@ -224,7 +231,10 @@ fn idle_and_slow_connections_are_capped_and_closed() {
         );
         // Every connection of the flood is gone from the daemon.
         let files_after = open_files(pid);
-        assert!(files_after <= files_before + 2, "{files_before} -> {files_after}");
+        assert!(
+            files_after <= files_before + 2,
+            "{files_before} -> {files_after}"
+        );
     });
 }
 
@@ -260,8 +270,17 @@ fn one_address_cannot_take_the_port_and_other_hosts_are_refused() {
         assert!(get(web, "/", &local, "").await.starts_with("HTTP/1.1 200"));
         let evil = get(web, "/", "evil.example", "").await;
         assert!(evil.starts_with("HTTP/1.1 421"), "{evil}");
-        assert!(evil.contains(&format!("this server answers to {web}")), "{evil}");
-        let evil_port = get(web, "/words.json", &format!("evil.example:{}", web.port()), "").await;
+        assert!(
+            evil.contains(&format!("this server answers to {web}")),
+            "{evil}"
+        );
+        let evil_port = get(
+            web,
+            "/words.json",
+            &format!("evil.example:{}", web.port()),
+            "",
+        )
+        .await;
         assert!(evil_port.starts_with("HTTP/1.1 421"), "{evil_port}");
         let no_host = {
             let mut s = TcpStream::connect(web).await.unwrap();
@@ -345,7 +364,9 @@ fn audio_records_stream_from_disk_a_few_at_once() {
         let fifth = get(web, "/audio/table-1", &host, &bearer).await;
         assert!(fifth.starts_with("HTTP/1.1 503"), "{fifth}");
         assert!(
-            fifth.contains(&format!("too many audio downloads at once (at most {MAX_DOWNLOADS})")),
+            fifth.contains(&format!(
+                "too many audio downloads at once (at most {MAX_DOWNLOADS})"
+            )),
             "{fifth}"
         );
         for download in downloads {

@@ -315,7 +315,10 @@ pub(super) async fn serve(
             table: Arc::clone(&table),
             id,
         };
-        let epoch = table.lock().map(|t| t.epoch).unwrap_or_else(|_| Instant::now());
+        let epoch = table
+            .lock()
+            .map(|t| t.epoch)
+            .unwrap_or_else(|_| Instant::now());
         let app = app.clone();
         let hosts = Arc::clone(&hosts);
         let shutdown = shutdown.clone();
