@@ -266,6 +266,26 @@ fn one_address_cannot_take_the_port_and_other_hosts_are_refused() {
         assert!(page.starts_with("HTTP/1.1 200"), "{page}");
         drop(streams);
 
+        // A kept-alive connection that asks nothing more is closed by the header timeout.
+        let mut kept = TcpStream::connect(web).await.unwrap();
+        kept.write_all(format!("GET /style.css HTTP/1.1\r\nHost: {web}\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        let answered = Instant::now();
+        let mut rest = Vec::new();
+        tokio::time::timeout(WAIT, kept.read_to_end(&mut rest))
+            .await
+            .expect("the idle kept-alive connection is closed")
+            .unwrap();
+        let idle = answered.elapsed();
+        assert!(rest.starts_with(b"HTTP/1.1 200"));
+        assert!(
+            idle >= HEADER_TIMEOUT - Duration::from_millis(500)
+                && idle < HEADER_TIMEOUT + Duration::from_secs(2),
+            "{idle:?}"
+        );
+        println!("an idle kept-alive connection was closed after {idle:?}");
+
         let local = format!("localhost:{}", web.port());
         assert!(get(web, "/", &local, "").await.starts_with("HTTP/1.1 200"));
         let evil = get(web, "/", "evil.example", "").await;
