@@ -172,8 +172,8 @@ fn idle_and_slow_connections_are_capped_and_closed() {
         let held = FLOOD - closed.load(Ordering::SeqCst);
         let files_during = open_files(pid);
         println!(
-            "flood: {FLOOD} idle connections in {flood_took:?}; the daemon held {held}, \
-             open files {files_before} before, {files_during} during"
+            "flood: {FLOOD} idle connections in {flood_took:?}; the daemon held {held} of them \
+             and the slowloris, open files {files_before} before, {files_during} during"
         );
         assert_eq!(held, MAX_HTTP_CONNECTIONS - 1, "the connection cap");
         assert!(
@@ -196,27 +196,37 @@ fn idle_and_slow_connections_are_capped_and_closed() {
         assert!(status.starts_with("ok"), "{status}");
         println!("during the flood: GET / in {page_took:?}, a control request in {control_took:?}");
 
-        let mut refused = 0;
-        let mut timed_out = 0;
+        // Each connection of the flood was refused at once, closed later to make room for a
+        // newer one (only the page's, unless the flood itself took over a second), or held
+        // until the header timeout closed it.
+        let (mut refused, mut made_room, mut timed_out) = (0, 0, 0);
         let mut latest = Duration::ZERO;
         for held in flood {
             let held = held.await.unwrap();
             latest = latest.max(held.closed_after);
             if held.said.starts_with("HTTP/1.1 503") {
                 assert!(held.said.contains("too many connections"), "{}", held.said);
-                assert!(held.closed_after < Duration::from_secs(1));
+                assert!(
+                    held.closed_after < HEADER_TIMEOUT / 2,
+                    "{:?}",
+                    held.closed_after
+                );
                 refused += 1;
             } else if held.closed_after >= HEADER_TIMEOUT - Duration::from_millis(500) {
                 timed_out += 1;
+            } else {
+                assert!(held.said.is_empty(), "{}", held.said);
+                made_room += 1;
             }
         }
         println!(
-            "flood: {refused} refused at once, {timed_out} closed by the header timeout, the last \
-             after {latest:?}"
+            "flood: {refused} refused at once, {made_room} closed to make room, {timed_out} \
+             closed by the header timeout, the last after {latest:?}"
         );
-        assert_eq!(refused, FLOOD - (MAX_HTTP_CONNECTIONS - 1));
-        // All but the one that made room for the page.
-        assert!(timed_out >= MAX_HTTP_CONNECTIONS - 2, "{timed_out}");
+        assert!(refused > 0 && made_room > 0);
+        // The ones held when the page came, but the one that made room for it.
+        assert_eq!(timed_out, MAX_HTTP_CONNECTIONS - 2);
+        assert_eq!(refused + made_room + timed_out, FLOOD);
         assert!(
             latest < HEADER_TIMEOUT + Duration::from_secs(3),
             "{latest:?}"
