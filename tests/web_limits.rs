@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use annabella::io::web::{
-    HEADER_TIMEOUT, MAX_CONNECTIONS_PER_ADDRESS, MAX_DOWNLOADS, MAX_HTTP_CONNECTIONS, STALL_TIMEOUT,
+    HEADER_TIMEOUT, MAX_CONNECTIONS_PER_ADDRESS, MAX_DOWNLOADS, MAX_HTTP_CONNECTIONS,
+    MAX_PAGES_PER_ADDRESS, STALL_TIMEOUT,
 };
 use common::WAIT;
 use common::control::ControlClient;
@@ -73,7 +74,13 @@ async fn get(addr: SocketAddr, path: &str, host: &str, headers: &str) -> String 
 
 /// A WebSocket handshake's status line.
 async fn upgrade(addr: SocketAddr, host: &str, origin: &str) -> String {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let stream = TcpStream::connect(addr).await.unwrap();
+    handshake(stream, host, origin).await.0
+}
+
+/// A WebSocket handshake on `stream`: the response's head, and the stream (an open page when
+/// the head says 101).
+async fn handshake(mut stream: TcpStream, host: &str, origin: &str) -> (String, TcpStream) {
     stream
         .write_all(
             format!(
@@ -90,7 +97,7 @@ async fn upgrade(addr: SocketAddr, host: &str, origin: &str) -> String {
         .await
         .expect("a response in time")
         .unwrap();
-    String::from_utf8_lossy(&head[..n]).into_owned()
+    (String::from_utf8_lossy(&head[..n]).into_owned(), stream)
 }
 
 fn proc_status(pid: u32, field: &str) -> u64 {
@@ -327,6 +334,39 @@ fn one_address_cannot_take_the_port_and_other_hosts_are_refused() {
         assert!(own.starts_with("HTTP/1.1 101"), "{own}");
         let own_name = upgrade(web, &local, &format!("http://{local}")).await;
         assert!(own_name.starts_with("HTTP/1.1 101"), "{own_name}");
+
+        // Pages: one address gets its share of them, another address still gets one.
+        let origin = format!("http://{web}");
+        let mut pages = Vec::new();
+        for _ in 0..MAX_PAGES_PER_ADDRESS {
+            let stream = connect_from(greedy, web).await;
+            let (head, page) = handshake(stream, &web.to_string(), &origin).await;
+            assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+            pages.push(page);
+        }
+        let stream = connect_from(greedy, web).await;
+        let (over, _) = handshake(stream, &web.to_string(), &origin).await;
+        assert!(over.starts_with("HTTP/1.1 503"), "{over}");
+        assert!(
+            over.contains(&format!(
+                "too many open pages from your address (at most {MAX_PAGES_PER_ADDRESS})"
+            )),
+            "{over}"
+        );
+        let other = upgrade(web, &web.to_string(), &origin).await;
+        assert!(other.starts_with("HTTP/1.1 101"), "{other}");
+        // A closed page gives its address's place back.
+        drop(pages.pop());
+        let closed = Instant::now();
+        loop {
+            let stream = connect_from(greedy, web).await;
+            let (again, _) = handshake(stream, &web.to_string(), &origin).await;
+            if again.starts_with("HTTP/1.1 101") {
+                break;
+            }
+            assert!(closed.elapsed() < WAIT, "the closed page's place: {again}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     });
 }
 

@@ -15,9 +15,10 @@
 
 mod listener;
 
-use std::net::SocketAddr;
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -60,6 +61,10 @@ pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
 const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// How long the page is given to take its close frame.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// Open pages (WebSockets) from one client address: half the default cap of 32, so one
+/// machine cannot take every page's place (behind a reverse proxy every page comes from the
+/// proxy's address, and this is the most pages through it).
+pub const MAX_PAGES_PER_ADDRESS: usize = 16;
 /// Audio records downloading at once; one more is refused with a reason. Each holds one
 /// open file and one [`AUDIO_CHUNK_BYTES`] buffer, whatever the record's size.
 pub const MAX_DOWNLOADS: usize = 4;
@@ -107,6 +112,8 @@ struct Shared {
     settings: Arc<WebSettings>,
     words: Arc<str>,
     slots: Arc<Semaphore>,
+    /// Open pages by client address.
+    pages: Arc<Mutex<HashMap<IpAddr, usize>>>,
     downloads: Arc<Semaphore>,
     shutdown: watch::Receiver<bool>,
 }
@@ -124,6 +131,7 @@ pub async fn run(
         control,
         words: Arc::from(words_json(settings.lang)),
         slots: Arc::new(Semaphore::new(settings.max_connections)),
+        pages: Arc::default(),
         downloads: Arc::new(Semaphore::new(MAX_DOWNLOADS)),
         shutdown: shutdown.clone(),
         settings: Arc::new(settings),
@@ -256,6 +264,14 @@ async fn upgrade(
             "the WebSocket must come from this server's own page (the Origin header names another site)",
         );
     }
+    let Some(address_page) = AddressPage::take(&shared.pages, peer.ip()) else {
+        return refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &format!(
+                "too many open pages from your address (at most {MAX_PAGES_PER_ADDRESS}); close one or try again later"
+            ),
+        );
+    };
     let Ok(slot) = Arc::clone(&shared.slots).try_acquire_owned() else {
         return refuse(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -289,7 +305,43 @@ async fn upgrade(
                 }
             }
             drop(slot);
+            drop(address_page);
         })
+}
+
+/// One open page of a client address, counted until it is dropped.
+struct AddressPage {
+    pages: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    address: IpAddr,
+}
+
+impl AddressPage {
+    /// A place for one more page from `address`, unless it has [`MAX_PAGES_PER_ADDRESS`].
+    fn take(pages: &Arc<Mutex<HashMap<IpAddr, usize>>>, address: IpAddr) -> Option<AddressPage> {
+        let mut open = pages.lock().ok()?;
+        let count = open.entry(address).or_insert(0);
+        if *count >= MAX_PAGES_PER_ADDRESS {
+            return None;
+        }
+        *count += 1;
+        Some(AddressPage {
+            pages: Arc::clone(pages),
+            address,
+        })
+    }
+}
+
+impl Drop for AddressPage {
+    fn drop(&mut self) {
+        if let Ok(mut open) = self.pages.lock()
+            && let Some(count) = open.get_mut(&self.address)
+        {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.address);
+            }
+        }
+    }
 }
 
 /// A WebSocket as a session's transport: each text message is one request line, each line the
