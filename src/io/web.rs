@@ -7,10 +7,18 @@
 //! TCP connection's, with its authentication, roles, rate limit and connection cap, so the page
 //! can do exactly what `nc` can and no more. Nothing goes through the control interface's TCP
 //! port.
+//!
+//! The port is bounded ([`listener`]): connections in all and per address, the time to send
+//! headers, silence and request time; a request is answered only when its `Host` names this
+//! server, and a WebSocket only when its `Origin` is this server's page. Audio records stream
+//! from disk, a few downloads at once.
 
-use std::net::SocketAddr;
+mod listener;
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -20,7 +28,8 @@ use axum::extract::{ConnectInfo, Path as UrlPath, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use tokio::sync::{Semaphore, watch};
+use tokio::io::AsyncReadExt;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::app::session_driver::{ControlService, Incoming, Transport};
 use crate::boards::BoardKey;
@@ -31,6 +40,12 @@ use crate::io::speech::BackendSpec;
 use crate::table::control::{ErrorCode, MAX_LINE_BYTES, Refusal};
 use crate::table::event::{ResolutionEvent, TableEvent};
 use crate::table::name::TableName;
+
+pub use listener::{
+    HEADER_TIMEOUT, MAX_CONNECTIONS_PER_ADDRESS, MAX_HTTP_CONNECTIONS, REQUEST_TIMEOUT,
+    STALL_TIMEOUT,
+};
+use listener::{Hosts, same_origin};
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
@@ -46,8 +61,16 @@ pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
 const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// How long the page is given to take its close frame.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
-/// Largest audio record served: a long game's speech is tens of megabytes.
-const MAX_AUDIO_BYTES: u64 = 512 * 1024 * 1024;
+/// Open pages (WebSockets) from one client address: half the default cap of 32, so one
+/// machine cannot take every page's place (behind a reverse proxy every page comes from the
+/// proxy's address, and this is the most pages through it).
+pub const MAX_PAGES_PER_ADDRESS: usize = 16;
+/// Audio records downloading at once; one more is refused with a reason. Each holds one
+/// open file and one [`AUDIO_CHUNK_BYTES`] buffer, whatever the record's size.
+pub const MAX_DOWNLOADS: usize = 4;
+/// How much of a record is read from disk at a time: the memory one download holds, besides
+/// the connection's own buffers.
+const AUDIO_CHUNK_BYTES: usize = 64 * 1024;
 
 /// What the web server needs besides the control service.
 #[derive(Debug, Clone)]
@@ -58,6 +81,11 @@ pub struct WebSettings {
     pub wav_dirs: Vec<PathBuf>,
     /// Open WebSockets at once; one more is refused with a reason.
     pub max_connections: usize,
+    /// Further names the page is reached by (a reverse proxy's, a name in the local network),
+    /// each `name` (at any port) or `name:port`: a request's `Host` must be one of these or the
+    /// address the client connected to (`ip:port`, and `localhost:port` on a loopback address).
+    /// Configured by `web_hosts = [...]`; none by default.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl WebSettings {
@@ -73,6 +101,7 @@ impl WebSettings {
                 })
                 .collect(),
             max_connections: 32,
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -83,6 +112,9 @@ struct Shared {
     settings: Arc<WebSettings>,
     words: Arc<str>,
     slots: Arc<Semaphore>,
+    /// Open pages by client address.
+    pages: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    downloads: Arc<Semaphore>,
     shutdown: watch::Receiver<bool>,
 }
 
@@ -99,23 +131,13 @@ pub async fn run(
         control,
         words: Arc::from(words_json(settings.lang)),
         slots: Arc::new(Semaphore::new(settings.max_connections)),
-        settings: Arc::new(settings),
+        pages: Arc::default(),
+        downloads: Arc::new(Semaphore::new(MAX_DOWNLOADS)),
         shutdown: shutdown.clone(),
+        settings: Arc::new(settings),
     };
-    let app = router(shared);
-    let mut stop = shutdown;
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        while !*stop.borrow() {
-            if stop.changed().await.is_err() {
-                break;
-            }
-        }
-    })
-    .await
+    let hosts = Hosts::new(&shared.settings.allowed_hosts);
+    listener::serve(listener, router(shared), hosts, shutdown).await
 }
 
 fn router(shared: Shared) -> Router {
@@ -230,24 +252,6 @@ pub fn words_json(lang: &Language) -> String {
     .to_string()
 }
 
-/// A WebSocket from another site's page is refused: the browser sends the token the user
-/// typed only to this page, but a foreign page should not even reach the control interface.
-fn same_origin(headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN) else {
-        // Not a browser (a test client, a script): the session's token check decides.
-        return true;
-    };
-    let (Ok(origin), Some(Ok(host))) = (
-        origin.to_str(),
-        headers.get(header::HOST).map(|h| h.to_str()),
-    ) else {
-        return false;
-    };
-    origin
-        .split_once("://")
-        .is_some_and(|(_, rest)| rest.eq_ignore_ascii_case(host))
-}
-
 async fn upgrade(
     State(shared): State<Shared>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -260,6 +264,14 @@ async fn upgrade(
             "the WebSocket must come from this server's own page (the Origin header names another site)",
         );
     }
+    let Some(address_page) = AddressPage::take(&shared.pages, peer.ip()) else {
+        return refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &format!(
+                "too many open pages from your address (at most {MAX_PAGES_PER_ADDRESS}); close one or try again later"
+            ),
+        );
+    };
     let Ok(slot) = Arc::clone(&shared.slots).try_acquire_owned() else {
         return refuse(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -293,7 +305,43 @@ async fn upgrade(
                 }
             }
             drop(slot);
+            drop(address_page);
         })
+}
+
+/// One open page of a client address, counted until it is dropped.
+struct AddressPage {
+    pages: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    address: IpAddr,
+}
+
+impl AddressPage {
+    /// A place for one more page from `address`, unless it has [`MAX_PAGES_PER_ADDRESS`].
+    fn take(pages: &Arc<Mutex<HashMap<IpAddr, usize>>>, address: IpAddr) -> Option<AddressPage> {
+        let mut open = pages.lock().ok()?;
+        let count = open.entry(address).or_insert(0);
+        if *count >= MAX_PAGES_PER_ADDRESS {
+            return None;
+        }
+        *count += 1;
+        Some(AddressPage {
+            pages: Arc::clone(pages),
+            address,
+        })
+    }
+}
+
+impl Drop for AddressPage {
+    fn drop(&mut self) {
+        if let Ok(mut open) = self.pages.lock()
+            && let Some(count) = open.get_mut(&self.address)
+        {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.address);
+            }
+        }
+    }
 }
 
 /// A WebSocket as a session's transport: each text message is one request line, each line the
@@ -544,18 +592,20 @@ async fn audio(
             &format!("no audio record of table {table} yet"),
         );
     };
-    let bytes = match tokio::fs::metadata(&path).await {
-        Ok(m) if m.len() > MAX_AUDIO_BYTES => {
-            return refuse(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "the audio record is larger than 512 MiB; copy it from the wav directory",
-            );
-        }
-        Ok(_) => tokio::fs::read(&path).await,
+    let Ok(download) = Arc::clone(&shared.downloads).try_acquire_owned() else {
+        return refuse(
+            StatusCode::SERVICE_UNAVAILABLE,
+            &format!(
+                "too many audio downloads at once (at most {MAX_DOWNLOADS}); try again when one has finished"
+            ),
+        );
+    };
+    let opened = match tokio::fs::File::open(&path).await {
+        Ok(file) => file.metadata().await.map(|m| (file, m.len())),
         Err(e) => Err(e),
     };
-    let bytes = match bytes {
-        Ok(b) => b,
+    let (file, len) = match opened {
+        Ok(opened) => opened,
         Err(e) => {
             tracing::warn!(path = %path.display(), error = %e, "audio record not read");
             return refuse(
@@ -569,13 +619,40 @@ async fn audio(
         .and_then(|n| n.to_str())
         .unwrap_or("record.wav")
         .to_owned();
-    let mut response = Response::new(Body::from(bytes));
+    let mut response = Response::new(stream_record(file, len, download));
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("audio/wav"));
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
     if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
         h.insert(header::CONTENT_DISPOSITION, v);
     }
     response
+}
+
+/// The first `len` bytes of `file` (a record still being written grows past the length its
+/// response announced), read a chunk at a time as the client takes them; the download's slot
+/// is given back when the body ends or the client goes.
+fn stream_record(file: tokio::fs::File, len: u64, download: OwnedSemaphorePermit) -> Body {
+    let state = (Some(file.take(len)), download);
+    Body::from_stream(futures_util::stream::unfold(
+        state,
+        |(file, download)| async move {
+            let mut file = file?;
+            let mut chunk = vec![0u8; AUDIO_CHUNK_BYTES];
+            match file.read(&mut chunk).await {
+                Ok(0) => None,
+                Ok(n) => {
+                    chunk.truncate(n);
+                    Some((Ok(axum::body::Bytes::from(chunk)), (Some(file), download)))
+                }
+                // The error ends the body (the client sees a cut download), and the stream.
+                Err(e) => {
+                    tracing::warn!(error = %e, "audio record: reading failed mid-download");
+                    Some((Err(e), (None, download)))
+                }
+            }
+        },
+    ))
 }
 
 /// The newest `<table>-<game>.wav` in the WAV directories: the file name is built from a
@@ -659,23 +736,6 @@ mod tests {
             newest_record(&[dir.path().join("gone")], &"table-1".parse().unwrap()).await,
             None
         );
-    }
-
-    #[test]
-    fn foreign_pages_are_refused() {
-        let mut h = HeaderMap::new();
-        assert!(same_origin(&h));
-        h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:7480"));
-        h.insert(
-            header::ORIGIN,
-            HeaderValue::from_static("http://127.0.0.1:7480"),
-        );
-        assert!(same_origin(&h));
-        h.insert(
-            header::ORIGIN,
-            HeaderValue::from_static("https://evil.example"),
-        );
-        assert!(!same_origin(&h));
     }
 
     #[test]

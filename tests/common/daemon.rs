@@ -185,6 +185,11 @@ impl Daemon {
         self.process.expect(what, want)
     }
 
+    /// The daemon's process id, to read its memory and open files in `/proc`.
+    pub fn pid(&self) -> u32 {
+        self.process.id()
+    }
+
     /// SIGTERM, as a service manager stops it; waits for the end.
     pub fn terminate(&mut self) -> ExitStatus {
         self.process.terminate()
