@@ -32,6 +32,9 @@ pub struct RawConfig {
     pub listen: String,
     /// Address of the table's web page, or `off`.
     pub web_listen: String,
+    /// Host names the page answers to besides its address (`chessbox.local`,
+    /// `chess.example.org:443` behind a proxy); any other `Host` is refused (DNS rebinding).
+    pub web_hosts: Vec<String>,
     /// Where tokens, the journal and finished games are kept.
     pub state_dir: PathBuf,
     /// `human` or `json`.
@@ -141,6 +144,7 @@ impl Default for RawConfig {
         RawConfig {
             listen: "127.0.0.1:7421".to_owned(),
             web_listen: "127.0.0.1:7480".to_owned(),
+            web_hosts: Vec::new(),
             state_dir: PathBuf::from("/var/lib/annabella"),
             log_format: "human".to_owned(),
             control: RawControl::default(),
@@ -299,6 +303,8 @@ pub struct Config {
     pub listen: std::net::SocketAddr,
     /// The web page's address; `None` when `web_listen = "off"`.
     pub web_listen: Option<std::net::SocketAddr>,
+    /// Host names the page answers to besides its own address.
+    pub web_hosts: Vec<String>,
     pub state_dir: PathBuf,
     pub json_logs: bool,
     /// The control server's limits (its language default is English).
@@ -563,9 +569,29 @@ impl RawConfig {
                 )
             })?),
         };
+        for (i, host) in self.web_hosts.iter().enumerate() {
+            let ok = !host.is_empty()
+                && host.len() <= 253
+                && host
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c));
+            if !ok {
+                return Err(bad(
+                    format!("web_hosts[{i}]"),
+                    format!(
+                        "{host:?} is no host name; like chessbox.local or chess.example.org:443"
+                    ),
+                ));
+            }
+        }
         Ok(Config {
             listen,
             web_listen,
+            web_hosts: self
+                .web_hosts
+                .iter()
+                .map(|h| h.to_ascii_lowercase())
+                .collect(),
             state_dir: self.state_dir.clone(),
             json_logs,
             control,

@@ -314,7 +314,8 @@ pub async fn run(
                 .with_context(|| format!("listening for the web page on {addr}"))?;
             let web = listener.local_addr()?;
             let backends: Vec<_> = config.speech.iter().map(|o| o.backend.clone()).collect();
-            let settings = WebSettings::new(lang, &backends);
+            let mut settings = WebSettings::new(lang, &backends);
+            settings.allowed_hosts = config.web_hosts.clone();
             let shutdown = shutdown.clone();
             tasks.spawn(async move {
                 if let Err(e) = crate::io::web::run(listener, control, settings, shutdown).await {
