@@ -25,7 +25,14 @@ const app = {
   focus: 'e2',
   from: null,
   clock: null,
-  lastMove: '',
+  // The last move: { uci, san_local, words, number, color }, or null.
+  last: null,
+  end: null,
+  view: null,
+  hearing: '',
+  procedureOpen: false,
+  // Stepping through the record with [ and ]: the half-move read last, or null.
+  step: null,
   status: {},
   sheets: { a: null, b: null, twoSheets: false },
   guide: { peg: '', normal: '' },
@@ -36,14 +43,111 @@ const app = {
 
 // ---------- announcements ----------
 
-function announce(text, urgent) {
-  const region = urgent ? $('live-assertive') : $('live-polite');
+// Everything the page announces goes through one queue into the two live regions, one phrase
+// at a time: a phrase is left in its region long enough to be read (about 30 characters a
+// second) before the next replaces it, so phrases arriving in one frame (a mate and the
+// result) are all read, whole and in order. What must interrupt goes to the assertive region,
+// but still after what came before it. A phrase the daemon says to several listeners in the
+// same words (the blind player's move, to him and to the opponent) is read once.
+const speech = { queue: [], shownAt: 0, readMs: 0, timer: null, recent: new Map() };
+const SAID_ONCE_MS = 5000;
+
+function readingMs(text) {
+  return Math.min(2500, 250 + 30 * text.length);
+}
+
+// `lang`: the phrase's language (the table's for the daemon's words, English for the page's
+// own); `once`: a daemon utterance, read at most once however many listeners it was said to.
+function announce(text, urgent = false, lang = 'en', once = false) {
+  if (!text) return;
+  if (once) {
+    const now = performance.now();
+    for (const [t, at] of speech.recent) if (now - at > SAID_ONCE_MS) speech.recent.delete(t);
+    if (speech.recent.has(text)) return;
+    speech.recent.set(text, now);
+  }
+  speech.queue.push({ text, urgent: Boolean(urgent), lang });
+  pumpSpeech();
+}
+
+function pumpSpeech() {
+  if (speech.timer || !speech.queue.length) return;
+  const next = speech.queue[0];
+  // A polite phrase may follow while the last is still read (screen readers queue polite
+  // phrases); an assertive one would cut it off, so it waits until the last was read.
+  const wait = next.urgent ? speech.readMs : Math.min(speech.readMs, 600);
+  const left = speech.shownAt + wait - performance.now();
+  if (left > 0) { speech.timer = setTimeout(() => { speech.timer = null; pumpSpeech(); }, left); return; }
+  speech.queue.shift();
+  const region = next.urgent ? $('live-assertive') : $('live-polite');
   // Emptying first makes a repeated phrase ("in Ordnung") be read again.
-  region.textContent = '';
-  setTimeout(() => { region.textContent = text; }, 30);
+  $('live-polite').replaceChildren();
+  $('live-assertive').replaceChildren();
+  speech.timer = setTimeout(() => {
+    const span = document.createElement('span');
+    span.lang = next.lang;
+    span.textContent = next.text;
+    region.replaceChildren(span);
+    speech.shownAt = performance.now();
+    speech.readMs = readingMs(next.text);
+    speech.timer = null;
+    pumpSpeech();
+  }, 40);
+}
+
+// Whose words this page reads out (the transcript shows everything): `opponent` (what the
+// sighted side hears and what is said to everyone), `blind` (what the blind player hears and
+// what is said to everyone), or `all`.
+const HEARS = {
+  opponent: ['opponent', 'all'],
+  blind: ['blind', 'all'],
+  all: ['opponent', 'blind', 'all', 'arbiter'],
+};
+
+function defaultHearing(role) {
+  if (role === 'arbiter') return 'all';
+  if ((role === 'white' || role === 'black') && app.view && app.view.peg_side === role) return 'blind';
+  return 'opponent';
+}
+
+function tableLang() {
+  return (app.view && app.view.lang) || (app.words && app.words.code) || 'en';
+}
+
+// ---------- numbers and times in words ----------
+
+function plural(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+// "1 hour 30 minutes 58 seconds", never "1:30:58", which a voice reads as a time of day.
+function durationWords(total) {
+  const neg = total < 0;
+  let s = Math.abs(Math.floor(total));
+  const h = Math.floor(s / 3600); s -= h * 3600;
+  const m = Math.floor(s / 60); s -= m * 60;
+  const parts = [];
+  if (h) parts.push(plural(h, 'hour', 'hours'));
+  if (m) parts.push(plural(m, 'minute', 'minutes'));
+  if (s || !parts.length) parts.push(plural(s, 'second', 'seconds'));
+  return (neg ? 'minus ' : '') + parts.join(' ');
+}
+
+// A time control as the daemon writes it ("5400+30", "40/7200:1800+30") in words.
+function timeControlWords(tc) {
+  if (!tc) return 'unknown';
+  return tc.split(':').map((period) => {
+    const m = /^(?:(\d+)\/)?(\d+)(?:\+(\d+))?$/.exec(period);
+    if (!m) return period;
+    let w = (m[1] ? `${plural(Number(m[1]), 'move', 'moves')} in ` : '') + durationWords(Number(m[2]));
+    if (m[3]) w += ` plus ${plural(Number(m[3]), 'second', 'seconds')} a move`;
+    return w;
+  }).join(', then ');
 }
 
 // ---------- the connection ----------
+
+const MAX_LINE_BYTES = 512;
 
 class Connection {
   constructor(onEvent, onClose) {
@@ -60,14 +164,17 @@ class Connection {
     return new Promise((resolve, reject) => {
       const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws';
       this.ws = new WebSocket(url);
-      this.ws.onopen = () => resolve();
+      let opened = false;
+      this.ws.onopen = () => { opened = true; resolve(); };
       this.ws.onerror = () => reject(new Error('the page could not open its connection to the daemon'));
       this.ws.onmessage = (m) => this.receive(String(m.data));
       this.ws.onclose = () => {
         clearInterval(this.timer);
         for (const p of this.pending) p.resolve('error state the connection to the daemon is closed');
+        for (const p of this.backlog) p.resolve('error state the connection to the daemon is closed');
         this.pending = [];
-        this.onClose();
+        this.backlog = [];
+        if (opened) this.onClose(this);
       };
     });
   }
@@ -109,6 +216,12 @@ class Connection {
   }
 
   request(line) {
+    // The daemon takes lines of at most 512 bytes; a longer one is refused here, in words,
+    // and never sent.
+    const bytes = new TextEncoder().encode(line).length;
+    if (bytes > MAX_LINE_BYTES) {
+      return Promise.resolve(`error syntax the entry is ${bytes} bytes long; a request is at most ${MAX_LINE_BYTES} bytes`);
+    }
     return new Promise((resolve) => {
       this.backlog.push({ line, resolve });
       this.flush();
@@ -123,7 +236,7 @@ class Connection {
 let conn = null;
 
 async function ask(line) {
-  if (!conn) return 'error state not connected';
+  if (!conn) return 'error state not connected to the daemon';
   return conn.request(line);
 }
 
@@ -149,6 +262,29 @@ function setConnection(text) {
   $('connection').textContent = text;
 }
 
+// Opens a connection and logs in: the role and table, or why not (`error` in words, and
+// `auth` when the token itself was refused).
+async function connect(token) {
+  const c = new Connection(onEvent, onClosed);
+  try {
+    await c.open();
+  } catch (e) {
+    return { error: e.message + '. Is annabella serve running?' };
+  }
+  conn = c;
+  const reply = await c.request('auth ' + token);
+  const ok = okText(reply);
+  if (ok === null) {
+    // Closed on purpose: no "connection closed" to cut into the refusal.
+    c.onClose = () => {};
+    c.close();
+    conn = null;
+    return { error: 'Login failed. ' + refusal(reply), auth: reply.startsWith('error auth') };
+  }
+  const [role, table] = ok.split(' ');
+  return { role, table };
+}
+
 async function login(token) {
   $('login-error').textContent = '';
   app.token = token.trim();
@@ -169,30 +305,22 @@ async function login(token) {
       return;
     }
   }
-  if (conn) conn.close();
-  conn = new Connection(onEvent, onClosed);
-  try {
-    await conn.open();
-  } catch (e) {
-    $('login-error').textContent = e.message + '. Is annabella serve running?';
-    conn = null;
+  stopReconnecting();
+  if (conn) { const c = conn; conn = null; c.onClose = () => {}; c.close(); }
+  const got = await connect(app.token);
+  if (got.error) {
+    $('login-error').textContent = got.error;
+    $('token').focus();
     return;
   }
-  const reply = await ask('auth ' + app.token);
-  const ok = okText(reply);
-  if (ok === null) {
-    $('login-error').textContent = 'Login failed. ' + refusal(reply);
-    conn.close();
-    conn = null;
-    return;
-  }
-  const [role, table] = ok.split(' ');
-  app.role = role;
+  app.role = got.role;
+  app.hearing = sessionStorage.getItem('annabella-hearing') || '';
   sessionStorage.setItem('annabella-token', app.token);
-  setConnection(`Connected as ${role}.`);
+  setConnection(`Connected as ${app.role}.`);
   fillLanguages();
+  applyRole();
   const tables = okText(await ask('tables'));
-  app.tables = tables ? tables.split(' ').filter(Boolean) : (table ? [table] : []);
+  app.tables = tables ? tables.split(' ').filter(Boolean) : (got.table ? [got.table] : []);
   renderTables();
   if (app.tables.length === 1) {
     await openTable(app.tables[0]);
@@ -200,6 +328,77 @@ async function login(token) {
     show('tables-view');
     $('tables-title').focus();
   }
+}
+
+// ---------- staying connected ----------
+
+// After a daemon restart or a network drop the page logs in again by itself with the token of
+// this tab's session, waiting longer after each failure, and puts the focus back.
+const reconnecting = { timer: null, attempt: 0, focus: null, since: 0 };
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+
+function onClosed(closed) {
+  if (closed !== conn) return;
+  conn = null;
+  if (!app.token || !app.table) {
+    setConnection('The connection to the daemon is closed. Log in again to reconnect.');
+    announce('The connection to the daemon is closed.', true);
+    show('login-view');
+    $('token').focus();
+    return;
+  }
+  const active = document.activeElement;
+  reconnecting.focus = active && active !== document.body ? active : null;
+  reconnecting.attempt = 0;
+  reconnecting.since = performance.now();
+  setConnection('The connection to the daemon was lost; reconnecting…');
+  announce('Connection to the daemon lost; reconnecting.', false);
+  scheduleReconnect();
+}
+
+function stopReconnecting() {
+  clearTimeout(reconnecting.timer);
+  reconnecting.timer = null;
+}
+
+function scheduleReconnect() {
+  stopReconnecting();
+  const delay = BACKOFF_MS[Math.min(reconnecting.attempt, BACKOFF_MS.length - 1)];
+  reconnecting.attempt += 1;
+  reconnecting.timer = setTimeout(reconnect, delay);
+}
+
+async function reconnect() {
+  reconnecting.timer = null;
+  const got = await connect(app.token);
+  if (got.error && got.auth) {
+    // The token is no longer good (revoked): the login says why.
+    app.table = '';
+    show('login-view');
+    $('login-error').textContent = got.error;
+    setConnection('Not connected.');
+    $('token').focus();
+    return;
+  }
+  if (got.error) {
+    setConnection(`The connection to the daemon was lost; reconnecting (attempt ${reconnecting.attempt + 1})…`);
+    scheduleReconnect();
+    return;
+  }
+  app.role = got.role;
+  const chosen = await ask('table ' + app.table);
+  if (okText(chosen) === null) { setConnection('Reconnected, but ' + refusal(chosen)); return; }
+  await ask('lang ' + $('lang').value);
+  await ask('events');
+  await refreshAll();
+  const took = Math.round(performance.now() - reconnecting.since);
+  document.body.dataset.reconnectedMs = String(took);
+  setConnection(`Connected as ${app.role}. Reconnected after the connection was lost.`);
+  announce('Reconnected.', false);
+  const back = reconnecting.focus;
+  reconnecting.focus = null;
+  const lost = !document.activeElement || document.activeElement === document.body;
+  if (back && lost && back.isConnected && !back.closest('[hidden]')) back.focus();
 }
 
 function renderTables() {
@@ -233,6 +432,27 @@ function fillLanguages() {
   select.value = app.words.code;
 }
 
+// Only the controls a role may use are shown: an observer reads (and uses the command line),
+// players and the assistant play, the arbiter decides.
+function applyRole() {
+  const role = app.role;
+  const reads = role === 'observer';
+  const arbiter = role === 'arbiter';
+  document.body.dataset.role = role;
+  $('game-actions').hidden = reads;
+  $('send-move').hidden = reads;
+  $('move-label').textContent = reads
+    ? 'Command (c clocks, l last move, h all commands)'
+    : 'Move, in any notation (SAN, 5254, e2e4, spoken words), or a command (h lists them)';
+  $('lang-row').hidden = false;
+  $('record-form').hidden = reads || !app.sheets.twoSheets;
+  $('arbiter-tools').hidden = !arbiter;
+  $('mm-decide').hidden = !arbiter;
+  $('mm-undo-row').hidden = reads;
+  $('lag-confirm').hidden = reads;
+  $('lag-dispute').hidden = reads;
+}
+
 async function openTable(name) {
   delete document.body.dataset.ready;
   const chosen = await ask('table ' + name);
@@ -253,20 +473,15 @@ async function openTable(name) {
   app.sheets.twoSheets = okText(await ask('sheet a')) !== null;
   $('sheet-a-title').textContent = app.sheets.twoSheets ? 'Sheet A (blind player)' : 'Game record';
   $('sheet-b-title').textContent = app.sheets.twoSheets ? 'Sheet B (sighted player)' : 'Second scoresheet';
-  $('record-form').hidden = !app.sheets.twoSheets;
+  applyRole();
   await refreshAll();
+  if (!app.hearing) app.hearing = defaultHearing(app.role);
+  $('hear').value = app.hearing;
   renderGrid();
   $('table-title').setAttribute('tabindex', '-1');
   $('table-title').focus();
   // For scripts and tests: the table is set up and has the focus where a user starts.
   document.body.dataset.ready = name;
-}
-
-function onClosed() {
-  setConnection('The connection to the daemon is closed. Log in again to reconnect.');
-  announce('The connection to the daemon is closed.', true);
-  conn = null;
-  show('login-view');
 }
 
 // ---------- what the daemon says ----------
@@ -287,7 +502,68 @@ function coalesce(fn) {
 }
 
 async function refreshAll() {
-  await Promise.all([refreshBoard(), refreshStatus(), refreshClock(), refreshSheets()]);
+  await Promise.all([refreshState(), refreshClock(), refreshSheets()]);
+}
+
+// The table's whole state in one reply (`view`): the position, the boards, the procedure, the
+// result with its reason, the last move in the table's words. Asked at open, reconnect and
+// after every event that changes any of it, so the page never shows derived state gone
+// stale. Against a daemon without `view` the page falls back to `board` and `status`.
+app.hasView = true;
+async function refreshState() {
+  if (app.hasView) {
+    await refreshView();
+    if (app.hasView) return;
+  }
+  await Promise.all([refreshBoard(), refreshStatus()]);
+}
+
+const refreshView = coalesce(async () => {
+  const r = await ask('view');
+  const ok = okText(r);
+  if (ok === null) {
+    if (r.startsWith('error syntax')) app.hasView = false;
+    return;
+  }
+  let v;
+  try { v = JSON.parse(ok); } catch (e) { return; }
+  applyView(v);
+});
+
+function applyView(v) {
+  app.view = v;
+  const boardOf = (b) => (b ? { link: b.connected ? 'connected' : 'disconnected', sync: b.sync } : { virtual: true });
+  app.status = {
+    table: v.table, ply: String(v.ply), turn: v.turn, result: v.result,
+    'draw-offer': v.draw_offer || 'none', promotion: v.promotion || 'none',
+    peg: boardOf(v.peg), normal: boardOf(v.normal),
+  };
+  app.guide.peg = (v.peg && v.peg.guide) || '';
+  app.guide.normal = (v.normal && v.normal.guide) || '';
+  app.last = v.last_move ? { ...v.last_move } : null;
+  app.end = v.end || null;
+  const p = v.procedure;
+  if (p) {
+    app.explain = p.explain || [];
+    if (p.proposal_plies === null || p.proposal_plies === undefined) app.resolution = null;
+    else if (!app.resolution || app.resolution.plies !== String(p.proposal_plies)) {
+      app.resolution = { plies: String(p.proposal_plies) };
+      $('mm-override-plies').value = app.resolution.plies;
+    }
+    if (p.lagging) showLagging(p.lagging, null); else $('lagging').hidden = true;
+  } else {
+    app.resolution = null;
+    app.explain = [];
+    $('lagging').hidden = true;
+  }
+  app.procedureOpen = Boolean(p);
+  if (v.fen !== app.fen) app.fen = v.fen;
+  renderBoard();
+  renderStatus();
+  renderResolution();
+  if (v.promotion) { if ($('promotion').hidden) showPromotion(v.promotion); }
+  else $('promotion').hidden = true;
+  if (!$('mismatch').hidden) refreshBoards();
 }
 
 const refreshBoard = coalesce(async () => {
@@ -445,26 +721,33 @@ const refreshSheets = coalesce(async () => {
     app.sheets.a = okText(await ask('sheet'));
     app.sheets.b = null;
   }
-  // A page opened in the middle of a game names the last move from the record.
-  const moves = sheetMoves(app.sheets.a);
-  if (!app.lastMove && moves.length) {
-    app.lastMove = moves[moves.length - 1];
-    renderBoard();
-  }
   renderSheets();
 });
 
+// The events that change what `view` reports; a burst of them asks once (coalesced).
+const STATE_EVENTS = new Set(['move', 'undo', 'begin', 'restored', 'end', 'takeback', 'resolution',
+  'board', 'in-sync', 'unverifiable', 'guide', 'peg', 'normal', 'link', 'draw-offer', 'wrong-claim',
+  'recorded', 'lagged', 'penalty', 'explain']);
+
 function onEvent(e) {
+  if (STATE_EVENTS.has(e.event)) refreshState();
   switch (e.event) {
-    case 'say':
-      addTranscript(e.listener, e.text);
-      // The utterance's own urgency, the same the speech interrupts for.
-      announce(e.text, e.urgent);
+    case 'say': {
+      const lang = e.lang || tableLang();
+      addTranscript(e.listener, e.text, lang);
+      // Only the words this viewer chose to hear, each once, with the utterance's own
+      // urgency (the same the speech interrupts for).
+      if ((HEARS[app.hearing] || HEARS.opponent).includes(e.listener)) announce(e.text, e.urgent, lang, true);
       break;
+    }
     case 'move':
-      app.lastMove = `${e.san} (${e.uci})`;
+      app.last = {
+        uci: e.uci, san_local: e.san_local || e.san, words: e.words || '', number: e.number, color: e.color,
+      };
       $('promotion').hidden = true;
-      refreshBoard(); refreshClock(); refreshSheets(); refreshStatus();
+      if (!app.hasView) { refreshBoard(); refreshStatus(); }
+      renderBoard();
+      refreshClock(); refreshSheets();
       break;
     case 'resolution':
       onResolution(e);
@@ -475,79 +758,123 @@ function onEvent(e) {
       break;
     case 'takeback': {
       app.resolution = null;
-      const taken = e.retracted.length ? e.retracted.join(', ') : 'none';
-      $('mm-result').textContent = `Takeback carried out: back to ${e.plies} half-moves; moves taken back ${taken}; clocks White ${e.white}, Black ${e.black}.`;
-      $('mm-clocks').textContent = `The clocks were put back: White ${e.white}, Black ${e.black}.`;
+      const taken = e.retracted.length ? e.retracted.map(uciWords).join('; ') : 'none';
+      $('mm-result').textContent = `Takeback carried out: back to ${plural(e.plies, 'half-move', 'half-moves')}; taken back: ${taken}. Clocks: White ${durationWords(seconds(e.white))}, Black ${durationWords(seconds(e.black))}.`;
+      $('mm-clocks').textContent = `The clocks were put back: White ${durationWords(seconds(e.white))}, Black ${durationWords(seconds(e.black))}.`;
       announce($('mm-result').textContent);
-      app.lastMove = '';
+      app.last = null;
       refreshAll();
       break;
     }
     case 'recorded':
       $('sheet-result').textContent = 'The resolution was written to the table\'s record.';
       break;
-    case 'undo': case 'begin': case 'restored': case 'end': case 'lagged':
-      refreshAll();
-      if (e.event === 'end') $('action-result').textContent = `Game over: ${e.result} ${e.description}`;
+    case 'undo': case 'begin': case 'restored': case 'lagged':
+      refreshClock(); refreshSheets();
+      if (!app.hasView) refreshAll();
+      break;
+    case 'end':
+      refreshClock(); refreshSheets();
+      if (!app.hasView) refreshAll();
+      $('action-result').textContent = `Game over: ${resultWords(e.result)}${e.description ? ' — ' + e.description : ''}.`;
       break;
     case 'draw-offer':
-      refreshStatus(); refreshClock();
-      $('action-result').textContent = `${e.color} offers a draw`;
+      if (!app.hasView) refreshStatus();
+      refreshClock();
+      $('action-result').textContent = `${capital(e.color)} offers a draw.`;
       break;
     case 'wrong-claim':
-      refreshStatus(); refreshClock();
-      $('action-result').textContent = `Wrong draw claim: ${e.color} ${e.why}`;
+      if (!app.hasView) refreshStatus();
+      refreshClock();
+      $('action-result').textContent = `Wrong draw claim by ${e.color}: ${e.why}`;
       break;
     case 'clock-adjusted': case 'clock': case 'penalty': case 'resumed':
       refreshClock();
       $('arbiter-result').textContent = arbiterEvent(e);
       break;
-    case 'board': case 'in-sync':
+    case 'board': case 'in-sync': case 'unverifiable': case 'link':
       if (e.event === 'in-sync') app.guide[e.board] = '';
-      refreshStatus();
+      if (!app.hasView) refreshStatus();
       break;
     case 'guide':
       app.guide[e.board] = e.corrections.join('; ');
-      refreshStatus();
+      if (!app.hasView) refreshStatus();
       refreshBoards();
       break;
     case 'peg': case 'normal': {
-      // A move brings its own `move` event, which refreshes everything.
-      if (['touched', 'move', 'replicated'].includes(e.what)) break;
       if (e.what === 'promotion-pending') showPromotion(e.detail.split(' ')[0].replace(/:$/, ''));
       if (e.what === 'mismatch' || e.what === 'illegal') app.guide[e.board] = e.detail;
       if (e.what === 'in-sync') app.guide[e.board] = '';
-      refreshStatus();
+      // A replication ends "owes the last move": the status is asked again for it too.
+      if (!app.hasView) refreshStatus();
       break;
     }
     case 'result-offered':
       $('arbiter-result').textContent =
-        `Result shown on the ${e.board} board (DGT's kings): ${e.result}. The arbiter confirms it with: result ${e.result}`;
+        `Result shown on the ${e.board} board (DGT's kings): ${resultWords(e.result)}. The arbiter confirms it with: result ${e.result}`;
       break;
     case 'journal-error':
       $('action-result').textContent = `The table could not record the last action (${e.message}); nothing changed.`;
       break;
     case 'shutdown':
-      setConnection('The daemon is stopping.');
+      setConnection('The daemon is stopping; the page will reconnect when it is back.');
       break;
     default:
       break;
   }
 }
 
+function capital(w) {
+  return w ? w[0].toUpperCase() + w.slice(1) : w;
+}
+
+function resultWords(r) {
+  return { '1-0': 'White wins', '0-1': 'Black wins', '1/2-1/2': 'draw', '*': 'game in progress' }[r] || r;
+}
+
+// A move given as UCI ("e7e5") in the table's words: "from Eva sieben to Eva fünf".
+function uciWords(uci) {
+  const m = /^([a-h][1-8])([a-h][1-8])([qrbn])?$/.exec(uci || '');
+  if (!m || !app.words) return uci;
+  const promo = m[3] ? `, becoming ${app.words.pieces[ROLE_KEYS[m[3]]]}` : '';
+  return `from ${squareWords(m[1])} to ${squareWords(m[2])}${promo}`;
+}
+
+// A reply of the daemon in words for the page's result lines ("withdrawn e7e5" is no sentence).
+function replyWords(ok) {
+  let m = /^withdrawn (\S+)$/.exec(ok);
+  if (m) return `Move withdrawn (${uciWords(m[1])}); the clocks are back to their readings before it.`;
+  m = /^back to (\d+) half-moves; white (\S+) black (\S+)$/.exec(ok);
+  if (m) return `Taken back to ${plural(Number(m[1]), 'half-move', 'half-moves')}; clocks White ${durationWords(seconds(m[2]))}, Black ${durationWords(seconds(m[3]))}.`;
+  m = /^(white|black) (-?\d+:\d\d:\d\d(?:\.\d+)?)$/.exec(ok);
+  if (m) return `${capital(m[1])}'s clock: ${durationWords(seconds(m[2]))}.`;
+  m = /^white (\S+) black (\S+) moves (\d+) running (\S+)$/.exec(ok);
+  if (m) return `The clocks were told to the blind player: White ${durationWords(seconds(m[1]))}, Black ${durationWords(seconds(m[2]))}.`;
+  if (/^result (\S+)$/.test(ok)) return `Result: ${resultWords(ok.split(' ')[1])}.`;
+  return ok ? capital(ok) + (/[.!?]$/.test(ok) ? '' : '.') : 'Done.';
+}
+
 function arbiterEvent(e) {
   if (e.event === 'clock-adjusted') {
     const secs = e.delta_ms / 1000;
-    return `Clock adjusted: ${e.color} ${secs >= 0 ? '+' : ''}${secs} s, ${e.remaining} left.`;
+    return `Clock adjusted: ${e.color} ${secs >= 0 ? '+' : ''}${secs} s, ${durationWords(seconds(e.remaining))} left.`;
   }
   if (e.event === 'clock') return e.running ? 'Clocks running again.' : 'Clocks paused by the arbiter.';
-  if (e.event === 'penalty') return `Penalty: ${e.color} illegal move ${e.count}.`;
-  return `After the restart: downtime ${e.downtime_ms / 1000} s, charged ${e.charged_ms / 1000} s.`;
+  if (e.event === 'penalty') return `Penalty: ${e.color}'s ${e.count === 1 ? 'first' : e.count === 2 ? 'second' : 'number ' + e.count} illegal move.`;
+  return `After the restart: downtime ${durationWords(e.downtime_ms / 1000)}, charged ${durationWords(e.charged_ms / 1000)}.`;
+}
+
+function showLagging(side, missing) {
+  $('lagging').hidden = false;
+  $('lagging').dataset.side = side;
+  $('lagging-text').textContent = missing
+    ? `Sheet ${side.toUpperCase()} lags; missing: ${missing.join(', ')}.`
+    : `Sheet ${side.toUpperCase()} lags behind the other sheet.`;
 }
 
 function onResolution(e) {
   if (e.verdict === 'proposed') {
-    const list = (moves) => (moves.length ? moves.join(',') : '-');
+    const list = (moves) => (moves.length ? moves.join(', ') : 'nothing');
     app.resolution = {
       plies: String(e.plies), a: list(e.retract_a), b: list(e.retract_b),
       white: e.used_white, black: e.used_black,
@@ -557,9 +884,7 @@ function onResolution(e) {
     $('mm-override-plies').value = app.resolution.plies;
     refreshSheets();
   } else if (e.verdict === 'lagging') {
-    $('lagging').hidden = false;
-    $('lagging').dataset.side = e.side;
-    $('lagging-text').textContent = `Sheet ${e.side.toUpperCase()} lags; missing: ${e.missing.join(',')}.`;
+    showLagging(e.side, e.missing);
   } else if (e.verdict === 'agree') {
     $('sheet-result').textContent = 'The sheets agree.';
     $('lagging').hidden = true;
@@ -584,7 +909,10 @@ function renderResolution() {
   $('mismatch').hidden = false;
   $('mm-state').textContent = 'Open: the arbiter decides on the proposed takeback.';
   $('mm-what').textContent = 'the two scoresheets differ.';
-  $('mm-proposal').textContent = `take the game back to after ${r.plies} half-moves (the last move both sheets agree on); taken back from sheet A: ${r.a}, from sheet B: ${r.b}. Time used then: White ${r.white}, Black ${r.black}.`;
+  const detail = r.a !== undefined
+    ? `; taken back from sheet A: ${r.a}, from sheet B: ${r.b}. Time used then: White ${durationWords(seconds(r.white))}, Black ${durationWords(seconds(r.black))}.`
+    : '.';
+  $('mm-proposal').textContent = `take the game back to after ${r.plies} half-moves (the last move both sheets agree on)${detail}`;
   $('mm-sheets').textContent = $('sheet-diff').textContent || 'see below.';
   if (!app.guide.peg && !app.guide.normal) $('mm-corrections').textContent = 'nothing; the boards agree with the game.';
 }
@@ -614,9 +942,11 @@ function squareWords(sq) {
   return app.words.files[FILES.indexOf(sq[0])] + ' ' + app.words.ranks[Number(sq[1]) - 1];
 }
 
+// A square in the table's language: its name and the piece on it; an empty square is read as
+// its name alone (the grid is marked with the table's language, so no English word mixes in).
 function cellLabel(sq, squares) {
   const p = squares[sq];
-  return squareWords(sq) + ', ' + (p ? pieceWords(p) : 'empty');
+  return squareWords(sq) + (p ? ', ' + pieceWords(p) : '');
 }
 
 function order() {
@@ -638,7 +968,7 @@ function renderBoard() {
   const svg = $('board-svg');
   svg.replaceChildren();
   const { ranks, files } = order();
-  const last = /^([a-h][1-8])([a-h][1-8])/.exec(app.lastMove.replace(/^.*\(/, ''));
+  const last = /^([a-h][1-8])([a-h][1-8])/.exec((app.last && app.last.uci) || '');
   svg.append(el('rect', { x: 0, y: 0, width: 360, height: 360, fill: '#fff' }));
   ranks.forEach((rank, row) => {
     files.forEach((file, col) => {
@@ -669,8 +999,27 @@ function renderBoard() {
     svg.append(el('text', { x: 40 + col * 40, y: 352, 'text-anchor': 'middle', 'font-size': 13, fill: '#000' }, file));
   });
   svg.setAttribute('data-fen', app.fen);
-  $('board-caption').textContent = 'Seen from ' + (app.flipped ? 'Black' : 'White') + '. ' + (app.lastMove ? 'Last move: ' + app.lastMove + '.' : 'No move yet.');
+  const caption = $('board-caption');
+  caption.replaceChildren('Seen from ' + (app.flipped ? 'Black' : 'White') + '. ');
+  if (app.last) caption.append('Last move: ', inLang(lastMoveText(), tableLang()), ' (framed).');
+  else caption.append('No move yet.');
   updateGridLabels(squares);
+}
+
+// An element holding words of another language than the page's, marked as such (WCAG 3.1.2).
+function inLang(text, lang) {
+  const span = document.createElement('span');
+  span.lang = lang;
+  span.textContent = text;
+  return span;
+}
+
+// The last move as the table says it: "2. Sf3, Springer Felix drei".
+function lastMoveText() {
+  const m = app.last;
+  if (!m) return '';
+  const num = m.number ? `${m.number}${m.color === 'black' ? '…' : '.'} ` : '';
+  return `${num}${m.san_local || ''}${m.words ? ', ' + m.words : ''}`;
 }
 
 function renderGrid() {
@@ -711,10 +1060,19 @@ function focusSquare(sq) {
 
 function renderStatus() {
   const st = app.status;
-  const turn = st.turn ? st.turn[0].toUpperCase() + st.turn.slice(1) + ' to move' : '';
-  const result = st.result && st.result !== '*' ? 'Result ' + st.result : 'Game in progress';
-  const offer = st['draw-offer'] && st['draw-offer'] !== 'none' ? ', ' + st['draw-offer'] + ' offers a draw' : '';
-  $('status-line').textContent = `${result}. ${turn}, ply ${st.ply ?? '?'}${offer}.`;
+  const line = $('status-line');
+  const offer = st['draw-offer'] && st['draw-offer'] !== 'none' ? ` ${capital(st['draw-offer'])} offers a draw.` : '';
+  if (app.end || (st.result && st.result !== '*')) {
+    // After the end the status says why, not whose turn it would be.
+    line.replaceChildren(`Game over: ${resultWords(app.end ? app.end.result : st.result)}`);
+    if (app.end && app.end.words) line.append(' — ', inLang(app.end.words, tableLang()));
+    line.append('.');
+  } else {
+    const turn = st.turn ? `${capital(st.turn)} to move` : 'Waiting for the table';
+    const ply = Number(st.ply);
+    const move = Number.isFinite(ply) ? `, move ${Math.floor(ply / 2) + 1}` : '';
+    line.replaceChildren(`Game in progress. ${turn}${move}.${offer}`);
+  }
   const list = $('boards-state');
   list.replaceChildren();
   let differs = null;
@@ -726,7 +1084,8 @@ function renderStatus() {
     if (b.virtual) li.textContent = name + ': none; the opponent\'s moves are entered here or by the assistant.';
     else {
       const sync = { 'in-sync': 'in sync with the game', differs: 'DIFFERS from the game', 'owes-move': 'still owes the opponent\'s last move' }[b.sync] || b.sync;
-      li.textContent = `${name}: ${b.link}, ${sync}.` + (app.guide[board] ? ' Needs: ' + app.guide[board] : '');
+      li.textContent = `${name}: ${b.link}, ${sync}.`;
+      if (app.guide[board] && b.sync !== 'in-sync') li.append(' Needs: ', inLang(app.guide[board], tableLang()));
       if (b.sync === 'differs') differs = board;
     }
     list.append(li);
@@ -740,20 +1099,34 @@ function renderMismatch(board) {
     $('mm-state').textContent = 'Open: the arbiter decides on the proposed takeback.';
     return;
   }
-  if (!board) {
-    if (!panel.hidden) $('mm-state').textContent = 'Resolved: the boards agree with the game.';
+  if (!board && !app.procedureOpen) {
+    if (!panel.hidden && !$('mm-state').textContent.startsWith('Resolved')) {
+      $('mm-state').textContent = 'Resolved: the boards agree with the game.';
+      $('mm-corrections').textContent = 'nothing; the boards agree with the game.';
+      $('mm-proposal').textContent = 'none needed now.';
+      // The drawing is asked again, so it shows the boards as they are now.
+      refreshBoards();
+    }
     return;
   }
-  $('mm-state').textContent = 'Open: a board differs from the game.';
+  $('mm-state').textContent = board ? 'Open: a board differs from the game.' : 'Open: the scoresheets are being compared.';
   // A new mismatch starts a new procedure; an outcome already shown stays until then.
   if (panel.hidden) $('mm-result').textContent = '';
+  const opening = panel.hidden;
   panel.hidden = false;
+  if (opening) refreshBoards();
+  if (!board) return;
   const name = board === 'peg' ? 'the peg board' : 'the opponent\'s board';
-  $('mm-what').textContent = `${name} differs from the game after ply ${app.status.ply}.`;
-  $('mm-corrections').textContent = app.guide[board] || 'waiting for the board\'s report';
-  $('mm-proposal').textContent = app.guide[board]
-    ? `the game's record stands; correct ${name}: ${app.guide[board]}.`
-    : 'the game\'s record stands; correct the board as it guides.';
+  $('mm-what').textContent = `${name} differs from the game after ${plural(Number(app.status.ply), 'half-move', 'half-moves')}.`;
+  const guide = app.guide[board];
+  if (guide) {
+    $('mm-corrections').replaceChildren(inLang(guide, tableLang()));
+    $('mm-proposal').replaceChildren(`the game's record stands; correct ${name}: `, inLang(guide, tableLang()), '.');
+  } else {
+    // Without the board's guide yet, the drawing below names the squares that differ.
+    $('mm-corrections').textContent = 'the squares marked in the drawing below.';
+    $('mm-proposal').textContent = 'the game\'s record stands; correct the board as it guides.';
+  }
 }
 
 function renderClock() {
@@ -765,19 +1138,24 @@ function renderClock() {
     const running = c.running === color;
     const left = running ? c[color] - gone : c[color];
     box.querySelector('.time').textContent = hms(left);
+    // Read as a duration in words: "1:30:58" would be read as a time of day.
+    const spoken = durationWords(left);
+    const words = box.querySelector('.time-words');
+    if (words.textContent !== spoken) words.textContent = spoken;
     box.querySelector('.running-mark').textContent = running ? '◀ running' : '';
     box.classList.toggle('running', running);
     box.classList.toggle('flag', left <= 0);
   }
-  $('clock-moves').textContent = `${c.moves} moves played. ` + (c.running === 'none' ? 'Clocks stopped.' : '');
+  $('clock-moves').textContent = `${plural(c.moves, 'move', 'moves')} played. ` + (c.running === 'none' ? 'Clocks stopped.' : '');
 }
 
 function clockWords() {
   const c = app.clock;
   if (!c) return 'no clock reading yet';
   const gone = (performance.now() - c.at) / 1000;
-  const left = (color) => hms(c.running === color ? c[color] - gone : c[color]);
-  return `${app.words.white} ${left('white')}, ${app.words.black} ${left('black')}, ${c.moves} moves`;
+  const left = (color) => durationWords(c.running === color ? c[color] - gone : c[color]);
+  const running = c.running === 'none' ? 'clocks stopped' : `${c.running}'s clock running`;
+  return `White ${left('white')}, Black ${left('black')}; ${plural(c.moves, 'move', 'moves')} played; ${running}.`;
 }
 
 function sheetMoves(text) {
@@ -842,12 +1220,12 @@ function sheetTable(moves, diff, caption) {
   return t;
 }
 
-function addTranscript(who, text) {
+function addTranscript(who, text, lang) {
   const li = document.createElement('li');
   const w = document.createElement('span');
   w.className = 'who';
   w.textContent = { blind: 'to the blind player', opponent: 'to the opponent', arbiter: 'to the arbiter', all: 'to everyone' }[who] || who;
-  li.append(w, ': ' + text);
+  li.append(w, ': ', inLang(text, lang));
   const list = $('transcript');
   list.append(li);
   while (list.children.length > 200) list.firstChild.remove();
@@ -861,13 +1239,18 @@ function showPromotion(uci) {
     const b = document.createElement('button');
     b.type = 'button';
     b.textContent = app.words.pieces[role];
+    b.lang = tableLang();
     b.addEventListener('click', async () => {
       const r = await ask('promote ' + key);
-      if (okText(r) === null) showError(r); else $('promotion').hidden = true;
+      if (okText(r) === null) { showError(r); return; }
+      $('promotion').hidden = true;
+      // The buttons are gone: the focus goes on to the move entry, not to the page's top.
+      $('move-text').focus();
+      $('preview').textContent = `Promotion chosen: ${app.words.pieces[role]}.`;
     });
     box.append(b);
   }
-  $('promotion-title').textContent = `Promotion pending on ${squareWords(uci.slice(2, 4))}: choose the new piece`;
+  $('promotion-title').replaceChildren('Promotion pending on ', inLang(squareWords(uci.slice(2, 4)), tableLang()), ': choose the new piece');
   $('promotion').hidden = false;
 }
 
