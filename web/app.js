@@ -663,9 +663,13 @@ function physicalBoard(b, game, summary) {
       const wrongPiece = has && want && b.pieces[sq] && b.pieces[sq] !== game[sq];
       if (has !== want || wrongPiece) {
         differ.push(sq);
-        // Marked by a cross and a frame, not by colour alone.
-        svg.append(el('rect', { x: x + 1, y: y + 1, width: 18, height: 18, fill: 'none', stroke: '#c00', 'stroke-width': 2 }));
-        svg.append(el('path', { d: `M${x + 3} ${y + 3} L${x + 17} ${y + 17} M${x + 17} ${y + 3} L${x + 3} ${y + 17}`, stroke: '#c00', 'stroke-width': 2 }));
+        // Marked by a cross and a frame, not by colour alone; black edged with white, so the
+        // marker stands out at least 3:1 on light and dark squares alike.
+        const cross = `M${x + 3} ${y + 3} L${x + 17} ${y + 17} M${x + 17} ${y + 3} L${x + 3} ${y + 17}`;
+        svg.append(el('rect', { x: x + 1.5, y: y + 1.5, width: 17, height: 17, fill: 'none', stroke: '#000', 'stroke-width': 3 }));
+        svg.append(el('rect', { x: x + 3, y: y + 3, width: 14, height: 14, fill: 'none', stroke: '#fff', 'stroke-width': 1 }));
+        svg.append(el('path', { d: cross, stroke: '#fff', 'stroke-width': 4.5 }));
+        svg.append(el('path', { d: cross, stroke: '#000', 'stroke-width': 2.5 }));
       }
     });
   });
@@ -721,6 +725,13 @@ const refreshSheets = coalesce(async () => {
     app.sheets.a = okText(await ask('sheet'));
     app.sheets.b = null;
   }
+  // Against a daemon without `view`, a page opened in the middle of a game names the last
+  // move from the record.
+  const moves = sheetMoves(app.sheets.a);
+  if (!app.hasView && !app.last && moves.length) {
+    app.last = { uci: '', san_local: moves[moves.length - 1], words: '', number: Math.ceil(moves.length / 2), color: moves.length % 2 ? 'white' : 'black' };
+    renderBoard();
+  }
   renderSheets();
 });
 
@@ -744,6 +755,7 @@ function onEvent(e) {
       app.last = {
         uci: e.uci, san_local: e.san_local || e.san, words: e.words || '', number: e.number, color: e.color,
       };
+      app.step = null;
       $('promotion').hidden = true;
       if (!app.hasView) { refreshBoard(); refreshStatus(); }
       renderBoard();
@@ -1025,6 +1037,8 @@ function lastMoveText() {
 function renderGrid() {
   const grid = $('board-grid');
   grid.replaceChildren();
+  // The squares are read in the table's language.
+  grid.lang = tableLang();
   const { ranks, files } = order();
   for (const rank of ranks) {
     const row = document.createElement('div');
@@ -1188,6 +1202,8 @@ function renderSheets() {
 
 function sheetTable(moves, diff, caption) {
   const t = document.createElement('table');
+  // The moves are in the letters of the chosen language; the headings stay the page's.
+  const movesLang = $('lang').value || tableLang();
   const cap = document.createElement('caption');
   cap.className = 'visually-hidden';
   cap.textContent = caption;
@@ -1211,6 +1227,7 @@ function sheetTable(moves, diff, caption) {
     for (const j of [i, i + 1]) {
       const td = r.insertCell();
       td.textContent = moves[j] ?? '';
+      td.lang = movesLang;
       if (j === diff) {
         td.classList.add('diff');
         td.setAttribute('aria-label', `${moves[j] ?? 'nothing'}, first difference`);
@@ -1262,25 +1279,155 @@ function showError(reply) {
 
 // ---------- the board by keyboard ----------
 
-function listPieces(white) {
+// ---------- the position: moves and attacks, for the command line ----------
+
+// The position of a FEN: the squares, the side to move, castling rights and the en-passant
+// square. Enough chess to name a square's legal moves and attackers without asking the daemon.
+function position(fen) {
+  const f = (fen || '').split(' ');
+  return { squares: parseFen(fen || ''), turn: f[1] === 'b' ? 'b' : 'w', castling: f[2] || '-', ep: f[3] || '-' };
+}
+
+const sqAt = (f, r) => (f >= 0 && f < 8 && r >= 1 && r <= 8 ? FILES[f] + r : null);
+const colorOf = (p) => (p === p.toUpperCase() ? 'w' : 'b');
+const LINES = { r: [[1, 0], [-1, 0], [0, 1], [0, -1]], b: [[1, 1], [1, -1], [-1, 1], [-1, -1]] };
+const KNIGHT = [[1, 2], [2, 1], [2, -1], [1, -2], [-1, -2], [-2, -1], [-2, 1], [-1, 2]];
+const KING = [...LINES.r, ...LINES.b];
+
+// The squares a piece on `sq` attacks (for a pawn: its two diagonals, not its pushes).
+function attacksOf(squares, sq) {
+  const p = squares[sq];
+  const f = FILES.indexOf(sq[0]);
+  const r = Number(sq[1]);
+  const kind = p.toLowerCase();
+  const out = [];
+  const steps = (list) => { for (const [df, dr] of list) { const t = sqAt(f + df, r + dr); if (t) out.push(t); } };
+  const slide = (list) => {
+    for (const [df, dr] of list) {
+      for (let i = 1; i < 8; i++) {
+        const t = sqAt(f + df * i, r + dr * i);
+        if (!t) break;
+        out.push(t);
+        if (squares[t]) break;
+      }
+    }
+  };
+  if (kind === 'p') steps(colorOf(p) === 'w' ? [[-1, 1], [1, 1]] : [[-1, -1], [1, -1]]);
+  else if (kind === 'n') steps(KNIGHT);
+  else if (kind === 'k') steps(KING);
+  else if (kind === 'b') slide(LINES.b);
+  else if (kind === 'r') slide(LINES.r);
+  else if (kind === 'q') { slide(LINES.b); slide(LINES.r); }
+  return out;
+}
+
+// The squares of the pieces of `color` ('w' or 'b', or both when omitted) attacking `target`.
+function attackersOf(squares, target, color) {
+  return Object.keys(squares)
+    .filter((sq) => (!color || colorOf(squares[sq]) === color) && attacksOf(squares, sq).includes(target))
+    .sort();
+}
+
+function inCheck(squares, color) {
+  const king = Object.keys(squares).find((sq) => squares[sq] === (color === 'w' ? 'K' : 'k'));
+  return Boolean(king) && attackersOf(squares, king, color === 'w' ? 'b' : 'w').length > 0;
+}
+
+// The legal moves of the piece on `from` (its side to move), as target squares.
+function legalTargets(pos, from) {
+  const { squares } = pos;
+  const p = squares[from];
+  if (!p || colorOf(p) !== pos.turn) return [];
+  const me = pos.turn;
+  const f = FILES.indexOf(from[0]);
+  const r = Number(from[1]);
+  const kind = p.toLowerCase();
+  let targets = [];
+  if (kind === 'p') {
+    const dir = me === 'w' ? 1 : -1;
+    const one = sqAt(f, r + dir);
+    if (one && !squares[one]) {
+      targets.push(one);
+      const two = sqAt(f, r + 2 * dir);
+      if ((me === 'w' ? r === 2 : r === 7) && two && !squares[two]) targets.push(two);
+    }
+    for (const t of attacksOf(squares, from)) {
+      if ((squares[t] && colorOf(squares[t]) !== me) || t === pos.ep) targets.push(t);
+    }
+  } else {
+    targets = attacksOf(squares, from).filter((t) => !squares[t] || colorOf(squares[t]) !== me);
+  }
+  if (kind === 'k') {
+    const them = me === 'w' ? 'b' : 'w';
+    const rank = me === 'w' ? 1 : 8;
+    const safe = (sq) => attackersOf(squares, sq, them).length === 0;
+    const rights = me === 'w' ? pos.castling.replace(/[a-z]/g, '') : pos.castling.replace(/[A-Z]/g, '').toUpperCase();
+    if (from === 'e' + rank && safe(from)) {
+      if (rights.includes('K') && !squares['f' + rank] && !squares['g' + rank] && safe('f' + rank) && safe('g' + rank)) targets.push('g' + rank);
+      if (rights.includes('Q') && !squares['d' + rank] && !squares['c' + rank] && !squares['b' + rank] && safe('d' + rank) && safe('c' + rank)) targets.push('c' + rank);
+    }
+  }
+  // A move that leaves the own king attacked is not legal.
+  return targets.filter((t) => {
+    const after = { ...squares };
+    delete after[from];
+    after[t] = p;
+    if (kind === 'p' && t === pos.ep) delete after[t[0] + from[1]];
+    return !inCheck(after, me);
+  });
+}
+
+// ---------- the board by keyboard ----------
+
+function listPieces(white, kind) {
   const squares = parseFen(app.fen);
   const order = ['k', 'q', 'r', 'b', 'n', 'p'];
   const found = Object.entries(squares)
-    .filter(([, p]) => (p === p.toUpperCase()) === white)
+    .filter(([, p]) => (p === p.toUpperCase()) === white && (!kind || p.toLowerCase() === kind))
     .sort((x, y) => order.indexOf(x[1].toLowerCase()) - order.indexOf(y[1].toLowerCase()) || x[0].localeCompare(y[0]));
   const by = {};
   for (const [sq, p] of found) (by[p.toLowerCase()] ||= []).push(squareWords(sq));
   const parts = order.filter((r) => by[r]).map((r) => `${app.words.pieces[ROLE_KEYS[r]]} ${by[r].join(', ')}`);
-  return `${white ? app.words.white : app.words.black}: ${parts.join('; ') || 'no pieces'}`;
+  return `${white ? app.words.white : app.words.black}: ${parts.join('; ') || '–'}`;
 }
 
-function readLine(sq, alongFile) {
+function readLine(cells) {
   const squares = parseFen(app.fen);
-  const cells = alongFile
-    ? [8, 7, 6, 5, 4, 3, 2, 1].map((r) => sq[0] + r)
-    : [...FILES].map((f) => f + sq[1]);
   const occupied = cells.filter((c) => squares[c]).map((c) => `${squareWords(c)} ${pieceWords(squares[c])}`);
-  return occupied.length ? occupied.join('; ') : 'empty';
+  return occupied.length ? occupied.join('; ') : '–';
+}
+
+const fileCells = (file) => [8, 7, 6, 5, 4, 3, 2, 1].map((r) => file + r);
+const rankCells = (rank) => [...FILES].map((f) => f + rank);
+
+// The piece keys after J: the English letters and the table's own (König, Dame, Turm, …).
+function pieceKind(letter) {
+  const l = letter.toLowerCase();
+  const own = app.words && app.words.letters;
+  if (own) {
+    for (const [name, ch] of Object.entries(own)) {
+      if (ch.toLowerCase() === l) return { king: 'k', queen: 'q', rook: 'r', bishop: 'b', knight: 'n', pawn: 'p' }[name];
+    }
+  }
+  return 'kqrbnp'.includes(l) ? l : null;
+}
+
+// J then a piece letter: the next such white piece after the focused square (in reading
+// order, wrapping); J then Shift and the letter: the next black one.
+function jumpToPiece(letter) {
+  const kind = pieceKind(letter);
+  if (!kind) { announce(`No piece has the letter ${letter}.`); return; }
+  const white = letter === letter.toLowerCase();
+  const want = white ? kind.toUpperCase() : kind;
+  const squares = parseFen(app.fen);
+  const { ranks, files } = order();
+  const all = ranks.flatMap((r) => files.map((f) => f + r));
+  const start = all.indexOf(app.focus);
+  for (let i = 1; i <= 64; i++) {
+    const sq = all[(start + i) % 64];
+    if (squares[sq] === want) { focusSquare(sq); return; }
+  }
+  announce(`${white ? 'White' : 'Black'} has no such piece.`);
 }
 
 function onGridKey(e) {
@@ -1289,7 +1436,12 @@ function onGridKey(e) {
   let r = Number(sq[1]);
   const dir = app.flipped ? -1 : 1;
   const key = e.key;
+  if (app.jumping) {
+    app.jumping = false;
+    if (/^[a-zA-Z]$/.test(key)) { e.preventDefault(); jumpToPiece(key); return; }
+  }
   let handled = true;
+  const lang = tableLang();
   if (key === 'ArrowUp') r = Math.min(8, Math.max(1, r + dir));
   else if (key === 'ArrowDown') r = Math.min(8, Math.max(1, r - dir));
   else if (key === 'ArrowRight') f = Math.min(7, Math.max(0, f + dir));
@@ -1298,13 +1450,16 @@ function onGridKey(e) {
   else if (key === 'End') f = app.flipped ? 0 : 7;
   else if (/^[a-h]$/.test(key)) f = FILES.indexOf(key);
   else if (/^[1-8]$/.test(key)) r = Number(key);
-  else if (key === 'W') announce(listPieces(true));
-  else if (key === 'B') announce(listPieces(false));
-  else if (key === 'F') announce(app.words.files[f] + ': ' + readLine(sq, true));
-  else if (key === 'R') announce(app.words.ranks[r - 1] + ': ' + readLine(sq, false));
-  else if (key === 'L') announce(app.lastMove ? 'Last move ' + app.lastMove : 'No move yet');
+  else if (key === 'j') app.jumping = true;
+  else if (key === 'W') announce(listPieces(true), false, lang);
+  else if (key === 'B') announce(listPieces(false), false, lang);
+  else if (key === 'F') announce(app.words.files[f] + ': ' + readLine(fileCells(sq[0])), false, lang);
+  else if (key === 'R') announce(app.words.ranks[r - 1] + ': ' + readLine(rankCells(sq[1])), false, lang);
+  else if (key === 'L') announceLastMove();
   else if (key === 'C') announce(clockWords());
   else if (key === 'S') announce($('status-line').textContent + ' ' + $('boards-state').textContent);
+  else if (key === 'M') { const a = commandAnswer('m ' + sq); announce(a.text, false, a.lang); }
+  else if (key === 'A') { const a = commandAnswer('a ' + sq); announce(a.text, false, a.lang); }
   else if (key === '?') $('keys-dialog').showModal();
   else if (key === 'Escape') { app.from = null; updateGridLabels(parseFen(app.fen)); announce('Cleared'); }
   else if (key === 'Enter' || key === ' ') pickSquare(sq);
@@ -1313,6 +1468,105 @@ function onGridKey(e) {
   e.preventDefault();
   const next = FILES[f] + r;
   if (next !== sq) focusSquare(next);
+}
+
+function announceLastMove() {
+  if (app.last) announce(lastMoveText(), false, tableLang());
+  else announce('No move yet.');
+}
+
+// ---------- the command line ----------
+
+// A command in the move entry: a single letter, alone or with one argument, or anything
+// starting with "/". No move in any notation the daemon reads is a lone letter (SAN, ICCF and
+// UCI moves name a square; spoken moves are whole words), so commands never hide a move.
+const COMMAND = /^\/?\s*([a-z\[\]?])(?:\s+(\S+))?$/i;
+const COMMAND_HELP = 'Commands: c clocks; l last move; t whose turn; i game information; '
+  + 'p and a piece letter: those pieces (p N white knights, p n black knights, p white or p black all of a colour); '
+  + 's and a file or rank: scan it (s e, s 4); m and a square: its legal moves (m g1); '
+  + 'a and a square: who attacks and defends it (a e4); [ and ]: step back and forward through the game; '
+  + 'h this list.';
+
+function isCommand(text) {
+  const m = COMMAND.exec(text.trim());
+  return Boolean(m) && (text.trim().startsWith('/') || 'cltipsmah[]?'.includes(m[1].toLowerCase()));
+}
+
+// What a command answers: { text, lang } — the table's language where the answer is its words.
+function commandAnswer(text) {
+  const m = COMMAND.exec(text.trim());
+  if (!m) return { text: `Not a command: ${text}. ${COMMAND_HELP}`, lang: 'en' };
+  const cmd = m[1];
+  const arg = m[2] || '';
+  const lang = tableLang();
+  const squares = parseFen(app.fen);
+  const v = app.view;
+  switch (cmd.toLowerCase() === 'p' || cmd.toLowerCase() === 's' ? cmd.toLowerCase() : cmd) {
+    case 'c': return { text: clockWords(), lang: 'en' };
+    case 'l': return app.last ? { text: lastMoveText(), lang } : { text: 'No move yet.', lang: 'en' };
+    case 't': {
+      if (app.end || (app.status.result && app.status.result !== '*')) return { text: $('status-line').textContent, lang: 'en' };
+      const turn = position(app.fen).turn === 'w' ? 'White' : 'Black';
+      return { text: `${turn} to move.`, lang: 'en' };
+    }
+    case 'i': {
+      const who = (name) => name || 'not named';
+      const parts = [
+        `Table ${app.table}.`,
+        `White: ${who(v && v.white)}. Black: ${who(v && v.black)}.`,
+        `Time control: ${timeControlWords(v && v.time_control)}.`,
+        v && v.peg_side ? `The blind player plays ${v.peg_side}.` : '',
+        `${plural(Number(app.status.ply) || 0, 'half-move', 'half-moves')} played.`,
+      ];
+      return { text: parts.filter(Boolean).join(' '), lang: 'en' };
+    }
+    case 'p': {
+      if (!arg) return { text: 'p needs a piece letter or a colour: p N, p n, p white.', lang: 'en' };
+      const colour = arg.toLowerCase();
+      if (colour === 'white' || colour === app.words.white.toLowerCase()) return { text: listPieces(true), lang };
+      if (colour === 'black' || colour === app.words.black.toLowerCase()) return { text: listPieces(false), lang };
+      const kind = pieceKind(arg[0]);
+      if (!kind || arg.length > 1) return { text: `No piece has the letter ${arg}.`, lang: 'en' };
+      return { text: listPieces(arg[0] === arg[0].toUpperCase(), kind), lang };
+    }
+    case 's': {
+      if (/^[a-h]$/.test(arg)) return { text: `${app.words.files[FILES.indexOf(arg)]}: ${readLine(fileCells(arg))}`, lang };
+      if (/^[1-8]$/.test(arg)) return { text: `${app.words.ranks[Number(arg) - 1]}: ${readLine(rankCells(arg))}`, lang };
+      return { text: 's needs a file a to h or a rank 1 to 8: s e, s 4.', lang: 'en' };
+    }
+    case 'm': case 'M': {
+      if (!/^[a-h][1-8]$/.test(arg)) return { text: 'm needs a square: m g1.', lang: 'en' };
+      const p = squares[arg];
+      if (!p) return { text: `${squareWords(arg)}: –`, lang };
+      const pos = position(app.fen);
+      if (colorOf(p) !== pos.turn) {
+        const hits = attacksOf(squares, arg);
+        return { text: `${squareWords(arg)}, ${pieceWords(p)} → ${hits.map(squareWords).join(', ') || '–'}`, lang };
+      }
+      const targets = legalTargets(pos, arg);
+      return { text: `${squareWords(arg)}, ${pieceWords(p)}: ${targets.map(squareWords).join(', ') || '–'}`, lang };
+    }
+    case 'a': case 'A': {
+      if (!/^[a-h][1-8]$/.test(arg)) return { text: 'a needs a square: a e4.', lang: 'en' };
+      const side = (c) => attackersOf(squares, arg, c).map((sq) => `${pieceWords(squares[sq])} ${squareWords(sq)}`).join(', ') || '–';
+      return { text: `${squareWords(arg)}. ${app.words.white}: ${side('w')}. ${app.words.black}: ${side('b')}.`, lang };
+    }
+    case '[': case ']': return stepThroughGame(cmd === '[' ? -1 : 1);
+    case 'h': case '?': return { text: COMMAND_HELP, lang: 'en' };
+    default: return { text: `Not a command: ${text}. ${COMMAND_HELP}`, lang: 'en' };
+  }
+}
+
+// [ and ]: the game's record read move by move, from the last move backwards or forwards.
+function stepThroughGame(delta) {
+  const moves = sheetMoves(app.sheets.a);
+  if (!moves.length) return { text: 'No move yet.', lang: 'en' };
+  let at = app.step === null ? moves.length : app.step;
+  at = Math.max(0, Math.min(moves.length - 1, at + delta));
+  if (app.step === null && delta > 0) at = moves.length - 1;
+  app.step = at;
+  const number = Math.floor(at / 2) + 1;
+  return { text: `${number}${at % 2 ? '…' : '.'} ${moves[at]}`, lang: tableLang() };
 }
 
 function pickSquare(sq) {
@@ -1339,6 +1593,8 @@ function preview() {
   const text = $('move-text').value.trim();
   $('move-error').textContent = '';
   if (!text) { $('preview').textContent = ''; return; }
+  if (isCommand(text)) { $('preview').textContent = 'A command: Enter runs it.'; return; }
+  if (tooLong(text)) { $('preview').textContent = ''; $('move-error').textContent = tooLongText(text); return; }
   previewTimer = setTimeout(async () => {
     const seq = ++previewSeq;
     const r = await ask('parse ' + text);
@@ -1350,24 +1606,49 @@ function preview() {
   }, 250);
 }
 
+// The daemon reads lines of at most 512 bytes; a longer entry (a paste gone wrong) is refused
+// here with a message and never sent.
+function tooLong(text) {
+  return new TextEncoder().encode('move ' + text).length > MAX_LINE_BYTES;
+}
+
+function tooLongText(text) {
+  const bytes = new TextEncoder().encode(text).length;
+  return `Refused (too long): the entry has ${bytes} bytes; a move or command is at most ${MAX_LINE_BYTES - 5}. Nothing was sent.`;
+}
+
 async function sendMove(e) {
   e.preventDefault();
   const text = $('move-text').value.trim();
-  if (!text) { showError('error syntax type a move first, e.g. e4, 5254 or Springer Felix drei'); return; }
+  if (!text) { showError('error syntax type a move first, e.g. e4, 5254 or Springer Felix drei; or h for the commands'); return; }
   clearTimeout(previewTimer);
   previewSeq++;
+  if (tooLong(text)) {
+    const why = tooLongText(text);
+    $('move-error').textContent = why;
+    announce(why, true);
+    return;
+  }
+  if (isCommand(text)) {
+    const answer = commandAnswer(text);
+    $('move-error').textContent = '';
+    $('preview').replaceChildren(inLang(answer.text, answer.lang));
+    announce(answer.text, false, answer.lang);
+    $('move-text').value = '';
+    return;
+  }
   const r = await ask('move ' + text);
   const ok = okText(r);
   if (ok === null) { showError(r); return; }
   $('move-error').textContent = '';
-  $('preview').textContent = 'Played ' + ok.split(' ')[1] + '.';
+  $('preview').replaceChildren('Played ', inLang(ok.split(' ')[1] || '', tableLang()), '.');
   $('move-text').value = '';
 }
 
 async function simple(line, out) {
   const r = await ask(line);
   const ok = okText(r);
-  const text = ok === null ? refusal(r) : (ok || 'done');
+  const text = ok === null ? refusal(r) : replyWords(ok);
   $(out).textContent = text;
   if (ok === null) announce(text, true);
   return ok !== null;
@@ -1424,12 +1705,22 @@ async function exportAudio() {
 function wire() {
   $('login-form').addEventListener('submit', (e) => { e.preventDefault(); login($('token').value); });
   $('logout').addEventListener('click', () => {
+    // Logging out forgets the token everywhere: the tab's session, the page, the field.
     sessionStorage.removeItem('annabella-token');
+    stopReconnecting();
     if (conn) { const c = conn; conn = null; c.onClose = () => {}; c.close(); }
+    app.token = '';
+    app.table = '';
+    $('token').value = '';
     setConnection('Logged out.');
     show('login-view');
+    $('token').focus();
   });
-  $('to-tables').addEventListener('click', () => { show('tables-view'); });
+  $('hear').addEventListener('change', () => {
+    app.hearing = $('hear').value;
+    sessionStorage.setItem('annabella-hearing', app.hearing);
+  });
+  $('to-tables').addEventListener('click', () => { show('tables-view'); $('tables-title').focus(); });
   $('flip').addEventListener('click', () => {
     app.flipped = !app.flipped;
     $('flip').textContent = app.flipped ? 'Flip board (view from White)' : 'Flip board (view from Black)';
