@@ -72,6 +72,9 @@ fn e2e4() -> Arc<TableEvent> {
         uci: "e2e4".into(),
         san: "e4".into(),
         source: Source::Control(Role::Player(Color::White)),
+        san_local: "e4".into(),
+        words: "Eva vier".into(),
+        number: 1,
     })
 }
 

@@ -1655,3 +1655,41 @@ fn numbered_moves_are_checked_against_the_game() {
     );
     assert_eq!(h.ask(black, "move 2. 7163 2836"), "ok b8c6 Sc6");
 }
+
+#[test]
+fn view_gives_a_late_page_the_last_move_and_the_end_in_the_tables_words() {
+    let mut h = Harness::new(settings(Color::Black, "600"));
+    let start: serde_json::Value =
+        serde_json::from_str(h.ask(Role::Observer, "view").strip_prefix("ok ").unwrap()).unwrap();
+    assert_eq!(start["last_move"], serde_json::Value::Null);
+    assert_eq!(start["lang"], "de");
+    assert_eq!(start["peg_side"], "black");
+    assert_eq!(start["result"], "*");
+    for m in ["f3", "e5", "g4", "Dh4"] {
+        assert!(
+            h.ask(Role::Assistant, &format!("move {m}"))
+                .starts_with("ok"),
+            "{m}"
+        );
+    }
+    let view: serde_json::Value =
+        serde_json::from_str(h.ask(Role::Observer, "view").strip_prefix("ok ").unwrap()).unwrap();
+    assert_eq!(view["ply"], 4);
+    assert_eq!(view["last_move"]["san_local"], "Dh4#");
+    assert_eq!(view["last_move"]["words"], "Dame Hector vier Matt");
+    assert_eq!(view["last_move"]["number"], 2);
+    assert_eq!(view["last_move"]["color"], "black");
+    assert_eq!(view["result"], "0-1");
+    assert_eq!(
+        view["end"]["words"],
+        "Dame Hector vier Matt. Schwarz gewinnt"
+    );
+    assert_eq!(view["peg"]["sync"], "owes-move");
+    assert_eq!(view["procedure"], serde_json::Value::Null);
+    // The move event carries the same letters and words for the page.
+    assert!(
+        h.events
+            .iter()
+            .any(|e| e.starts_with("event move 4 black d8h4 Qh4#"))
+    );
+}

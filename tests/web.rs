@@ -316,21 +316,25 @@ fn the_page_is_a_control_session_without_the_control_port() {
             text: "Rücknahme".into(),
             urgency: Urgency::Urgent,
             about: About::Other,
+            lang: "de",
         })))
         .unwrap();
         let event: serde_json::Value =
             serde_json::from_str(&next_text(&mut ws).await.unwrap()).unwrap();
         assert_eq!(event["event"], "say");
         assert_eq!(event["urgent"], true);
+        assert_eq!(event["lang"], "de");
         assert_eq!(event["line"], "event say blind Rücknahme");
         ws.send(Message::text("board")).await.unwrap();
         ws.send(Message::text("move e4\nresign")).await.unwrap();
         ws.send(Message::binary(vec![1, 2, 3])).await.unwrap();
         ws.send(Message::text("x".repeat(600))).await.unwrap();
+        // A 3 KiB paste is refused in words; the page stays connected.
+        ws.send(Message::text("e".repeat(3 * 1024))).await.unwrap();
         ws.send(Message::text("lang de")).await.unwrap();
         ws.send(Message::text("status")).await.unwrap();
         let mut replies = Vec::new();
-        while replies.len() < 6 {
+        while replies.len() < 7 {
             replies.push(next_text(&mut ws).await.expect("a reply"));
         }
         assert_eq!(
@@ -340,6 +344,7 @@ fn the_page_is_a_control_session_without_the_control_port() {
                 "error syntax one request per message; this one holds a line break",
                 "error syntax binary messages are not requests; send one text line",
                 "error syntax line of 600 bytes skipped; at most 512",
+                "error syntax line of 3072 bytes skipped; at most 512",
                 "ok lang de",
                 "ok status assistant de",
             ]

@@ -195,6 +195,7 @@ pub async fn run(
                     view: view.clone(),
                     events: events.clone(),
                     voice: lang.code().to_owned(),
+                    lang: lang.code(),
                     record_id: format!("{}-desk", tc.name.file_stem()),
                 });
                 let tag = |t: crate::table::control::GameTag, or: &str| {

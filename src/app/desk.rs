@@ -31,6 +31,8 @@ pub struct DeskTable {
     pub events: broadcast::Sender<Arc<TableEvent>>,
     /// The voice (language code) of the table's words.
     pub voice: String,
+    /// The same code for the page's announcements.
+    pub lang: &'static str,
     /// Names the desk's words in the audio record.
     pub record_id: String,
 }
@@ -195,6 +197,7 @@ impl DeskActor {
                         text,
                         urgency,
                         about: crate::table::event::About::Other,
+                        lang: t.lang,
                     };
                     t.events.send(Arc::new(TableEvent::Say(say))).ok();
                 }

@@ -39,9 +39,11 @@ const STYLE_CSS: &str = include_str!("../../web/style.css");
 /// Longest line the daemon may send the page: an export (a whole game as one JSON string) is
 /// the longest; a Braille score of a long game stays well below this.
 pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
-/// Largest WebSocket message the page may send: one request line, with room for the framing of
-/// multi-byte characters.
-const MAX_MESSAGE_BYTES: usize = 4 * MAX_LINE_BYTES;
+/// Largest WebSocket message the page may send and still be answered: a request line is at
+/// most [`MAX_LINE_BYTES`], but a longer message (a paste into the move entry) gets the same
+/// error line as a long line on TCP and the page stays connected; only a message beyond this
+/// bound, which no person types, ends the connection.
+const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// How long the page is given to take its close frame.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Largest audio record served: a long game's speech is tens of megabytes.
@@ -370,11 +372,16 @@ pub fn event_json(event: &TableEvent) -> serde_json::Value {
             uci,
             san,
             source,
+            san_local,
+            words,
+            number,
         } => json!({
-            "ply": ply, "color": color(*c), "uci": uci, "san": san, "source": source.to_string()
+            "ply": ply, "color": color(*c), "uci": uci, "san": san, "source": source.to_string(),
+            "san_local": san_local, "words": words, "number": number
         }),
         TableEvent::Say(say) => json!({
-            "listener": say.listener.to_string(), "text": say.text, "urgent": say.urgency.is_urgent()
+            "listener": say.listener.to_string(), "text": say.text,
+            "urgent": say.urgency.is_urgent(), "lang": say.lang
         }),
         TableEvent::BoardError { board, message } => {
             json!({"board": board.to_string(), "message": message})

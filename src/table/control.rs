@@ -102,6 +102,8 @@ pub enum Command {
     },
     /// The correspondence games in words: whose move in each, the messages waiting.
     Games,
+    /// The table's whole state as one JSON object, for a page (`PageView`).
+    View,
     /// Days of leave in a correspondence game: `leave white 2026-12-20 2027-01-05`.
     Leave {
         color: Color,
@@ -200,6 +202,7 @@ impl Command {
             Command::Tables => "tables",
             Command::Focus { .. } => "focus",
             Command::Games => "games",
+            Command::View => "view",
             Command::Leave { .. } => "leave",
             Command::Promote { .. } => "promote",
             Command::Parse { .. } => "parse",
@@ -255,6 +258,7 @@ impl Command {
                 | Command::Table { .. }
                 | Command::Tables
                 | Command::Games
+                | Command::View
                 | Command::Help
                 | Command::Quit
         )
@@ -408,7 +412,7 @@ pub fn one_line(text: &str) -> String {
 
 /// Every request keyword, in the order `help` lists them.
 pub const KEYWORDS: &str = "auth, table, tables, lang, move, promote, board, boards, clock, sheet, \
-                            status, parse, export, focus, games, leave, offer-draw, claim-draw, resign, undo, record, confirm, \
+                            status, view, parse, export, focus, games, leave, offer-draw, claim-draw, resign, undo, record, confirm, \
                             dispute, resolve, adjust, penalty, pause, resume, new-game, tag, events, help, quit";
 
 /// Parses one request line (without its line feed; a trailing CR is ignored), reading piece
@@ -535,6 +539,7 @@ pub fn parse_line_in(bytes: &[u8], lang: &Language) -> Result<Command, Refusal> 
             table: needs("a correspondence table's name, e.g. focus bca-7")?,
         }),
         "games" => no_argument(Command::Games),
+        "view" => no_argument(Command::View),
         "leave" => {
             let usage =
                 "a colour and the first and last day, e.g. leave white 2026-12-20 2027-01-05";

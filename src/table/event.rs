@@ -113,6 +113,9 @@ pub struct Say {
     pub text: String,
     pub urgency: Urgency,
     pub about: About,
+    /// The language of the words (the table's code, "de"): the page marks each announcement
+    /// with it, so a screen reader reads it with the right voice (WCAG 3.1.2).
+    pub lang: &'static str,
 }
 
 /// How the two-sheet procedure (D.2.9) ended this time.
@@ -162,6 +165,12 @@ pub enum TableEvent {
         uci: String,
         san: String,
         source: Source,
+        /// The move as the table writes and says it: SAN in its language's letters ("Sf3"),
+        /// its words ("Springer Felix drei") and its full-move number (for the page; the
+        /// event line keeps the English SAN).
+        san_local: String,
+        words: String,
+        number: u32,
     },
     /// Words said to a listener.
     Say(Say),
@@ -352,6 +361,7 @@ impl TableEvent {
                 uci,
                 san,
                 source,
+                ..
             } => format!("{ply} {} {uci} {san} {source}", color_name(*color)),
             TableEvent::Say(say) => format!("{} {}", say.listener, one_line(&say.text)),
             TableEvent::BoardError { board, message } => {
@@ -471,6 +481,7 @@ mod tests {
             text: "Eva vier\nzwei".into(),
             urgency: Urgency::Urgent,
             about: About::Other,
+            lang: "de",
         });
         assert_eq!(say.line(), "event say blind Eva vier zwei");
         let takeback = TableEvent::Takeback {

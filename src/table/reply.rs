@@ -55,6 +55,106 @@ pub struct Status {
     pub promotion: Option<(Square, Square)>,
 }
 
+/// `view`: everything a page needs to show the table as it is, for a page opened late, reloaded
+/// or reconnected; its reply is one JSON object (`docs/control-protocol.md`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageView {
+    pub table: String,
+    /// The table's language code: the words below are in it.
+    pub lang: String,
+    pub fen: String,
+    pub ply: usize,
+    pub turn: &'static str,
+    pub peg_side: &'static str,
+    pub time_control: String,
+    pub white: Option<String>,
+    pub black: Option<String>,
+    pub last_move: Option<PageMove>,
+    /// The PGN result (`*` while the game runs).
+    pub result: &'static str,
+    pub end: Option<PageEnd>,
+    pub peg: PageBoard,
+    pub normal: Option<PageBoard>,
+    /// The two-sheet procedure (D.2.9) while it is open.
+    pub procedure: Option<PageProcedure>,
+    pub draw_offer: Option<&'static str>,
+    /// A pawn waiting on the peg board's last rank for its piece (`e7e8`).
+    pub promotion: Option<String>,
+}
+
+/// The last move in the table's letters and words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageMove {
+    pub uci: String,
+    pub san_local: String,
+    pub words: String,
+    pub number: u32,
+    pub color: &'static str,
+}
+
+/// How the game ended, in the table's words ("Weiß gewinnt").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageEnd {
+    pub result: &'static str,
+    pub words: String,
+}
+
+/// One physical board: its link, whether it agrees, and the correction its player is told.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageBoard {
+    pub connected: bool,
+    /// `in-sync`, `differs` or `owes-move`.
+    pub sync: &'static str,
+    pub guide: Option<String>,
+}
+
+/// The two-sheet procedure's state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageProcedure {
+    /// The takeback proposed to the arbiter: back to this many half-moves.
+    pub proposal_plies: Option<usize>,
+    pub explain: Vec<String>,
+    /// The sheet that lags (`a` or `b`), its player asked to confirm.
+    pub lagging: Option<&'static str>,
+}
+
+impl PageView {
+    /// The reply's JSON object (`docs/control-protocol.md`, `view`).
+    pub fn json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let board =
+            |b: &PageBoard| json!({"connected": b.connected, "sync": b.sync, "guide": b.guide});
+        json!({
+            "table": self.table, "lang": self.lang, "fen": self.fen, "ply": self.ply,
+            "turn": self.turn, "peg_side": self.peg_side, "time_control": self.time_control,
+            "white": self.white, "black": self.black,
+            "last_move": self.last_move.as_ref().map(|m| json!({
+                "uci": m.uci, "san_local": m.san_local, "words": m.words,
+                "number": m.number, "color": m.color
+            })),
+            "result": self.result,
+            "end": self.end.as_ref().map(|e| json!({"result": e.result, "words": e.words})),
+            "peg": board(&self.peg),
+            "normal": self.normal.as_ref().map(board),
+            "procedure": self.procedure.as_ref().map(|p| json!({
+                "proposal_plies": p.proposal_plies, "explain": p.explain, "lagging": p.lagging
+            })),
+            "draw_offer": self.draw_offer,
+            "promotion": self.promotion,
+        })
+    }
+}
+
+impl BoardSync {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            BoardSync::Differs => "differs",
+            BoardSync::OwesMove => "owes-move",
+            BoardSync::InSync => "in-sync",
+        }
+    }
+}
+
 /// `boards`: what each physical board shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Boards {
@@ -173,6 +273,8 @@ pub enum Answer {
         tag: GameTag,
         value: String,
     },
+    /// `view`: the table's whole state for a page (one JSON object).
+    View(Box<PageView>),
     /// `penalty` in a correspondence game: `by` is charged days; both sides' totals now.
     DaysCharged {
         by: Color,
@@ -342,6 +444,7 @@ impl fmt::Display for Answer {
                 total_days[1]
             ),
             Answer::LeaveTaken { leave } => f.write_str(leave),
+            Answer::View(view) => write!(f, "{}", view.json()),
             Answer::PromotionChosen { piece } => write!(
                 f,
                 "{} chosen for the next promotion",

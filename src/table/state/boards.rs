@@ -606,12 +606,16 @@ impl Table {
         let uci = self.uci(m);
         self.commit(now, Record::Move { uci, source }, out)
             .map_err(|e| Refusal::new(ErrorCode::Move, e))?;
+        let mode = self.g.game.castling_mode();
         out.event(TableEvent::Move {
             ply: self.g.game.ply_count(),
             color: mover,
             uci: uci.to_string(),
-            san: english_san(&before, self.g.game.castling_mode(), m),
+            san: english_san(&before, mode, m),
             source,
+            san_local: format_move(&before, mode, m, Notation::San, &Style::new(self.s.lang)),
+            words: crate::chess::phrases::move_phrase(&before, m, &self.style()),
+            number: before.fullmoves().get(),
         });
         self.announce_move(&before, m, mover, now, out);
         self.announce_end(out);

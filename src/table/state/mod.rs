@@ -44,6 +44,7 @@ mod desk_view;
 mod game_state;
 mod keys;
 mod new_game;
+mod page_view;
 mod physical_clock;
 mod requests;
 mod sheets;

@@ -51,6 +51,7 @@ impl Table {
             }
             Command::Sheet => Ok(Answer::Moves(self.movetext(lang))),
             Command::Status => Ok(Answer::Status(self.status())),
+            Command::View => Ok(Answer::View(Box::new(self.page_view()))),
             Command::OfferDraw => self.offer_draw(now, role, out),
             Command::ClaimDraw { intended } => {
                 self.claim_draw(now, role, intended.as_deref(), lang, out)

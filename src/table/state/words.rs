@@ -68,6 +68,7 @@ impl Table {
             text,
             urgency,
             about,
+            lang: self.s.lang.code(),
         }));
     }
 
@@ -199,6 +200,23 @@ impl Table {
             return;
         }
         self.g_mut(out).end_reported = true;
+        let words = self.end_words(&end);
+        out.event(TableEvent::End {
+            result: end.result,
+            description: end.to_string(),
+        });
+        let urgency = if matches!(end.reason, EndReason::Timeout { .. }) {
+            Urgency::Urgent
+        } else {
+            Urgency::Polite
+        };
+        self.say(Listener::Everyone, words, urgency, out);
+        out.effects.push(Effect::Finished { pgn: self.pgn() });
+    }
+
+    /// The end in words, as everyone hears it ("Weiß gewinnt", "Patt, Remis"): a mate is said
+    /// with its move, so only the result follows it.
+    pub(super) fn end_words(&self, end: &GameEnd) -> String {
         let v = self.vocab();
         let mut words = Vec::new();
         let event = match end.reason {
@@ -245,17 +263,7 @@ impl Table {
             None if !is_draw_event => words.push(event_phrase(Event::Draw, v)),
             None => {}
         }
-        out.event(TableEvent::End {
-            result: end.result,
-            description: end.to_string(),
-        });
-        let urgency = if matches!(end.reason, EndReason::Timeout { .. }) {
-            Urgency::Urgent
-        } else {
-            Urgency::Polite
-        };
-        self.say(Listener::Everyone, words.join(". "), urgency, out);
-        out.effects.push(Effect::Finished { pgn: self.pgn() });
+        words.join(". ")
     }
 
     /// The phrase of the first move the peg board still owes (the opponent's move the blind
