@@ -44,8 +44,8 @@ const app = {
 // ---------- announcements ----------
 
 // Everything the page announces goes through one queue into the two live regions, one phrase
-// at a time: a phrase is left in its region long enough to be read (about 30 characters a
-// second) before the next replaces it, so phrases arriving in one frame (a mate and the
+// at a time: a phrase is left in its region long enough to be read (about 40 characters a
+// second, a common screen-reader rate) before the next replaces it, so phrases arriving in one frame (a mate and the
 // result) are all read, whole and in order. What must interrupt goes to the assertive region,
 // but still after what came before it. A phrase the daemon says to several listeners in the
 // same words (the blind player's move, to him and to the opponent) is read once.
@@ -53,20 +53,23 @@ const speech = { queue: [], shownAt: 0, readMs: 0, timer: null, recent: new Map(
 const SAID_ONCE_MS = 5000;
 
 function readingMs(text) {
-  return Math.min(2500, 250 + 30 * text.length);
+  return Math.min(2000, 200 + 25 * text.length);
 }
 
 // `lang`: the phrase's language (the table's for the daemon's words, English for the page's
-// own); `once`: a daemon utterance, read at most once however many listeners it was said to.
-function announce(text, urgent = false, lang = 'en', once = false) {
+// own). `kind`: `said` for a daemon utterance, read at most once however many listeners it was
+// said to; `reply` for the answer to a key or command, which replaces an earlier answer not yet
+// read (the user asked something new); `note` for the page's own notices.
+function announce(text, urgent = false, lang = 'en', kind = 'note') {
   if (!text) return;
-  if (once) {
+  if (kind === 'reply') speech.queue = speech.queue.filter((item) => item.kind !== 'reply');
+  if (kind === 'said') {
     const now = performance.now();
     for (const [t, at] of speech.recent) if (now - at > SAID_ONCE_MS) speech.recent.delete(t);
     if (speech.recent.has(text)) return;
     speech.recent.set(text, now);
   }
-  speech.queue.push({ text, urgent: Boolean(urgent), lang });
+  speech.queue.push({ text, urgent: Boolean(urgent), lang, kind });
   pumpSpeech();
 }
 
@@ -335,7 +338,7 @@ async function login(token) {
 // After a daemon restart or a network drop the page logs in again by itself with the token of
 // this tab's session, waiting longer after each failure, and puts the focus back.
 const reconnecting = { timer: null, attempt: 0, focus: null, since: 0 };
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+const BACKOFF_MS = [250, 500, 750, 1000, 1500, 2000, 3000, 5000];
 
 function onClosed(closed) {
   if (closed !== conn) return;
@@ -748,7 +751,7 @@ function onEvent(e) {
       addTranscript(e.listener, e.text, lang);
       // Only the words this viewer chose to hear, each once, with the utterance's own
       // urgency (the same the speech interrupts for).
-      if ((HEARS[app.hearing] || HEARS.opponent).includes(e.listener)) announce(e.text, e.urgent, lang, true);
+      if ((HEARS[app.hearing] || HEARS.opponent).includes(e.listener)) announce(e.text, e.urgent, lang, 'said');
       break;
     }
     case 'move':
@@ -1274,7 +1277,7 @@ function showPromotion(uci) {
 function showError(reply) {
   const text = refusal(reply);
   $('move-error').textContent = text;
-  announce(text, true);
+  announce(text, true, 'en', 'reply');
 }
 
 // ---------- the board by keyboard ----------
@@ -1374,7 +1377,7 @@ function legalTargets(pos, from) {
     after[t] = p;
     if (kind === 'p' && t === pos.ep) delete after[t[0] + from[1]];
     return !inCheck(after, me);
-  });
+  }).sort();
 }
 
 // ---------- the board by keyboard ----------
@@ -1436,6 +1439,7 @@ function onGridKey(e) {
   let r = Number(sq[1]);
   const dir = app.flipped ? -1 : 1;
   const key = e.key;
+  if (app.jumping && ['Shift', 'CapsLock'].includes(key)) return;
   if (app.jumping) {
     app.jumping = false;
     if (/^[a-zA-Z]$/.test(key)) { e.preventDefault(); jumpToPiece(key); return; }
@@ -1451,15 +1455,15 @@ function onGridKey(e) {
   else if (/^[a-h]$/.test(key)) f = FILES.indexOf(key);
   else if (/^[1-8]$/.test(key)) r = Number(key);
   else if (key === 'j') app.jumping = true;
-  else if (key === 'W') announce(listPieces(true), false, lang);
-  else if (key === 'B') announce(listPieces(false), false, lang);
-  else if (key === 'F') announce(app.words.files[f] + ': ' + readLine(fileCells(sq[0])), false, lang);
-  else if (key === 'R') announce(app.words.ranks[r - 1] + ': ' + readLine(rankCells(sq[1])), false, lang);
+  else if (key === 'W') announce(listPieces(true), false, lang, 'reply');
+  else if (key === 'B') announce(listPieces(false), false, lang, 'reply');
+  else if (key === 'F') announce(app.words.files[f] + ': ' + readLine(fileCells(sq[0])), false, lang, 'reply');
+  else if (key === 'R') announce(app.words.ranks[r - 1] + ': ' + readLine(rankCells(sq[1])), false, lang, 'reply');
   else if (key === 'L') announceLastMove();
-  else if (key === 'C') announce(clockWords());
-  else if (key === 'S') announce($('status-line').textContent + ' ' + $('boards-state').textContent);
-  else if (key === 'M') { const a = commandAnswer('m ' + sq); announce(a.text, false, a.lang); }
-  else if (key === 'A') { const a = commandAnswer('a ' + sq); announce(a.text, false, a.lang); }
+  else if (key === 'C') announce(clockWords(), false, 'en', 'reply');
+  else if (key === 'S') announce($('status-line').textContent + ' ' + $('boards-state').textContent, false, 'en', 'reply');
+  else if (key === 'M') { const a = commandAnswer('m ' + sq); announce(a.text, false, a.lang, 'reply'); }
+  else if (key === 'A') { const a = commandAnswer('a ' + sq); announce(a.text, false, a.lang, 'reply'); }
   else if (key === '?') $('keys-dialog').showModal();
   else if (key === 'Escape') { app.from = null; updateGridLabels(parseFen(app.fen)); announce('Cleared'); }
   else if (key === 'Enter' || key === ' ') pickSquare(sq);
@@ -1471,8 +1475,8 @@ function onGridKey(e) {
 }
 
 function announceLastMove() {
-  if (app.last) announce(lastMoveText(), false, tableLang());
-  else announce('No move yet.');
+  if (app.last) announce(lastMoveText(), false, tableLang(), 'reply');
+  else announce('No move yet.', false, 'en', 'reply');
 }
 
 // ---------- the command line ----------
@@ -1573,7 +1577,7 @@ function pickSquare(sq) {
   if (!app.from) {
     app.from = sq;
     updateGridLabels(parseFen(app.fen));
-    announce('From ' + squareWords(sq));
+    announce('From ' + squareWords(sq), false, 'en', 'reply');
     return;
   }
   const text = app.from + sq;
@@ -1626,14 +1630,14 @@ async function sendMove(e) {
   if (tooLong(text)) {
     const why = tooLongText(text);
     $('move-error').textContent = why;
-    announce(why, true);
+    announce(why, true, 'en', 'reply');
     return;
   }
   if (isCommand(text)) {
     const answer = commandAnswer(text);
     $('move-error').textContent = '';
     $('preview').replaceChildren(inLang(answer.text, answer.lang));
-    announce(answer.text, false, answer.lang);
+    announce(answer.text, false, answer.lang, 'reply');
     $('move-text').value = '';
     return;
   }
