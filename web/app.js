@@ -478,6 +478,7 @@ async function openTable(name) {
   $('sheet-b-title').textContent = app.sheets.twoSheets ? 'Sheet B (sighted player)' : 'Second scoresheet';
   applyRole();
   await refreshAll();
+  labelsInTableLanguage();
   if (!app.hearing) app.hearing = defaultHearing(app.role);
   $('hear').value = app.hearing;
   renderGrid();
@@ -1146,6 +1147,22 @@ function renderMismatch(board) {
   }
 }
 
+// The page's labels in the table's language where its language file has the words (the
+// colours); the others stay English, and each element says which.
+function labelsInTableLanguage() {
+  const lang = tableLang();
+  for (const color of ['white', 'black']) {
+    const dt = $('clock-' + color).querySelector('dt');
+    dt.textContent = app.words[color];
+    dt.lang = lang;
+    for (const select of [$('adjust-color'), $('penalty-color')]) {
+      const o = select.querySelector(`option[value="${color}"]`);
+      o.textContent = app.words[color];
+      o.lang = lang;
+    }
+  }
+}
+
 function renderClock() {
   const c = app.clock;
   if (!c) return;
@@ -1212,10 +1229,13 @@ function sheetTable(moves, diff, caption) {
   cap.textContent = caption;
   t.append(cap);
   const head = t.insertRow();
-  for (const h of ['No.', 'White', 'Black']) {
+  // The colours in the table's words where the language file gives them.
+  const lang = tableLang();
+  for (const [h, own] of [['No.', false], [app.words.white, true], [app.words.black, true]]) {
     const th = document.createElement('th');
     th.scope = 'col';
     th.textContent = h;
+    if (own) th.lang = lang;
     head.append(th);
   }
   if (!moves.length) {
