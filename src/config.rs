@@ -519,6 +519,37 @@ impl RawConfig {
         if tables.is_empty() {
             tables.push(RawTable::default().validated_alone()?);
         }
+        let desk = self.desk.validate()?;
+        // One device, one board: two links reading one serial port would each see half of
+        // its lines.
+        let mut devices: Vec<(String, &Endpoint)> = Vec::new();
+        for (i, t) in tables.iter().enumerate() {
+            if let PegSource::Device(e) = &t.peg {
+                devices.push((format!("table[{i}].peg"), e));
+            }
+            if let Some((_, e)) = t.normal.link() {
+                devices.push((format!("table[{i}].normal"), e));
+            }
+        }
+        if let PegSource::Device(e) = &desk.peg {
+            devices.push(("desk.peg".to_owned(), e));
+        }
+        // The same device whatever its baud rate.
+        let place = |e: &Endpoint| match e {
+            Endpoint::Serial { path, .. } => path.clone(),
+            Endpoint::Tcp(address) => address.clone(),
+        };
+        for (n, (key, endpoint)) in devices.iter().enumerate() {
+            if let Some((first, _)) = devices[..n]
+                .iter()
+                .find(|(_, other)| place(other) == place(endpoint))
+            {
+                return Err(bad(
+                    key.clone(),
+                    format!("{endpoint} is already {first}; each board needs its own device"),
+                ));
+            }
+        }
         let control = self.control.validate()?;
         let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
         let tokens =
@@ -560,7 +591,7 @@ impl RawConfig {
             charge_downtime: self.clock.charge_downtime,
             tables,
             mail: self.mail.as_ref().map(RawMail::validate).transpose()?,
-            desk: self.desk.validate()?,
+            desk,
         })
     }
 }
@@ -599,7 +630,20 @@ impl RawControl {
 /// A built-in language by its code, or a language file by its path.
 fn read_language(code_or_path: &str) -> Result<Language, String> {
     if code_or_path.contains('/') || code_or_path.ends_with(".toml") {
-        let text = std::fs::read_to_string(code_or_path).map_err(|e| e.to_string())?;
+        // Read with a bound: a path like /dev/zero must not fill the memory.
+        use std::io::Read;
+        let limit = crate::chess::language::MAX_LANGUAGE_FILE_BYTES;
+        let mut bytes = Vec::new();
+        std::fs::File::open(code_or_path)
+            .and_then(|f| f.take(limit as u64 + 1).read_to_end(&mut bytes))
+            .map_err(|e| format!("{code_or_path}: {e}"))?;
+        if bytes.len() > limit {
+            return Err(format!(
+                "{code_or_path}: more than {limit} bytes; a language file is a few kilobytes"
+            ));
+        }
+        let text =
+            String::from_utf8(bytes).map_err(|_| format!("{code_or_path}: not UTF-8 text"))?;
         Language::from_toml(&text).map_err(|e| e.to_string())
     } else {
         Language::builtin(code_or_path)
@@ -727,6 +771,32 @@ mod tests {
         check("[[table]]\nnormal = \"chessbase\"", "table[0].normal");
         check("[[table]]\ntouch_move = \"maybe\"", "table[0].touch_move");
         check("[[table]]\npeg = \"tcp:nohost\"", "table[0].peg");
+        check(
+            "[[table]]\nname = \"a\"\npeg = \"/dev/ttyUSB0\"\n\
+             [[table]]\nname = \"b\"\npeg = \"/dev/ttyUSB0\"",
+            "table[1].peg",
+        );
+        check(
+            "[desk]\npeg = \"/dev/ttyACM0\"\n[[table]]\nnormal = \"dgt:/dev/ttyACM0\"",
+            "desk.peg",
+        );
+        check(
+            "[[table]]\nkind = \"correspondence\"\nopponent_email = \"not mail\"",
+            "table[0].opponent_email",
+        );
+        check(
+            "[[table]]\nkind = \"correspondence\"\nopponent_email = \"b@example.org\"\n\
+             day_rules = \"fide\"",
+            "table[0].day_rules",
+        );
+        check(
+            "[[table]]\nopponent_email = \"b@example.org\"",
+            "table[0].opponent_email",
+        );
+        check(
+            "[[table]]\naudio_record = \"tape\"",
+            "table[0].audio_record",
+        );
         check("[[table]]\n[[table]]", "table[1].name");
         check("[control]\nmax_connections = 0", "control.max_connections");
         check("[control]\nburst = 0", "control.burst");

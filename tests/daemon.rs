@@ -43,6 +43,8 @@ fn a_whole_game_through_the_daemon_survives_kill_9() {
     let mut board = board(&dir);
     let daemon = serve(&dir, &[]);
     let mut black = daemon.connect("black");
+    // New connections speak English; this one reads and writes the table's German.
+    assert_eq!(black.ask("lang de"), "ok lang de");
     let mut watcher = daemon.connect("observer");
     assert!(watcher.ask("events").starts_with("ok events"));
     watcher.wait_status("peg connected in-sync");
@@ -146,6 +148,8 @@ fn a_whole_game_through_the_daemon_survives_kill_9() {
     // Restarted on the same state dir: the same game, the same sheet, clocks restored.
     let daemon = serve(&dir, &[]);
     let mut black = daemon.connect("black");
+    // New connections speak English; this one reads and writes the table's German.
+    assert_eq!(black.ask("lang de"), "ok lang de");
     assert_eq!(black.ask("sheet"), sheet);
     assert_eq!(black.ask("board"), fen);
     let clock_after = black.ask("clock");
@@ -212,6 +216,8 @@ fn sigterm_stops_the_daemon_gracefully_and_a_restart_restores_the_game() {
     let mut board = board(&dir);
     let mut daemon = serve(&dir, &["--log-format", "json"]);
     let mut black = daemon.connect("black");
+    // New connections speak English; this one reads and writes the table's German.
+    assert_eq!(black.ask("lang de"), "ok lang de");
     black.wait_status("peg connected in-sync");
     board.hand("e2e4");
     black.wait_status("ply 1");
@@ -222,6 +228,8 @@ fn sigterm_stops_the_daemon_gracefully_and_a_restart_restores_the_game() {
     drop(daemon);
     let daemon = serve(&dir, &[]);
     let mut black = daemon.connect("black");
+    // New connections speak English; this one reads and writes the table's German.
+    assert_eq!(black.ask("lang de"), "ok lang de");
     assert_eq!(black.ask("sheet"), "ok 1. e4 e5");
     drop(board);
     let _ = std::fs::remove_dir_all(&dir);
@@ -257,6 +265,8 @@ fn a_hostile_client_gets_error_lines_and_the_table_plays_on() {
     assert!(replies.contains("error auth move before auth"), "{replies}");
     // The real players are not disturbed.
     let mut black = daemon.connect("black");
+    // New connections speak English; this one reads and writes the table's German.
+    assert_eq!(black.ask("lang de"), "ok lang de");
     black.wait_status("peg connected in-sync");
     board.hand("e2e4");
     black.wait_status("ply 1");
@@ -285,6 +295,8 @@ fn the_arbiter_begins_the_next_game_and_a_restart_finds_it() {
     let mut arbiter = daemon.connect("arbiter");
     let mut white = daemon.connect("white");
     let mut black = daemon.connect("black");
+    // New connections speak English; this one reads and writes the table's German.
+    assert_eq!(black.ask("lang de"), "ok lang de");
     assert_eq!(arbiter.ask("board"), format!("ok {start}"));
     assert!(
         transcript(&dir).contains("Neue Partie. Bedenkzeit eine Stunde dreißig Minuten"),

@@ -580,6 +580,8 @@ mod daemon {
         peg.hand("g1f3");
         watcher.expect_event("2.Nf3", |l| l.starts_with("event move 3 white g1f3"));
         let mut black = daemon.connect("black");
+        // New connections speak English; this one uses the table's German letters.
+        assert_eq!(black.ask("lang de"), "ok lang de");
         let sheet = black.ask("sheet");
         assert_eq!(sheet, "ok 1. e4 e5 2. Sf3");
         let transcript = std::fs::read_to_string(dir.join("transcript.txt")).unwrap();
@@ -641,6 +643,8 @@ mod daemon {
             l == "event say arbiter Ergebnis auf dem Brett angezeigt: Weiß gewinnt. Zum Bestätigen result eingeben"
         });
         let mut black = daemon.connect("black");
+        // New connections speak English; this one uses the table's German letters.
+        assert_eq!(black.ask("lang de"), "ok lang de");
         assert!(
             black.ask("result 1-0").starts_with("error forbidden"),
             "only the arbiter declares a result"

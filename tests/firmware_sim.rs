@@ -183,6 +183,8 @@ fn heard_until(dir: &Path, last: &str) -> Vec<String> {
 /// returns what was said.
 fn play_white(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<String> {
     let mut black = daemon.connect("black");
+    // New connections speak English; this one uses the table's German letters.
+    assert_eq!(black.ask("lang de"), "ok lang de");
     let mut watcher = daemon.connect("observer");
     assert!(watcher.ask("events").starts_with("ok events"));
     watcher.wait_status("peg connected in-sync");
@@ -307,6 +309,8 @@ fn replicate(
 /// capture and check, a touched piece, a wrong replication, queen-side castling.
 fn play_black(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<String> {
     let mut white = daemon.connect("white");
+    // New connections speak English; this one uses the table's German letters.
+    assert_eq!(white.ask("lang de"), "ok lang de");
     let mut watcher = daemon.connect("observer");
     assert!(watcher.ask("events").starts_with("ok events"));
     watcher.wait_status("peg connected in-sync");

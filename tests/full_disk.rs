@@ -93,6 +93,10 @@ fn a_full_disk_refuses_cleanly_and_the_daemon_serves_on_and_restarts() {
     let mut white = ControlClient::authenticated(daemon.control, WHITE);
     let mut black = ControlClient::authenticated(daemon.control, BLACK);
     let mut arbiter = ControlClient::authenticated(daemon.control, ARBITER);
+    // New connections speak English; these use the table's German letters.
+    for c in [&mut white, &mut black] {
+        assert_eq!(c.ask("lang de"), "ok lang de");
+    }
     assert_eq!(white.ask("move e4"), "ok e2e4 e4");
 
     // The disk fills up. The journal's write-ahead log may still have room for a few records;
@@ -172,7 +176,7 @@ fn a_full_disk_refuses_cleanly_and_the_daemon_serves_on_and_restarts() {
     );
     assert_eq!(
         arbiter.ask("sheet"),
-        "ok 1. e4 e5 2. Sf3",
+        "ok 1. e4 e5 2. Nf3",
         "every accepted move and only those"
     );
     let moves = |c: &str| c.split(" moves ").nth(1).map(str::to_owned);

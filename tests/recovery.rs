@@ -619,10 +619,10 @@ fn undo_after_mate_is_the_arbiters_alone_and_everyone_hears_the_game_goes_on() {
         "{}",
         h.archived[0]
     );
-    // The game was decided: no player takes a move back.
+    // The game was decided: no player takes a move back (not now: the game is over).
     for role in [Role::Player(Color::Black), Role::Assistant] {
         let reply = h.ask(role, "undo");
-        assert!(reply.starts_with("error forbidden"), "{reply}");
+        assert!(reply.starts_with("error state the game is over"), "{reply}");
     }
     assert!(h.table.game().is_over());
     // The arbiter may reopen it: everyone hears the game goes on, and the archive is

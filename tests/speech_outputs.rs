@@ -499,6 +499,8 @@ fn a_daemon_game_on_one_shared_loudspeaker_says_each_utterance_once() {
         .args(["--time-control", "5400+30", "--speech-rate", "300"])
         .start();
     let mut black = daemon.connect("black");
+    // New connections speak English; this one uses the table's German letters.
+    assert_eq!(black.ask("lang de"), "ok lang de");
     let mut watcher = daemon.connect("observer");
     assert!(watcher.ask("events").starts_with("ok events"));
     watcher.wait_status("peg connected in-sync");

@@ -295,9 +295,13 @@ pub async fn run(
         .await
         .with_context(|| format!("listening on {}", config.listen))?;
     let listen = listener.local_addr()?;
-    let mut control = config.control.clone();
-    control.default_lang = lang;
-    let control = crate::app::session_driver::ControlService::new(hub.clone(), tokens, control);
+    // New connections speak English until they ask for another language (`lang`), as the
+    // control protocol documents; the tables' words stay in their own languages.
+    let control = crate::app::session_driver::ControlService::new(
+        hub.clone(),
+        tokens,
+        config.control.clone(),
+    );
     tasks.spawn(crate::io::control_server::run(
         listener,
         control.clone(),

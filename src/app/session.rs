@@ -96,6 +96,38 @@ pub fn too_many_connections(max: usize) -> String {
     .line()
 }
 
+/// The line a connection gets when its address already holds its share of the slots.
+pub fn too_many_from_address(share: usize) -> String {
+    Refusal::new(
+        ErrorCode::Rate,
+        format!(
+            "too many connections from your address (at most {share}); close one and try again"
+        ),
+    )
+    .line()
+}
+
+/// The line a non-arbiter gets in one of the slots kept for the arbiter.
+pub fn kept_for_arbiter(reserve: usize) -> String {
+    Refusal::new(
+        ErrorCode::Rate,
+        format!(
+            "the last {reserve} connections are kept for the arbiter and the others are taken; \
+             try again later"
+        ),
+    )
+    .line()
+}
+
+/// The line an `auth` gets while the daemon refuses tokens for the wrong ones guessed.
+pub fn too_many_wrong_tokens() -> String {
+    Refusal::new(
+        ErrorCode::Rate,
+        "too many wrong tokens on this daemon; tokens are checked again in a second",
+    )
+    .line()
+}
+
 /// A table's event as the line a subscriber gets.
 pub fn event_line(event: &str) -> String {
     one_line(event)

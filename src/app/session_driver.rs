@@ -10,12 +10,15 @@ use std::sync::Arc;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 
+use std::net::IpAddr;
+
 use crate::app::hub::{EVENT_BACKLOG, Hub};
+use crate::app::rate_limit::RateLimiter;
 use crate::app::session::{self, Action, Answer, ControlSettings, Notice, SHUTDOWN_LINE, Session};
 use crate::io::clock;
 use crate::io::lines::Line;
 use crate::io::tokens::{Grant, Tokens};
-use crate::table::control::Refusal;
+use crate::table::control::{Refusal, Role};
 use crate::table::event::TableEvent;
 
 /// What a transport read.
@@ -56,19 +59,93 @@ pub struct ControlService {
     tokens: Tokens,
     tables: Arc<[Arc<str>]>,
     settings: Arc<ControlSettings>,
+    /// Slots anyone may take, and the last few kept for the arbiter.
     slots: Arc<Semaphore>,
+    reserved: Arc<Semaphore>,
+    /// Slots held per client address: one address cannot take them all.
+    per_address: PerAddress,
+    /// Wrong tokens on the whole daemon, whatever connection they come on.
+    wrong_tokens: Arc<std::sync::Mutex<RateLimiter>>,
+}
+
+/// Slots held per client address.
+type PerAddress = Arc<std::sync::Mutex<std::collections::HashMap<IpAddr, usize>>>;
+
+/// Wrong tokens the whole daemon answers a second, after a burst: a guesser with many
+/// connections is as slow as one with a single connection.
+pub const WRONG_TOKENS_PER_SECOND: u32 = 5;
+pub const WRONG_TOKENS_BURST: u32 = 20;
+
+/// A connection slot, held for the connection's life (dropped: free again).
+#[derive(Debug)]
+pub struct Slot {
+    _permit: OwnedSemaphorePermit,
+    address: Option<(IpAddr, PerAddress)>,
+    /// One of the slots kept for the arbiter: any other role is closed once it authenticates.
+    pub for_arbiter: bool,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some((ip, map)) = &self.address
+            && let Ok(mut map) = map.lock()
+            && let Some(n) = map.get_mut(ip)
+        {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(ip);
+            }
+        }
+    }
 }
 
 impl ControlService {
     pub fn new(hub: Hub, tokens: Tokens, settings: ControlSettings) -> ControlService {
         let tables = hub.tables().iter().map(|t| t.name.clone()).collect();
+        let reserve = arbiter_reserve(settings.max_connections);
         ControlService {
             hub,
             tokens,
             tables,
-            slots: Arc::new(Semaphore::new(settings.max_connections)),
+            slots: Arc::new(Semaphore::new(settings.max_connections - reserve)),
+            reserved: Arc::new(Semaphore::new(reserve)),
+            per_address: Arc::default(),
+            wrong_tokens: Arc::new(std::sync::Mutex::new(RateLimiter::new(
+                WRONG_TOKENS_PER_SECOND,
+                WRONG_TOKENS_BURST,
+                clock::now_ms(),
+            ))),
             settings: Arc::new(settings),
         }
+    }
+
+    /// A slot for a client at `address`: refused (with the line to say) when that address
+    /// already holds its share or every slot is taken; the last slots only for an arbiter.
+    pub fn slot_for(&self, address: IpAddr) -> Result<Slot, String> {
+        let max = self.settings.max_connections;
+        let share = per_address_share(max);
+        let mut map = self
+            .per_address
+            .lock()
+            .map_err(|_| self.too_many_connections())?;
+        let held = map.get(&address).copied().unwrap_or(0);
+        // Below eight slots there is no share: the cap itself is the limit.
+        if share < max && held >= share {
+            return Err(session::too_many_from_address(share));
+        }
+        let (permit, for_arbiter) = match Arc::clone(&self.slots).try_acquire_owned() {
+            Ok(p) => (p, false),
+            Err(_) => match Arc::clone(&self.reserved).try_acquire_owned() {
+                Ok(p) => (p, true),
+                Err(_) => return Err(self.too_many_connections()),
+            },
+        };
+        *map.entry(address).or_insert(0) += 1;
+        Ok(Slot {
+            _permit: permit,
+            address: Some((address, Arc::clone(&self.per_address))),
+            for_arbiter,
+        })
     }
 
     pub fn settings(&self) -> &ControlSettings {
@@ -78,7 +155,19 @@ impl ControlService {
     /// A connection slot, held for the connection's life; `None` when `max_connections` are
     /// open (TCP connections and pages together).
     pub fn slot(&self) -> Option<OwnedSemaphorePermit> {
-        Arc::clone(&self.slots).try_acquire_owned().ok()
+        Arc::clone(&self.slots)
+            .try_acquire_owned()
+            .or_else(|_| Arc::clone(&self.reserved).try_acquire_owned())
+            .ok()
+    }
+
+    /// Whether wrong tokens have used up the daemon's allowance for now: an `auth` is then
+    /// answered without looking at its token.
+    fn wrong_tokens_exhausted(&self) -> bool {
+        self.wrong_tokens
+            .lock()
+            .map(|limiter| !limiter.clone().take(clock::now_ms()))
+            .unwrap_or(false)
     }
 
     /// The line a connection beyond the cap gets before it is closed.
@@ -96,9 +185,21 @@ impl ControlService {
     /// client in the log.
     pub async fn converse<T: Transport>(
         &self,
+        transport: T,
+        peer: &str,
+        shutdown: watch::Receiver<bool>,
+    ) {
+        self.converse_in(transport, peer, shutdown, false).await;
+    }
+
+    /// [`ControlService::converse`] in a slot kept for the arbiter when `for_arbiter`: a
+    /// connection that authenticates with another role is told so and closed.
+    pub async fn converse_in<T: Transport>(
+        &self,
         mut transport: T,
         peer: &str,
         mut shutdown: watch::Receiver<bool>,
+        for_arbiter: bool,
     ) {
         tracing::debug!(peer, "control connection");
         let settings = &*self.settings;
@@ -130,6 +231,13 @@ impl ControlService {
                     Some(line) => (vec![Out::Line(line)], true),
                     None => continue,
                 },
+                Step::Input(Incoming::Line(line))
+                    if session.role().is_none()
+                        && matches!(&line, Line::Text(t) if t.starts_with(b"auth "))
+                        && self.wrong_tokens_exhausted() =>
+                {
+                    (vec![Out::Line(session::too_many_wrong_tokens())], false)
+                }
                 Step::Input(Incoming::Line(line)) => {
                     let action = session.on_line(line, clock::now_ms());
                     self.perform(action, &mut session, &mut events).await
@@ -146,11 +254,25 @@ impl ControlService {
                     continue;
                 }
             };
+            let mut close = close;
+            let mut lines = lines;
             match session.take_notice() {
+                Some(Notice::Authenticated(role)) if for_arbiter && role != Role::Arbiter => {
+                    tracing::info!(peer, %role, "control connection closed: the last slots are the arbiter's");
+                    lines = vec![Out::Line(session::kept_for_arbiter(arbiter_reserve(
+                        self.settings.max_connections,
+                    )))];
+                    close = true;
+                }
                 Some(Notice::Authenticated(role)) => {
                     tracing::info!(peer, %role, "control connection authenticated");
                 }
-                Some(Notice::WrongToken) => tracing::warn!(peer, "control connection: wrong token"),
+                Some(Notice::WrongToken) => {
+                    if let Ok(mut limiter) = self.wrong_tokens.lock() {
+                        limiter.take(clock::now_ms());
+                    }
+                    tracing::warn!(peer, "control connection: wrong token");
+                }
                 Some(Notice::Flood) => {
                     tracing::warn!(peer, "control connection closed: request flood");
                 }
@@ -209,6 +331,21 @@ impl ControlService {
                 (vec![Out::Line(reply)], false)
             }
         }
+    }
+}
+
+/// Slots kept for the arbiter: an eighth of them, none below eight.
+pub fn arbiter_reserve(max: usize) -> usize {
+    if max >= 8 { max / 8 } else { 0 }
+}
+
+/// Slots one client address may hold: half of those anyone may take, all of them below
+/// eight (a small cap is a test's or a single user's).
+pub fn per_address_share(max: usize) -> usize {
+    if max >= 8 {
+        (max - arbiter_reserve(max)) / 2
+    } else {
+        max
     }
 }
 

@@ -167,20 +167,28 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 /// Logs to standard error: readable lines by default, JSON objects for log collectors.
 /// `RUST_LOG` overrides the level.
 pub fn init_logging(json: bool, default_level: &str) {
-    use tracing_subscriber::EnvFilter;
+    use std::io::IsTerminal;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{EnvFilter, Layer};
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
-    use std::io::IsTerminal;
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    // Each place that logs is throttled, so that no flood fills the disk
+    // (`io::log_throttle`).
+    let throttle = crate::io::log_throttle::Throttle::new(json);
+    let layer = tracing_subscriber::fmt::layer()
         // Colours only for a person at a terminal, not in a journal or a log file.
         .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
+    let registry = tracing_subscriber::registry().with(filter);
     // A second initialisation (tests, the demo) keeps the first.
     if json {
-        builder.json().try_init().ok();
+        registry
+            .with(layer.json().with_filter(throttle))
+            .try_init()
+            .ok();
     } else {
-        builder.try_init().ok();
+        registry.with(layer.with_filter(throttle)).try_init().ok();
     }
 }
 

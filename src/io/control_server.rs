@@ -57,20 +57,23 @@ pub async fn run(listener: TcpListener, service: ControlService, shutdown: watch
         tokio::select! {
             () = stopped(&mut stop) => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => match service.slot() {
-                    Some(slot) => {
+                Ok((stream, peer)) => match service.slot_for(peer.ip().to_canonical()) {
+                    Ok(slot) => {
                         let service = service.clone();
                         let shutdown = shutdown.clone();
                         connections.spawn(async move {
                             let _ = stream.set_nodelay(true);
                             let transport = TcpTransport::new(stream, service.settings().write_timeout);
-                            service.converse(transport, &peer.to_string(), shutdown).await;
+                            let for_arbiter = slot.for_arbiter;
+                            service
+                                .converse_in(transport, &peer.to_string(), shutdown, for_arbiter)
+                                .await;
                             drop(slot);
                         });
                     }
-                    None => {
-                        tracing::warn!(%peer, "control connection refused: too many connections");
-                        let line = format!("{}\n", service.too_many_connections());
+                    Err(refusal) => {
+                        tracing::warn!(%peer, "control connection refused: {refusal}");
+                        let line = format!("{refusal}\n");
                         match refusals.clone().try_acquire_owned() {
                             Ok(slot) => {
                                 connections.spawn(async move {

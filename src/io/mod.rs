@@ -5,6 +5,8 @@
 //! - [`control_server`]: the control interface's TCP server (listener, connection cap, lines
 //!   framed for a control session).
 //! - [`lines`]: the one bounded line reader (the server's requests, `annabella send`'s replies).
+//! - [`log_throttle`]: each place that logs may write a burst per window; the rest are
+//!   counted, so no flood fills the disk.
 //! - [`link`]: a board behind a serial device or a TCP bridge, with reconnect and backoff.
 //! - [`mail_out`]: outgoing correspondence mail — a durable queue, sent exactly once by SMTP or
 //!   written to the outbox folder, retried with backoff.
@@ -24,6 +26,7 @@ pub mod clock;
 pub mod control_server;
 pub mod lines;
 pub mod link;
+pub mod log_throttle;
 pub mod mail_out;
 pub mod maildir;
 pub mod recording;

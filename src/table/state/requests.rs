@@ -309,9 +309,9 @@ impl Table {
         }
         let reopens = game.is_over();
         if reopens && role != Role::Arbiter {
-            return Err(Refusal::new(
-                ErrorCode::Forbidden,
-                "the game was decided on the board; only the arbiter may reopen it",
+            // Not now rather than not you: the game is over (docs/control-protocol.md).
+            return Err(state(
+                "the game is over, decided on the board; only the arbiter may reopen it",
             ));
         }
         let before = game
