@@ -374,6 +374,11 @@ function scheduleReconnect() {
 async function reconnect() {
   reconnecting.timer = null;
   const got = await connect(app.token);
+  if (!app.token) {
+    // Logged out meanwhile: this connection is not wanted.
+    if (conn) { const c = conn; conn = null; c.onClose = () => {}; c.close(); }
+    return;
+  }
   if (got.error && got.auth) {
     // The token is no longer good (revoked): the login says why.
     app.table = '';

@@ -253,6 +253,16 @@ async function run(browser) {
   await command('s e', /^Eva: Eva acht schwarzer König; Eva fünf schwarzer Bauer; Eva vier weißer Bauer; Eva eins weißer König$/);
   await command('s 4', /^vier: Eva vier weißer Bauer$/);
   await command('m b8', /^Bella acht, schwarzer Springer: Anna sechs, Cesar sechs$/);
+  // The page's own move generator (for m and Shift+M) on positions the game does not reach:
+  // castling both ways, a pinned knight, en passant, no castling through an attacked square.
+  const moves = await page.evaluate(() => [
+    legalTargets(position('r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1'), 'e1'),
+    legalTargets(position('4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1'), 'e2'),
+    legalTargets(position('4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1'), 'e5'),
+    legalTargets(position('4k3/8/8/8/8/8/5r2/4K2R w K - 0 1'), 'e1'),
+  ].map((l) => l.join(' ')));
+  check('legal moves: castling, pins, en passant, no castling through check',
+    moves[0] === 'c1 d1 d2 e2 f1 f2 g1' && moves[1] === '' && moves[2] === 'd6 e6' && moves[3] === 'd1 f2', moves.join(' | '));
   await command('a e5', /Weiß: weißer Springer Felix drei\. Schwarz: –\.$/);
   await command('[', /^2\. Sf3$/);
   await command('[', /^1… e5$/);
