@@ -501,6 +501,33 @@ async function run(browser) {
   check('the end is read out on the observer\'s page', true, endRead);
   await axe(observer, 'game over (observer)');
   await axe(page, 'game over (assistant)');
+
+  // --- a real burst: the arbiter starts a game from a position with a mate in one; the blind
+  // player mates on the peg board; the mate and the result reach the pages together ---
+  const mateFen = '6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1';
+  await arbiter2(context, async (arb) => {
+    const r = await arb.evaluate((f) => ask('new-game fen ' + f), mateFen);
+    check('the arbiter starts a new game from a position', r.startsWith('ok new game'), r);
+  });
+  await peg('fen ' + mateFen);
+  await waitFor('the new game on the observer\'s page', async () => (await fenOf(observer))?.startsWith('6k1/5ppp'));
+  await waitFor('the peg board in sync with the new game', async () => (await text(observer, '#boards-state')).includes('in sync'));
+  await waitFor('the new game\'s announcements read', async () => (await observer.evaluate(() => speech.queue.length)) === 0, 10000);
+  await observer.evaluate(() => { window.__live.length = 0; });
+  await peg('Ra8');
+  const mated = await waitFor('the mate and the result read', async () => {
+    const l = await live(observer);
+    const mate = l.findIndex((t) => t.includes('Matt'));
+    const result = l.findIndex((t) => t.includes('Weiß gewinnt'));
+    return mate >= 0 && result >= mate && l;
+  }, 10000);
+  figures.real_mate_read = mated;
+  check('a real mate and its result are both read on the observer\'s page, in order', true, mated.join(' | '));
+  const matedStatus = await waitFor('the mate in the status', async () => {
+    const t = await text(observer, '#status-line');
+    return t.startsWith('Game over: White wins') && t;
+  });
+  check('after the mate the status says so', matedStatus.includes('Matt'), matedStatus);
   await observer.close();
 
   // --- a wrong token ---
@@ -529,7 +556,7 @@ async function run(browser) {
   await z.goto(`${URL}#token=${env('TOKEN_OBSERVER')}`);
   await z.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
   await z.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
-  await waitFor('the board at 200 %', async () => (await fenOf(z))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
+  await waitFor('the board at 200 %', async () => (await fenOf(z))?.startsWith('R5k1/5ppp/'));
   const overflow = await z.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check('no sideways scrolling at 200 % zoom', overflow <= 1, `${overflow} px too wide`);
   await z.screenshot({ path: join(OUT, 'zoom-200.png'), fullPage: false });
