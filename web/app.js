@@ -559,11 +559,11 @@ function applyView(v) {
       app.resolution = { plies: String(p.proposal_plies) };
       $('mm-override-plies').value = app.resolution.plies;
     }
-    if (p.lagging) showLagging(p.lagging, null); else $('lagging').hidden = true;
+    if (p.lagging) showLagging(p.lagging, null); else hideKeepingFocus('lagging', 'sheets-title');
   } else {
     app.resolution = null;
     app.explain = [];
-    $('lagging').hidden = true;
+    hideKeepingFocus('lagging', 'sheets-title');
   }
   app.procedureOpen = Boolean(p);
   if (v.fen !== app.fen) app.fen = v.fen;
@@ -571,7 +571,7 @@ function applyView(v) {
   renderStatus();
   renderResolution();
   if (v.promotion) { if ($('promotion').hidden) showPromotion(v.promotion); }
-  else $('promotion').hidden = true;
+  else hideKeepingFocus('promotion', 'move-text');
   if (!$('mismatch').hidden) refreshBoards();
 }
 
@@ -602,7 +602,7 @@ const refreshStatus = coalesce(async () => {
   if (st.promotion && st.promotion !== 'none') {
     if ($('promotion').hidden) showPromotion(st.promotion);
   } else if (st.promotion === 'none') {
-    $('promotion').hidden = true;
+    hideKeepingFocus('promotion', 'move-text');
   }
   if (!$('mismatch').hidden) refreshBoards();
 });
@@ -765,7 +765,7 @@ function onEvent(e) {
         uci: e.uci, san_local: e.san_local || e.san, words: e.words || '', number: e.number, color: e.color,
       };
       app.step = null;
-      $('promotion').hidden = true;
+      hideKeepingFocus('promotion', 'move-text');
       if (!app.hasView) { refreshBoard(); refreshStatus(); }
       renderBoard();
       refreshClock(); refreshSheets();
@@ -908,7 +908,7 @@ function onResolution(e) {
     showLagging(e.side, e.missing);
   } else if (e.verdict === 'agree') {
     $('sheet-result').textContent = 'The sheets agree.';
-    $('lagging').hidden = true;
+    hideKeepingFocus('lagging', 'sheets-title');
   } else if (e.verdict === 'rejected') {
     app.resolution = null;
     $('mm-result').textContent = 'The arbiter rejected the proposed takeback; the game stands.';
@@ -936,6 +936,16 @@ function renderResolution() {
   $('mm-proposal').textContent = `take the game back to after ${r.plies} half-moves (the last move both sheets agree on)${detail}`;
   $('mm-sheets').textContent = $('sheet-diff').textContent || 'see below.';
   if (!app.guide.peg && !app.guide.normal) $('mm-corrections').textContent = 'nothing; the boards agree with the game.';
+}
+
+// Hides a part of the page; if the focus was in it, the focus goes on to `next` instead of
+// falling back to the page's top.
+function hideKeepingFocus(id, next) {
+  const part = $(id);
+  if (part.hidden) return;
+  const had = part.contains(document.activeElement);
+  part.hidden = true;
+  if (had) $(next).focus();
 }
 
 // ---------- rendering ----------
@@ -1288,7 +1298,7 @@ function showPromotion(uci) {
     b.addEventListener('click', async () => {
       const r = await ask('promote ' + key);
       if (okText(r) === null) { showError(r); return; }
-      $('promotion').hidden = true;
+      hideKeepingFocus('promotion', 'move-text');
       // The buttons are gone: the focus goes on to the move entry, not to the page's top.
       $('move-text').focus();
       $('preview').textContent = `Promotion chosen: ${app.words.pieces[role]}.`;
@@ -1803,10 +1813,10 @@ function wire() {
     if (await simple(`record ${$('record-side').value} ${moves}`, 'sheet-result')) refreshSheets();
   });
   $('lag-confirm').addEventListener('click', async () => {
-    if (await simple('confirm ' + $('lagging').dataset.side, 'sheet-result')) { $('lagging').hidden = true; refreshSheets(); }
+    if (await simple('confirm ' + $('lagging').dataset.side, 'sheet-result')) { hideKeepingFocus('lagging', 'sheets-title'); refreshSheets(); }
   });
   $('lag-dispute').addEventListener('click', async () => {
-    if (await simple('dispute ' + $('lagging').dataset.side, 'sheet-result')) $('lagging').hidden = true;
+    if (await simple('dispute ' + $('lagging').dataset.side, 'sheet-result')) hideKeepingFocus('lagging', 'sheets-title');
   });
   $('adjust-form').addEventListener('submit', async (e) => {
     e.preventDefault();
