@@ -50,27 +50,36 @@ const app = {
 // but still after what came before it. A phrase the daemon says to several listeners in the
 // same words (the blind player's move, to him and to the opponent) is read once.
 const speech = { queue: [], shownAt: 0, readMs: 0, timer: null, recent: new Map() };
-const SAID_ONCE_MS = 5000;
+// The daemon says one utterance to its listeners at the same instant; a phrase again to a
+// listener who already had it, or later than this, is said anew and read again.
+const SAID_ONCE_MS = 1000;
 
 function readingMs(text) {
   return Math.min(2000, 200 + 25 * text.length);
 }
 
 // `lang`: the phrase's language (the table's for the daemon's words, English for the page's
-// own). `kind`: `said` for a daemon utterance, read at most once however many listeners it was
-// said to; `reply` for the answer to a key or command, which replaces an earlier answer not yet
+// own). `kind`: `said` for a daemon utterance (see `saidAgain`); `reply` for the answer to a key or command, which replaces an earlier answer not yet
 // read (the user asked something new); `note` for the page's own notices.
 function announce(text, urgent = false, lang = 'en', kind = 'note') {
   if (!text) return;
   if (kind === 'reply') speech.queue = speech.queue.filter((item) => item.kind !== 'reply');
-  if (kind === 'said') {
-    const now = performance.now();
-    for (const [t, at] of speech.recent) if (now - at > SAID_ONCE_MS) speech.recent.delete(t);
-    if (speech.recent.has(text)) return;
-    speech.recent.set(text, now);
-  }
   speech.queue.push({ text, urgent: Boolean(urgent), lang, kind });
   pumpSpeech();
+}
+
+// Whether a `say` is the same utterance as one just read, said to another listener (the blind
+// player's move, to him and to the opponent in the same words): then it is not read twice.
+function saidAgain(text, listener) {
+  const now = performance.now();
+  for (const [t, seen] of speech.recent) if (now - seen.at > SAID_ONCE_MS) speech.recent.delete(t);
+  const seen = speech.recent.get(text);
+  if (seen && !seen.listeners.has(listener)) {
+    seen.listeners.add(listener);
+    return true;
+  }
+  speech.recent.set(text, { at: now, listeners: new Set([listener]) });
+  return false;
 }
 
 function pumpSpeech() {
@@ -757,7 +766,9 @@ function onEvent(e) {
       addTranscript(e.listener, e.text, lang);
       // Only the words this viewer chose to hear, each once, with the utterance's own
       // urgency (the same the speech interrupts for).
-      if ((HEARS[app.hearing] || HEARS.opponent).includes(e.listener)) announce(e.text, e.urgent, lang, 'said');
+      if ((HEARS[app.hearing] || HEARS.opponent).includes(e.listener) && !saidAgain(e.text, e.listener)) {
+        announce(e.text, e.urgent, lang, 'said');
+      }
       break;
     }
     case 'move':
@@ -1523,12 +1534,12 @@ const COMMAND = /^\/?\s*([a-z\[\]?])(?:\s+(\S+))?$/i;
 const COMMAND_HELP = 'Commands: c clocks; l last move; t whose turn; i game information; '
   + 'p and a piece letter: those pieces (p N white knights, p n black knights, p white or p black all of a colour); '
   + 's and a file or rank: scan it (s e, s 4); m and a square: its legal moves (m g1); '
-  + 'a and a square: who attacks and defends it (a e4); [ and ]: step back and forward through the game; '
+  + 'a and a square: who attacks and defends it (a e4); x the pieces captured; [ and ]: step back and forward through the game; '
   + 'h this list.';
 
 function isCommand(text) {
   const m = COMMAND.exec(text.trim());
-  return Boolean(m) && (text.trim().startsWith('/') || 'cltipsmah[]?'.includes(m[1].toLowerCase()));
+  return Boolean(m) && (text.trim().startsWith('/') || 'cltipsmahx[]?'.includes(m[1].toLowerCase()));
 }
 
 // What a command answers: { text, lang } — the table's language where the answer is its words.
@@ -1590,10 +1601,38 @@ function commandAnswer(text) {
       const side = (c) => attackersOf(squares, arg, c).map((sq) => `${pieceWords(squares[sq])} ${squareWords(sq)}`).join(', ') || '–';
       return { text: `${squareWords(arg)}. ${app.words.white}: ${side('w')}. ${app.words.black}: ${side('b')}.`, lang };
     }
+    case 'x': return { text: capturedWords(app.fen), lang };
     case '[': case ']': return stepThroughGame(cmd === '[' ? -1 : 1);
     case 'h': case '?': return { text: COMMAND_HELP, lang: 'en' };
     default: return { text: `Not a command: ${text}. ${COMMAND_HELP}`, lang: 'en' };
   }
+}
+
+// The pieces each side has lost, from the position alone: what is missing from the starting
+// set, a promoted piece counted as the pawn it was.
+function capturedPieces(fen) {
+  const squares = parseFen(fen);
+  const start = { q: 1, r: 2, b: 2, n: 2, p: 8 };
+  const lost = {};
+  for (const white of [true, false]) {
+    const have = { k: 0, q: 0, r: 0, b: 0, n: 0, p: 0 };
+    for (const p of Object.values(squares)) if ((p === p.toUpperCase()) === white) have[p.toLowerCase()] += 1;
+    const out = [];
+    let promoted = 0;
+    for (const kind of ['q', 'r', 'b', 'n']) {
+      promoted += Math.max(0, have[kind] - start[kind]);
+      for (let i = have[kind]; i < start[kind]; i++) out.push(kind);
+    }
+    for (let i = have.p + promoted; i < start.p; i++) out.push('p');
+    lost[white ? 'white' : 'black'] = out;
+  }
+  return lost;
+}
+
+function capturedWords(fen) {
+  const lost = capturedPieces(fen);
+  const side = (color) => lost[color].map((k) => app.words.pieces[ROLE_KEYS[k]]).join(', ') || '–';
+  return `${app.words.white}: ${side('white')}. ${app.words.black}: ${side('black')}.`;
 }
 
 // [ and ]: the game's record read move by move, from the last move backwards or forwards.

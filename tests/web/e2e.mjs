@@ -264,6 +264,9 @@ async function run(browser) {
   check('legal moves: castling, pins, en passant, no castling through check',
     moves[0] === 'c1 d1 d2 e2 f1 f2 g1' && moves[1] === '' && moves[2] === 'd6 e6' && moves[3] === 'd1 f2', moves.join(' | '));
   await command('a e5', /Weiß: weißer Springer Felix drei\. Schwarz: –\.$/);
+  await command('x', /^Weiß: –\. Schwarz: –\.$/);
+  const lost = await page.evaluate(() => capturedWords('4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1'));
+  check('x names the pieces each side lost, a promoted piece as its pawn', lost === 'Weiß: Turm, Turm, Läufer, Läufer, Springer, Springer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer. Schwarz: Dame, Turm, Turm, Läufer, Läufer, Springer, Springer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer.', lost);
   await command('[', /^2\. Sf3$/);
   await command('[', /^1… e5$/);
   await command(']', /^2\. Sf3$/);
@@ -515,12 +518,15 @@ async function run(browser) {
   await waitFor('the new game\'s announcements read', async () => (await observer.evaluate(() => speech.queue.length)) === 0, 10000);
   await observer.evaluate(() => { window.__live.length = 0; });
   await peg('Ra8');
+  let mateDebug = null;
   const mated = await waitFor('the mate and the result read', async () => {
     const l = await live(observer);
     const mate = l.findIndex((t) => t.includes('Matt'));
     const result = l.findIndex((t) => t.includes('Weiß gewinnt'));
-    return mate >= 0 && result >= mate && l;
-  }, 10000);
+    if (mate >= 0 && result >= mate) return l;
+    mateDebug = { live: l, status: await text(observer, '#status-line'), boards: await text(observer, '#boards-state'), fen: await fenOf(observer) };
+    return false;
+  }, 10000).catch((e) => { throw new Error(`${e.message}; the observer's page: ${JSON.stringify(mateDebug)}`); });
   figures.real_mate_read = mated;
   check('a real mate and its result are both read on the observer\'s page, in order', true, mated.join(' | '));
   const matedStatus = await waitFor('the mate in the status', async () => {
