@@ -32,12 +32,15 @@ fn find_program(names: &[&str]) -> Option<PathBuf> {
     })
 }
 
-/// `npm ci` in tests/web when playwright-core is not installed there yet.
+/// `npm ci` in tests/web when playwright-core or axe-core is not installed there yet.
 fn install_playwright(dir: &Path) {
-    if dir
-        .join("node_modules/playwright-core/package.json")
-        .is_file()
-    {
+    let installed = |package: &str| {
+        dir.join("node_modules")
+            .join(package)
+            .join("package.json")
+            .is_file()
+    };
+    if installed("playwright-core") && installed("axe-core") {
         return;
     }
     let npm = find_program(&["npm"])
@@ -89,23 +92,24 @@ fn the_table_page_in_a_real_browser() {
 
     let web_port = free_port();
     let control_port = free_port();
-    let _daemon = Running::start(Command::new(BIN).args([
-        "serve",
-        "--config",
-        config.to_str().unwrap(),
-        "--peg",
-        link.to_str().unwrap(),
-        "--listen",
-        &format!("127.0.0.1:{control_port}"),
-        "--web",
-        &format!("127.0.0.1:{web_port}"),
-        "--speech",
-        &format!("transcript:{}", transcript.display()),
-        "--lang",
-        "de",
-        "--state-dir",
-        dir.join("state").to_str().unwrap(),
-    ]));
+    let serve_args = [
+        "serve".to_owned(),
+        "--config".to_owned(),
+        config.display().to_string(),
+        "--peg".to_owned(),
+        link.display().to_string(),
+        "--listen".to_owned(),
+        format!("127.0.0.1:{control_port}"),
+        "--web".to_owned(),
+        format!("127.0.0.1:{web_port}"),
+        "--speech".to_owned(),
+        format!("transcript:{}", transcript.display()),
+        "--lang".to_owned(),
+        "de".to_owned(),
+        "--state-dir".to_owned(),
+        dir.join("state").display().to_string(),
+    ];
+    let mut daemon = Running::start(Command::new(BIN).args(&serve_args));
     let url = format!("http://127.0.0.1:{web_port}/");
     wait_for_port(web_port);
 
@@ -123,7 +127,9 @@ fn the_table_page_in_a_real_browser() {
             .env("CHROMIUM", &chromium),
     );
     // The script asks for peg-board moves on its standard output; each is typed on the
-    // simulated board and confirmed.
+    // simulated board and confirmed. `restart` stops the daemon (SIGTERM, as a service
+    // manager would) and starts it again on the same state directory and ports, with the
+    // pages left open: they must reconnect by themselves.
     let outcome = loop {
         let left = BROWSER_BUDGET.saturating_sub(started.elapsed());
         match e2e.next_line(left) {
@@ -131,6 +137,11 @@ fn the_table_page_in_a_real_browser() {
                 if let Some(m) = line.strip_prefix("peg ") {
                     sim.type_line(m);
                     e2e.type_line("typed");
+                } else if line == "restart" {
+                    daemon.terminate();
+                    daemon = Running::start(Command::new(BIN).args(&serve_args));
+                    wait_for_port(web_port);
+                    e2e.type_line("restarted");
                 } else if let Some(result) = line.strip_prefix("done ") {
                     break result.to_owned();
                 }

@@ -51,17 +51,43 @@ async function waitFor(what, fn, timeout = 5000) {
   throw new Error(`no ${what} within ${timeout} ms (last: ${JSON.stringify(last)})`);
 }
 
-// Every text put into a live region, in order (the page empties a region before each phrase).
+// Every text put into a live region, in order, with its language (the page empties both
+// regions before each phrase, so a phrase said twice is recorded twice).
 const RECORD_LIVE = () => {
   window.__live = [];
+  const shown = { 'live-polite': '', 'live-assertive': '' };
   new MutationObserver(() => {
     for (const id of ['live-polite', 'live-assertive']) {
       const el = document.getElementById(id);
-      const t = el && el.textContent;
-      if (t && window.__live.at(-1)?.text !== t) window.__live.push({ id, text: t });
+      const t = (el && el.textContent) || '';
+      if (t && t !== shown[id]) {
+        window.__live.push({ id, text: t, lang: el.querySelector('[lang]')?.lang || '' });
+      }
+      shown[id] = t;
     }
   }).observe(document, { subtree: true, childList: true, characterData: true });
 };
+
+// axe-core (pinned in package-lock.json), evaluated in the page through the DevTools protocol,
+// which the page's content security policy does not govern.
+const AXE = readFileSync(join(process.cwd(), 'node_modules/axe-core/axe.min.js'), 'utf8');
+async function axe(page, state) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => `${v.id} (${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')})`);
+  });
+  (figures.axe_violations ||= {})[state] = violations.length;
+  check(`axe-core: no violation (${state})`, violations.length === 0, violations.join('; '));
+}
+
+// The harness restarts the daemon (SIGTERM, start again on the same state and ports).
+function restartDaemon() {
+  process.stdout.write('restart\n');
+  return new Promise((resolve) => {
+    if (replies.length) resolve(replies.shift()); else waiting.push(resolve);
+  });
+}
 
 const live = (page) => page.evaluate(() => window.__live.map((l) => `${l.id}: ${l.text}`));
 const fenOf = (page) => page.locator('#board-svg').getAttribute('data-fen');
@@ -107,6 +133,9 @@ async function run(browser) {
   await page.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
   await waitFor('the start position', async () => (await fenOf(page))?.startsWith('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w'));
   check('keyboard login opens the table', true, await text(page, '#table-title'));
+  // The assistant hears the opponent's words by default; this test follows everything.
+  check('an assistant hears the opponent\'s words by default', (await page.locator('#hear').inputValue()) === 'opponent');
+  await page.locator('#hear').selectOption('all');
 
   // --- a move on the peg board appears on the page within 500 ms ---
   const latencies = [];
@@ -117,6 +146,7 @@ async function run(browser) {
     latencies.push(Date.now() - t0);
   }
   check('the peg board move 1.e4 is on the page', true, `${latencies[0]} ms`);
+  await axe(page, 'game (assistant)');
 
   // --- a move typed on the page (keyboard: skip link, type, Enter) is announced to the blind player ---
   // From the table's heading (focused when the table opens) back to the page's first link.
@@ -139,6 +169,12 @@ async function run(browser) {
     return lines.find((l) => / blind .*Eva fünf/.test(l));
   });
   check('the typed move is announced to the blind player', true, heard);
+  // Replicated on the peg board: the page says so (no "still owes the opponent's last move").
+  const synced = await waitFor('the peg board in sync after the replication', async () => {
+    const t = await text(page, '#boards-state');
+    return t.includes('in sync') && t;
+  });
+  check('after the replication the peg board is in sync on the page', !synced.includes('owes'), synced);
   const liveTexts = await waitFor('the live region', async () => {
     const l = await live(page);
     return l.some((t) => t.includes('Eva fünf')) && l;
@@ -159,6 +195,14 @@ async function run(browser) {
     await peg('Nf3');
     await waitFor('2.Nf3 on the page', async () => (await fenOf(page))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b'), 3000);
     latencies.push(Date.now() - t0);
+    // The blind player's own move is said to him and to the opponent in the same words; a
+    // page hearing everything reads it once.
+    await new Promise((r) => setTimeout(r, 2500));
+    const readOut = (await live(page)).filter((t) => t.endsWith('Springer Felix drei'));
+    const listed = (await text(page, '#transcript')).split('\n').filter((l) => l.endsWith('Springer Felix drei'));
+    figures.nf3_said_to = listed.length;
+    figures.nf3_read = readOut.length;
+    check('a phrase said to two listeners is read once', readOut.length === 1 && listed.length >= 1, `read ${readOut.length} times, in the transcript ${listed.length} times`);
     // Where the time goes: the daemon's announcement (the transcript's clock) against the page.
     const said = readFileSync(TRANSCRIPT, 'utf8').split('\n').find((l) => l.includes('Springer Felix drei'));
     if (said) figures.peg_to_speech_ms = Number(said.split(' ')[0]) - t0;
@@ -174,12 +218,79 @@ async function run(browser) {
   const label = await focusedLabel(page);
   check('f then 3 lands on Felix drei with its piece', /^Felix drei, weißer Springer$/.test(label), label);
   await page.keyboard.press('ArrowUp');
-  check('arrow up reads the next square', (await focusedLabel(page)) === 'Felix vier, empty', await focusedLabel(page));
+  check('arrow up reads the next square', (await focusedLabel(page)) === 'Felix vier', await focusedLabel(page));
   await page.keyboard.press('Shift+W');
   const listing = await waitFor('the list of white pieces', async () => (await live(page)).find((t) => t.includes('Weiß:')));
   check('Shift+W lists the white pieces', listing.includes('König Eva eins') && listing.includes('Springer Bella eins, Felix drei'), listing);
   await page.keyboard.press('Shift+L');
-  await waitFor('the last move read', async () => (await live(page)).some((t) => t.includes('Last move Sf3') || t.includes('Last move Nf3')));
+  const lastRead = await waitFor('the last move read', async () => (await live(page)).find((t) => /2\. Sf3, Springer Felix drei$/.test(t)));
+  check('Shift+L reads the last move in the table\'s words', true, lastRead);
+  check('announcements are marked with their language', await page.evaluate(() => window.__live.filter((l) => l.text.includes('Springer Felix drei')).every((l) => l.lang === 'de')));
+  // Piece jumps: J then a piece letter, the next white one; J then Shift and the letter, black.
+  await page.keyboard.press('j'); await page.keyboard.press('n');
+  const jumpW = await focusedLabel(page);
+  await page.keyboard.press('j'); await page.keyboard.press('Shift+N');
+  const jumpB = await focusedLabel(page);
+  check('J N and J Shift+N jump to the knights', /weißer Springer$/.test(jumpW) && /schwarzer Springer$/.test(jumpB), `${jumpW} | ${jumpB}`);
+
+  // --- the command line in the move entry ---
+  const command = async (line, want) => {
+    await page.locator('#move-text').fill(line);
+    await page.locator('#move-text').press('Enter');
+    const said = await waitFor(`the answer to ${line}`, async () => {
+      const t = await text(page, '#preview');
+      return want.test(t) && t;
+    });
+    check(`command "${line}"`, true, said);
+    return said;
+  };
+  await command('c', /^White .*(hour|minute).*Black .*moves? played/);
+  await command('l', /^2\. Sf3, Springer Felix drei$/);
+  await command('t', /^Black to move\.$/);
+  await command('i', /Time control: .*(hour|minute).*The blind player plays white/);
+  await command('p N', /^Weiß: Springer Bella eins, Felix drei$/);
+  await command('p n', /^Schwarz: Springer Bella acht, Gustav acht$/);
+  await command('s e', /^Eva: Eva acht schwarzer König; Eva fünf schwarzer Bauer; Eva vier weißer Bauer; Eva eins weißer König$/);
+  await command('s 4', /^vier: Eva vier weißer Bauer$/);
+  await command('m b8', /^Bella acht, schwarzer Springer: Anna sechs, Cesar sechs$/);
+  // The page's own move generator (for m and Shift+M) on positions the game does not reach:
+  // castling both ways, a pinned knight, en passant, no castling through an attacked square.
+  const moves = await page.evaluate(() => [
+    legalTargets(position('r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1'), 'e1'),
+    legalTargets(position('4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1'), 'e2'),
+    legalTargets(position('4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1'), 'e5'),
+    legalTargets(position('4k3/8/8/8/8/8/5r2/4K2R w K - 0 1'), 'e1'),
+  ].map((l) => l.join(' ')));
+  check('legal moves: castling, pins, en passant, no castling through check',
+    moves[0] === 'c1 d1 d2 e2 f1 f2 g1' && moves[1] === '' && moves[2] === 'd6 e6' && moves[3] === 'd1 f2', moves.join(' | '));
+  await command('a e5', /Weiß: weißer Springer Felix drei\. Schwarz: –\.$/);
+  await command('x', /^Weiß: –\. Schwarz: –\.$/);
+  const lost = await page.evaluate(() => capturedWords('4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1'));
+  check('x names the pieces each side lost, a promoted piece as its pawn', lost === 'Weiß: Turm, Turm, Läufer, Läufer, Springer, Springer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer. Schwarz: Dame, Turm, Turm, Läufer, Läufer, Springer, Springer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer.', lost);
+  await command('[', /^2\. Sf3$/);
+  await command('[', /^1… e5$/);
+  await command(']', /^2\. Sf3$/);
+  await command('/h', /^Commands: /);
+  // b4 is a move, not a command: the daemon is asked and refuses it (Black cannot play b4).
+  await page.locator('#move-text').fill('b4');
+  await page.locator('#move-text').press('Enter');
+  const b4 = await waitFor('b4 refused as a move', async () => text(page, '#move-error'));
+  check('b4 is read as a move, not a command', b4.startsWith('Refused (not a legal move)'), b4);
+  // An overlong paste is refused on the page, in words; the connection stays.
+  await page.locator('#move-text').fill('e'.repeat(3 * 1024));
+  await page.locator('#move-text').press('Enter');
+  const long = await waitFor('the overlong entry refused', async () => {
+    const t = await text(page, '#move-error');
+    return t.includes('too long') && t;
+  });
+  check('a 3 KiB paste is an error message', long.includes('3072 bytes'), long);
+  // Sent anyway over the socket, the daemon answers with an error line and keeps it open.
+  await page.evaluate(() => conn.ws.send('e'.repeat(3 * 1024)));
+  await new Promise((r) => setTimeout(r, 300));
+  check('the connection stays open after a 3 KiB paste', await page.evaluate(() => conn && conn.ws.readyState === WebSocket.OPEN)
+    && !(await text(page, '#connection')).includes('lost'));
+  await page.locator('#move-text').fill('');
+  await page.locator('#board-grid [tabindex="0"]').focus();
   // Enter on two squares fills in the move: b8 then c6.
   await page.keyboard.press('b'); await page.keyboard.press('8'); await page.keyboard.press('Enter');
   await page.keyboard.press('c'); await page.keyboard.press('6'); await page.keyboard.press('Enter');
@@ -197,7 +308,7 @@ async function run(browser) {
     const t = await text(page, '#mm-corrections');
     return !t.startsWith('waiting') && t;
   });
-  check('the mismatch procedure shows what the peg board needs', /f6|c6|g8|b8/.test(proposal), proposal);
+  check('the mismatch procedure shows what the peg board needs', /Felix sechs|Cesar sechs|Gustav acht|Bella acht/.test(proposal), proposal);
   // Both boards: the peg board drawn beside the game, its differing squares marked and named.
   const pegBoard = await waitFor('the peg board drawn', async () => {
     const t = await text(page, '#mm-boards-summary');
@@ -205,8 +316,9 @@ async function run(browser) {
   });
   check('the peg board is shown with the squares that differ', /c6 is empty/.test(pegBoard) && /f6 has/.test(pegBoard), pegBoard);
   check('the peg board is drawn', (await page.locator('#mm-boards svg').count()) >= 1);
-  await waitFor('the mismatch announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive:') && t.includes('stimmt nicht')));
+  await waitFor('the mismatch announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive:') && t.includes('stimmt nicht')), 10000);
   await page.screenshot({ path: join(OUT, 'mismatch.png'), fullPage: true });
+  await axe(page, 'mismatch (assistant)');
 
   // The arbiter rules on it from his own page: the assistant misheard, the opponent played Nf6.
   const arbiter = await context.newPage();
@@ -215,6 +327,15 @@ async function run(browser) {
   await arbiter.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
   await arbiter.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
   await arbiter.locator('#mismatch').waitFor({ state: 'visible', timeout: 3000 });
+  // Opened late, during the mismatch: the page knows at once what the board needs.
+  const lateGuide = await text(arbiter, '#mm-corrections');
+  check('a late arbiter page shows the correction at once', /Springer/.test(lateGuide) && !lateGuide.startsWith('waiting'), lateGuide);
+  const lateBoards = await waitFor('the late page\'s drawing', async () => {
+    const t = await text(arbiter, '#mm-boards-summary');
+    return t.includes('differ') && t;
+  });
+  check('a late arbiter page draws the differing boards', /c6 is empty/.test(lateBoards), lateBoards);
+  await axe(arbiter, 'mismatch (arbiter)');
   await arbiter.locator('#mm-undo').click();
   await waitFor('the move withdrawn', async () => (await fenOf(arbiter))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
   await arbiter.locator('#move-text').fill('Sf6');
@@ -225,6 +346,11 @@ async function run(browser) {
     return t.startsWith('Resolved') && t;
   });
   check('the mismatch is resolved from the page', true, resolved);
+  const redrawn = await waitFor('the resolved drawing', async () => {
+    const t = await text(page, '#mm-boards-summary');
+    return t.includes('shows the game\'s position') && !t.includes('differ') && t;
+  });
+  check('after the resolution the drawing shows no difference', true, redrawn);
   await arbiter.locator('#adjust-seconds').fill('+30');
   await arbiter.locator('#adjust-form button').click();
   const adjusted = await waitFor('the clock adjusted', async () => text(arbiter, '#arbiter-result'));
@@ -232,12 +358,7 @@ async function run(browser) {
   check('the assistant page follows the arbiter', (await fenOf(page))?.startsWith('rnbqkb1r/pppp1ppp/5n2/'));
   check('both sheets side by side', (await text(page, '#sheet-a-title')).includes('Sheet A') && (await text(page, '#sheet-b-title')).includes('Sheet B'));
   // The assistant is no arbiter: the server's refusal is shown.
-  await page.locator('#pause').click();
-  const forbidden = await waitFor('the refusal of pause', async () => {
-    const t = await text(page, '#arbiter-result');
-    return t.startsWith('Refused') && t;
-  });
-  check('a non-arbiter sees the server refuse arbiter tools', forbidden.includes('not allowed') && forbidden.includes('arbiter'), forbidden);
+  check('a non-arbiter sees no arbiter tools', !(await page.locator('#pause').isVisible()) && !(await page.locator('#mm-confirm').isVisible()));
   await arbiter.close();
 
   // --- exports ---
@@ -278,8 +399,9 @@ async function run(browser) {
     });
     check('the procedure proposes a takeback', proposal.includes('after 3 half-moves'), proposal);
     // Urgency is the utterance's own: what interrupts the voice is announced assertively.
-    check('differing sheets are announced assertively', await waitFor('differing sheets announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Die Partieformulare weichen'))));
+    check('differing sheets are announced assertively', await waitFor('differing sheets announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Die Partieformulare weichen')), 10000));
     await arb.screenshot({ path: join(OUT, 'sheets-differ.png'), fullPage: true });
+    await axe(arb, 'differing sheets (arbiter)');
     await arb.locator('#mm-confirm').click();
     await waitFor('the takeback on the board', async () => (await fenOf(arb))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
     const done = await waitFor('the takeback reported', async () => {
@@ -287,7 +409,7 @@ async function run(browser) {
       return t.startsWith('Takeback carried out') && t;
     });
     check('the arbiter confirms the takeback from the page', true, done);
-    check('the takeback is announced assertively', await waitFor('the takeback announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Die Züge werden bis zur letzten Übereinstimmung'))));
+    check('the takeback is announced assertively', await waitFor('the takeback announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Die Züge werden bis zur letzten Übereinstimmung')), 10000));
     check('the clocks are put back', (await text(arb, '#mm-clocks')).startsWith('The clocks were put back'), await text(arb, '#mm-clocks'));
   });
   // The game went back to where the blind player's board stands.
@@ -296,31 +418,143 @@ async function run(browser) {
     return t.includes('in sync') || (console.error('boards: ' + t), false);
   }, 3000);
 
+  // --- the daemon restarts with the page open: the page reconnects by itself ---
+  await page.locator('#move-text').focus();
+  await page.evaluate(() => { window.__live.length = 0; });
+  const stopped = Date.now();
+  await restartDaemon();
+  const back = Date.now();
+  await waitFor('the page reconnected', async () => (await text(page, '#connection')).includes('Reconnected'), 5000);
+  const reconnected = Date.now();
+  figures.restart_ms = back - stopped;
+  figures.reconnect_after_restart_ms = reconnected - back;
+  check('the page reconnects within 5 s of the restart, without logging in again',
+    reconnected - back < 5000 && await page.locator('#table-view').isVisible() && !(await page.locator('#login-view').isVisible()),
+    `daemon down and up in ${back - stopped} ms; reconnected ${reconnected - back} ms later`);
+  check('the focus is back where it was', (await page.evaluate(() => document.activeElement?.id)) === 'move-text');
+  await waitFor('the reconnection read out', async () => (await live(page)).some((t) => t.includes('Reconnected')), 10000);
+  const told = (await live(page)).filter((t) => /lost|Reconnected/.test(t));
+  check('the page says so, once', told.filter((t) => t.includes('lost')).length === 1 && told.filter((t) => t.includes('Reconnected')).length === 1, told.join(' | '));
+  await waitFor('the game after the restart', async () => (await fenOf(page))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
+
+  // --- the keys dialog ---
+  await page.locator('#keys-help').click();
+  await axe(page, 'keyboard dialog');
+  await page.keyboard.press('Escape');
+
+  // --- a promotion choice: the four buttons, then the focus goes on to the move entry ---
+  await page.evaluate(() => showPromotion('e7e8'));
+  await axe(page, 'promotion');
+  await page.locator('#promotion-buttons button').first().click();
+  await waitFor('the promotion box closed', async () => !(await page.locator('#promotion').isVisible()));
+  check('after a promotion choice the focus is on the move entry', (await page.evaluate(() => document.activeElement?.id)) === 'move-text');
+
   // --- resign asks first ---
   await page.locator('#resign').click();
   check('resign asks for confirmation', await page.locator('#resign-dialog').evaluate((d) => d.open));
+  await axe(page, 'resign dialog');
   await page.keyboard.press('Escape');
   check('Escape keeps playing', !(await page.locator('#resign-dialog').evaluate((d) => d.open)) && (await text(page, '#status-line')).startsWith('Game in progress'));
 
   // --- an observer reads only ---
   const observer = await context.newPage();
+  await observer.addInitScript(RECORD_LIVE);
   await observer.goto(`${URL}#token=${env('TOKEN_OBSERVER')}`);
   await observer.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
   await observer.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
+  const visibleButtons = await observer.locator('#table-view button:visible').allInnerTexts();
+  check('an observer sees no move, game or arbiter buttons',
+    !(await observer.locator('#send-move').isVisible()) && !(await observer.locator('#game-actions').isVisible()) && !(await observer.locator('#arbiter-tools').isVisible()),
+    visibleButtons.join(', '));
+  check('an observer hears the opponent\'s words by default', (await observer.locator('#hear').inputValue()) === 'opponent');
+  check('a page opened late frames the last move', (await text(observer, '#board-caption')).includes('Last move: 2. Sf3, Springer Felix drei'), await text(observer, '#board-caption'));
   await observer.locator('#move-text').fill('d4');
   await observer.locator('#move-text').press('Enter');
   const obs = await waitFor('the observer refused', async () => text(observer, '#move-error'));
   check('an observer may not move', obs.includes('not allowed'), obs);
+  await axe(observer, 'observer');
+
+  // --- a burst: a mate and the result in one frame, through the page's own receiving path ---
+  await observer.evaluate(() => {
+    window.__live.length = 0;
+    conn.receive(JSON.stringify({ event: 'say', listener: 'all', text: 'Dame schlägt Felix sieben Matt', urgent: false, lang: 'de', line: '' }));
+    conn.receive(JSON.stringify({ event: 'say', listener: 'all', text: 'Weiß gewinnt', urgent: true, lang: 'de', line: '' }));
+    conn.receive(JSON.stringify({ event: 'say', listener: 'blind', text: 'Nur für den Blinden', urgent: false, lang: 'de', line: '' }));
+  });
+  const burst = await waitFor('both phrases of the burst read', async () => {
+    const l = await live(observer);
+    return l.length >= 2 && l;
+  }, 6000);
+  await new Promise((r) => setTimeout(r, 1500));
+  const burstAll = await live(observer);
+  figures.burst = burstAll;
+  check('a mate and the result in one frame are both read, in order',
+    burst[0] === 'live-polite: Dame schlägt Felix sieben Matt' && burst[1] === 'live-assertive: Weiß gewinnt', burst.join(' | '));
+  check('an observer does not hear what is said only to the blind player', !burstAll.some((t) => t.includes('Nur für den Blinden')), burstAll.join(' | '));
+
+  // --- the end: the assistant resigns for the blind player; every page says why ---
+  await page.locator('#resign').click();
+  await page.locator('#resign-yes').click();
+  const over = await waitFor('the end on the observer\'s page', async () => {
+    const t = await text(observer, '#status-line');
+    return t.startsWith('Game over') && t;
+  });
+  check('after the end the status says why, not whose turn', over.includes('Black wins') && !over.includes('to move'), over);
+  const endRead = await waitFor('the end read out', async () => (await live(observer)).find((t) => /gibt auf|Schwarz gewinnt|aufgegeben/.test(t)), 6000);
+  check('the end is read out on the observer\'s page', true, endRead);
+  await axe(observer, 'game over (observer)');
+  await axe(page, 'game over (assistant)');
+
+  // --- a real burst: the arbiter starts a game from a position with a mate in one; the blind
+  // player mates on the peg board; the mate and the result reach the pages together ---
+  const mateFen = '6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1';
+  await arbiter2(context, async (arb) => {
+    const r = await arb.evaluate((f) => ask('new-game fen ' + f), mateFen);
+    check('the arbiter starts a new game from a position', r.startsWith('ok new game'), r);
+  });
+  await peg('fen ' + mateFen);
+  await waitFor('the new game on the observer\'s page', async () => (await fenOf(observer))?.startsWith('6k1/5ppp'));
+  await waitFor('the peg board in sync with the new game', async () => (await text(observer, '#boards-state')).includes('in sync'));
+  await waitFor('the new game\'s announcements read', async () => (await observer.evaluate(() => speech.queue.length)) === 0, 10000);
+  await observer.evaluate(() => { window.__live.length = 0; });
+  await peg('Ra8');
+  let mateDebug = null;
+  const mated = await waitFor('the mate and the result read', async () => {
+    const l = await live(observer);
+    const mate = l.findIndex((t) => t.includes('Matt'));
+    const result = l.findIndex((t) => t.includes('Weiß gewinnt'));
+    if (mate >= 0 && result >= mate) return l;
+    mateDebug = { live: l, status: await text(observer, '#status-line'), boards: await text(observer, '#boards-state'), fen: await fenOf(observer) };
+    return false;
+  }, 10000).catch((e) => { throw new Error(`${e.message}; the observer's page: ${JSON.stringify(mateDebug)}`); });
+  figures.real_mate_read = mated;
+  check('a real mate and its result are both read on the observer\'s page, in order', true, mated.join(' | '));
+  const matedStatus = await waitFor('the mate in the status', async () => {
+    const t = await text(observer, '#status-line');
+    return t.startsWith('Game over: White wins') && t;
+  });
+  check('after the mate the status says so', matedStatus.includes('Matt'), matedStatus);
   await observer.close();
 
   // --- a wrong token ---
   const stranger = await context.newPage();
+  await stranger.addInitScript(RECORD_LIVE);
   await stranger.goto(URL);
+  await axe(stranger, 'login');
   await stranger.locator('#token').fill('not-a-token-of-this-daemon');
   await stranger.locator('#token').press('Enter');
   const wrong = await waitFor('the login refusal', async () => text(stranger, '#login-error'));
   check('a wrong token is refused in words', wrong.includes('wrong token'), wrong);
+  await new Promise((r) => setTimeout(r, 500));
+  check('a wrong token does not also announce a closed connection', !(await live(stranger)).some((t) => t.includes('closed')) && !(await text(stranger, '#connection')).includes('closed'));
+  await axe(stranger, 'login refused');
   await stranger.close();
+
+  // --- Log out forgets the token, the field too, and puts the focus on it ---
+  await page.locator('#logout').click();
+  check('Log out clears the token and focuses the field', (await page.locator('#token').inputValue()) === ''
+    && (await page.evaluate(() => document.activeElement?.id)) === 'token'
+    && (await page.evaluate(() => sessionStorage.getItem('annabella-token'))) === null);
 
   // --- 200 % zoom: the same page at half the CSS width, twice the pixels ---
   const zoomed = await browser.newContext({ viewport: { width: 640, height: 500 }, deviceScaleFactor: 2 });
@@ -328,11 +562,21 @@ async function run(browser) {
   await z.goto(`${URL}#token=${env('TOKEN_OBSERVER')}`);
   await z.locator('#table-view').waitFor({ state: 'visible', timeout: 5000 });
   await z.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
-  await waitFor('the board at 200 %', async () => (await fenOf(z))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
+  await waitFor('the board at 200 %', async () => (await fenOf(z))?.startsWith('R5k1/5ppp/'));
   const overflow = await z.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check('no sideways scrolling at 200 % zoom', overflow <= 1, `${overflow} px too wide`);
   await z.screenshot({ path: join(OUT, 'zoom-200.png'), fullPage: false });
+  await axe(z, '200 % zoom');
   await zoomed.close();
+  const narrow = await browser.newContext({ viewport: { width: 375, height: 740 } });
+  const n = await narrow.newPage();
+  await n.goto(`${URL}#token=${env('TOKEN_ARBITER')}`);
+  await n.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
+  const narrowOverflow = await n.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check('no sideways scrolling at 375 px', narrowOverflow <= 1, `${narrowOverflow} px too wide`);
+  await n.screenshot({ path: join(OUT, 'width-375.png'), fullPage: true });
+  await axe(n, '375 px (arbiter)');
+  await narrow.close();
 
   check('no script errors on the page', pageErrors.length === 0, pageErrors.join('; '));
   // The pages refresh their clocks quietly: the blind player hears the time only when asked.
