@@ -49,6 +49,11 @@ use listener::{Hosts, same_origin};
 
 const INDEX_HTML: &str = include_str!("../../web/index.html");
 const APP_JS: &str = include_str!("../../web/app.js");
+/// The page's other scripts, loaded before `app.js` (`web/index.html`).
+const WORDS_JS: &str = include_str!("../../web/words.js");
+const CHESS_JS: &str = include_str!("../../web/chess.js");
+const EVENTS_JS: &str = include_str!("../../web/events.js");
+const RENDER_JS: &str = include_str!("../../web/render.js");
 const STYLE_CSS: &str = include_str!("../../web/style.css");
 
 /// Longest line the daemon may send the page: an export (a whole game as one JSON string) is
@@ -153,6 +158,22 @@ fn router(shared: Shared) -> Router {
         .route(
             "/app.js",
             get(|| async { asset(APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/words.js",
+            get(|| async { asset(WORDS_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/chess.js",
+            get(|| async { asset(CHESS_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/events.js",
+            get(|| async { asset(EVENTS_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/render.js",
+            get(|| async { asset(RENDER_JS, "text/javascript; charset=utf-8") }),
         )
         .route(
             "/style.css",
