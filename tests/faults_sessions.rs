@@ -134,3 +134,62 @@ fn the_open_file_limit_is_raised_to_what_the_system_allows() {
         .unwrap_or_else(|| panic!("no raised limit in {log:#?}"));
     assert!(line.contains("from=256"), "{line}");
 }
+
+#[test]
+fn garbage_on_the_e_boards_line_is_a_few_log_lines_and_the_table_answers_on() {
+    use std::io::Read;
+    use std::time::Instant;
+    // The test is the DGT board's serial-to-network bridge: the daemon connects to it.
+    let bridge = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = bridge.local_addr().unwrap().port();
+    let daemon = Serve::new(&scratch_dir("faults-garbage").join("state"))
+        .args(["--peg", "sim", "--speech", "none"])
+        .args(["--normal", &format!("dgt:tcp:127.0.0.1:{port}")])
+        .start();
+    let (mut line, _) = bridge.accept().unwrap();
+    // What the daemon sends (its greeting) is read and dropped on a thread of its own.
+    let mut reader = line.try_clone().unwrap();
+    std::thread::spawn(move || {
+        let mut sink = [0u8; 4096];
+        while matches!(reader.read(&mut sink), Ok(n) if n > 0) {}
+    });
+    let baseline = daemon.log_bytes_so_far();
+    let writer = std::thread::spawn(move || {
+        // 1 MiB of noise, from a fixed seed (xorshift), in chunks as a line delivers them.
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut chunk = vec![0u8; 4096];
+        for _ in 0..256 {
+            for b in chunk.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *b = x as u8;
+            }
+            if line.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+        line
+    });
+    // Meanwhile the table answers at once.
+    let mut arbiter = daemon.connect("arbiter");
+    let mut slowest = Duration::ZERO;
+    for _ in 0..20 {
+        let asked = Instant::now();
+        assert!(arbiter.ask("status").starts_with("ok table table-1"));
+        slowest = slowest.max(asked.elapsed());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _line = writer.join().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(arbiter.ask("status").starts_with("ok table table-1"));
+    drop(arbiter);
+    let log = daemon.stop_and_read_log();
+    let bytes: usize = log.iter().map(|l| l.len() + 1).sum::<usize>() - baseline;
+    eprintln!("1 MiB of garbage: {bytes} bytes of log; slowest status during it {slowest:?}");
+    assert!(
+        bytes < 64 * 1024,
+        "{bytes} bytes of log for 1 MiB of garbage"
+    );
+    assert!(slowest < Duration::from_millis(500), "{slowest:?}");
+}

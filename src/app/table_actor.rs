@@ -99,13 +99,9 @@ impl<J: Journal> TableActor<J> {
             tokio::select! {
                 biased;
                 _ = shutdown.changed() => {}
-                Some((board, event)) = boards.recv() => {
-                    if let LinkEvent::Decoded(Err(e)) = &event {
-                        tracing::warn!(table = self.table.name(), %board, error = %e, "board sent a malformed message; skipped");
-                    }
-                    let step = self.table.handle(self.clock.now(), board_input(board, event));
-                    self.perform(step).await.ok();
-                }
+                // Requests before board events: a board line full of garbage must not keep
+                // the arbiter or a player waiting (a request is rare and small, and the
+                // control server rate-limits it).
                 Some(request) = requests.recv() => {
                     let (reply, step) = self.table.request(
                         self.clock.now(),
@@ -123,6 +119,13 @@ impl<J: Journal> TableActor<J> {
                     };
                     // The requester may have gone; the table goes on.
                     request.reply.send(reply).ok();
+                }
+                Some((board, event)) = boards.recv() => {
+                    if let LinkEvent::Decoded(Err(e)) = &event {
+                        tracing::warn!(table = self.table.name(), %board, error = %e, "board sent a malformed message; skipped");
+                    }
+                    let step = self.table.handle(self.clock.now(), board_input(board, event));
+                    self.perform(step).await.ok();
                 }
                 _ = sleep_until(deadline) => {
                     let step = self.table.handle(self.clock.now(), Input::Tick);

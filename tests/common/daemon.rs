@@ -208,3 +208,10 @@ impl Daemon {
         self.process.lines_to_end()
     }
 }
+
+impl Daemon {
+    /// The bytes of log read so far (the lines up to `ready`, and any a test waited for).
+    pub fn log_bytes_so_far(&self) -> usize {
+        self.process.seen_bytes()
+    }
+}

@@ -302,6 +302,11 @@ impl Running {
         }
     }
 
+    /// The bytes of the lines received so far, line feeds counted.
+    pub fn seen_bytes(&self) -> usize {
+        self.seen.iter().map(|l| l.len() + 1).sum()
+    }
+
     /// Every line of the watched stream, from the first, once the child has ended (after
     /// [`Running::kill`] or [`Running::wait`]): the lines not yet taken are read to the end.
     pub fn lines_to_end(&mut self) -> Vec<String> {
