@@ -42,6 +42,9 @@ pub trait Journal: Send + Sync + 'static {
     ) -> impl Future<Output = Result<PathBuf, String>> + Send;
 }
 
+/// Board events handled in a row before a waiting request is answered.
+const BOARD_STREAK: usize = 16;
+
 /// What a board link reports, tagged with the board.
 pub type BoardMessage = (BoardId, LinkEvent);
 
@@ -88,6 +91,7 @@ impl<J: Journal> TableActor<J> {
         mut boards: mpsc::Receiver<BoardMessage>,
         mut shutdown: watch::Receiver<bool>,
     ) {
+        let mut board_streak = 0usize;
         loop {
             if *shutdown.borrow() {
                 break;
@@ -96,36 +100,30 @@ impl<J: Journal> TableActor<J> {
                 .table
                 .next_deadline(self.clock.now().table_ms)
                 .map(|t| self.clock.instant_of(t));
+            // Board events come first, in the order they came, so a request sees the boards
+            // as they are; but a board line full of garbage must not keep the arbiter or a
+            // player waiting: after a run of board events, a waiting request goes first.
+            if board_streak >= BOARD_STREAK
+                && let Ok(request) = requests.try_recv()
+            {
+                board_streak = 0;
+                self.answer(request).await;
+                continue;
+            }
             tokio::select! {
                 biased;
                 _ = shutdown.changed() => {}
-                // Requests before board events: a board line full of garbage must not keep
-                // the arbiter or a player waiting (a request is rare and small, and the
-                // control server rate-limits it).
-                Some(request) = requests.recv() => {
-                    let (reply, step) = self.table.request(
-                        self.clock.now(),
-                        request.role,
-                        request.lang,
-                        &request.command,
-                    );
-                    let reply = match self.perform(step).await {
-                        Ok(()) => reply_line(&reply),
-                        Err(e) => format!(
-                            "error state the journal could not record this ({}); nothing \
-                             changed and nothing was announced",
-                            crate::table::event::one_line(&e)
-                        ),
-                    };
-                    // The requester may have gone; the table goes on.
-                    request.reply.send(reply).ok();
-                }
                 Some((board, event)) = boards.recv() => {
+                    board_streak += 1;
                     if let LinkEvent::Decoded(Err(e)) = &event {
                         tracing::warn!(table = self.table.name(), %board, error = %e, "board sent a malformed message; skipped");
                     }
                     let step = self.table.handle(self.clock.now(), board_input(board, event));
                     self.perform(step).await.ok();
+                }
+                Some(request) = requests.recv() => {
+                    board_streak = 0;
+                    self.answer(request).await;
                 }
                 _ = sleep_until(deadline) => {
                     let step = self.table.handle(self.clock.now(), Input::Tick);
@@ -135,6 +133,28 @@ impl<J: Journal> TableActor<J> {
             }
             self.tell_desk();
         }
+    }
+
+    /// Answers one request: its step performed, then the reply (an error when the journal
+    /// refused the step).
+    async fn answer(&mut self, request: Request) {
+        let (reply, step) = self.table.request(
+            self.clock.now(),
+            request.role,
+            request.lang,
+            &request.command,
+        );
+        let reply = match self.perform(step).await {
+            Ok(()) => reply_line(&reply),
+            Err(e) => format!(
+                "error state the journal could not record this ({}); nothing changed and \
+                 nothing was announced",
+                crate::table::event::one_line(&e)
+            ),
+        };
+        // The requester may have gone; the table goes on.
+        request.reply.send(reply).ok();
+        self.tell_desk();
     }
 
     /// A correspondence table's view for the desk and the mail, after each step, and its
