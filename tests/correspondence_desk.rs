@@ -9,40 +9,16 @@ pub mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
 
 use annabella::correspondence::message::{Date, GameId, GameMessage, IccfMove, compose};
-use common::WAIT;
 use common::board::SimulatedBoard;
 use common::control::ControlClient;
 use common::daemon::{Daemon, Serve};
 use common::fs::scratch_dir;
-use common::net::{free_port, wait_for_port};
-use common::process::Running;
+use common::mail::smtp_server;
+use common::net::free_port;
 
-/// The system's Python 3 with aiosmtpd (Debian's python3-aiosmtpd).
-fn python() -> &'static str {
-    if Path::new("/usr/bin/python3").exists() {
-        "/usr/bin/python3"
-    } else {
-        "python3"
-    }
-}
-
-/// aiosmtpd on 127.0.0.1:`port`, delivering every message into the Maildir `mailbox`.
-fn smtp_server(port: u16, mailbox: &Path) -> Running {
-    let server = Running::start_log(
-        Command::new(python())
-            .args(["-m", "aiosmtpd", "-n", "-l"])
-            .arg(format!("127.0.0.1:{port}"))
-            .args(["-c", "aiosmtpd.handlers.Mailbox"])
-            .arg(mailbox),
-    );
-    wait_for_port(port);
-    server
-}
-
+/// A Maildir (new/, cur/, tmp/) at `root`, as a mail client makes it.
 fn maildir(root: &Path) -> PathBuf {
     for sub in ["new", "cur", "tmp"] {
         fs::create_dir_all(root.join(sub)).unwrap();
@@ -50,22 +26,12 @@ fn maildir(root: &Path) -> PathBuf {
     root.to_owned()
 }
 
-/// The files in `dir/new`, waiting up to [`WAIT`] for `count` of them.
+/// The messages in `mailbox/new`, waiting up to the tests' patience for `count` of them.
 fn delivered(mailbox: &Path, count: usize) -> Vec<String> {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let mut files: Vec<PathBuf> = fs::read_dir(mailbox.join("new"))
-            .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        files.sort();
-        if files.len() >= count || Instant::now() > deadline {
-            return files
-                .iter()
-                .map(|f| fs::read_to_string(f).unwrap())
-                .collect();
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::mail::delivered(mailbox, count)
+        .iter()
+        .map(|f| fs::read_to_string(f).unwrap())
+        .collect()
 }
 
 /// The opponent's message, as his mail client would leave it in the player's Maildir.

@@ -7,7 +7,6 @@ pub mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::mpsc::channel;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -21,8 +20,8 @@ use annabella::io::mail_out::{Destination, MailQueue, Outgoing, Security, SmtpSe
 use annabella::io::maildir::{Maildir, Unreadable};
 use common::WAIT;
 use common::fs::scratch_dir;
-use common::net::{free_port, wait_for_port};
-use common::process::Running;
+use common::mail::{delivered, smtp_server};
+use common::net::free_port;
 
 // 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O.
 const RUY: &str = "5254 5755 7163 2836 6125 1716 2514 7866 5171 6857 6151 2725 1423 4746 3233 5878";
@@ -70,43 +69,6 @@ fn outgoing(plies: usize) -> Outgoing {
         subject,
         body,
         in_reply_to: Some("<bob.1@example.org>".into()),
-    }
-}
-
-/// The system's Python 3 with aiosmtpd (Debian's python3-aiosmtpd).
-fn python() -> &'static str {
-    if Path::new("/usr/bin/python3").exists() {
-        "/usr/bin/python3"
-    } else {
-        "python3"
-    }
-}
-
-/// aiosmtpd on 127.0.0.1:`port`, delivering into the Maildir `mailbox`; killed when dropped.
-fn smtp_server(port: u16, mailbox: &Path) -> Running {
-    let server = Running::start_log(
-        Command::new(python())
-            .args(["-m", "aiosmtpd", "-n", "-l"])
-            .arg(format!("127.0.0.1:{port}"))
-            .args(["-c", "aiosmtpd.handlers.Mailbox"])
-            .arg(mailbox),
-    );
-    wait_for_port(port);
-    server
-}
-
-/// The files in `dir/new`, waiting up to [`WAIT`] for `count` of them.
-fn delivered(mailbox: &Path, count: usize) -> Vec<PathBuf> {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let mut files: Vec<PathBuf> = fs::read_dir(mailbox.join("new"))
-            .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        files.sort();
-        if files.len() >= count || Instant::now() > deadline {
-            return files;
-        }
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

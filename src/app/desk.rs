@@ -77,9 +77,9 @@ impl DeskActor {
                 Some((_, event)) = peg.recv() => {
                     let views = self.views();
                     let actions = match event {
-                        LinkEvent::Connected(detail) => self.desk.link(true, &detail, &views),
+                        LinkEvent::Connected(detail) => self.desk.link(true, &detail),
                         LinkEvent::Disconnected(detail) | LinkEvent::Unreachable(detail) => {
-                            self.desk.link(false, &detail, &views)
+                            self.desk.link(false, &detail)
                         }
                         LinkEvent::Decoded(Ok(Timed { event, .. })) => self.desk.sensor(&event, &views),
                         LinkEvent::Decoded(Err(e)) => {

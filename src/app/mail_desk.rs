@@ -18,11 +18,8 @@ use tokio::sync::{broadcast, mpsc, watch};
 use crate::app::desk_link::Notice;
 use crate::app::hub::TableHandle;
 use crate::chess::language::Language;
-use crate::chess::notation::{Notation, Style, format_move};
 use crate::chess::vocabulary::fill;
-use crate::correspondence::message::{
-    self, Date, GameId, GameMessage, IccfMove, ParsedMessage, Verdict,
-};
+use crate::correspondence::message::{self, Date, GameId, GameMessage, ParsedMessage, Verdict};
 use crate::io::mail_out::{MailQueue, Outgoing};
 use crate::io::maildir::{MailMessage, Maildir};
 use crate::table::control::{Command, Role};
@@ -321,13 +318,7 @@ impl MailDesk {
 
 /// The reply for the game as it stands: the whole record, the dates and the days.
 fn compose_reply(t: &MailTable, view: &DeskView) -> GameMessage {
-    let style = Style::new(Language::english());
-    let mode = view.game.castling_mode();
-    let record: Vec<IccfMove> = view
-        .game
-        .replay()
-        .filter_map(|(pos, m)| IccfMove::new(&format_move(&pos, mode, m, Notation::Iccf, &style)))
-        .collect();
+    let record = message::game_record(&view.game);
     let times = &view.move_times;
     let ply = times.len();
     let sent_ms = times.last().copied().unwrap_or(0);

@@ -108,6 +108,7 @@ impl<J: Journal> TableActor<J> {
             {
                 board_streak = 0;
                 self.answer(request).await;
+                self.tell_desk();
                 continue;
             }
             tokio::select! {
@@ -154,7 +155,6 @@ impl<J: Journal> TableActor<J> {
         };
         // The requester may have gone; the table goes on.
         request.reply.send(reply).ok();
-        self.tell_desk();
     }
 
     /// A correspondence table's view for the desk and the mail, after each step, and its

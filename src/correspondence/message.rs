@@ -123,19 +123,9 @@ impl Date {
 
     /// The UTC date of a Unix time in milliseconds (the adapter passes the wall clock).
     pub fn from_unix_ms(ms: i64) -> Date {
-        // Days since 1970-01-01 to a civil date (the well-known era arithmetic: 400-year eras
-        // of 146097 days, years starting in March so the leap day ends the year).
         let days = ms.div_euclid(86_400_000).clamp(-25_567, 2_932_896); // 1900..=9999
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let day = doy - (153 * mp + 2) / 5 + 1;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 };
-        let year = yoe + era * 400 + i64::from(month <= 2);
-        Date::new(year as u32, month as u32, day as u32).unwrap_or(Date {
+        let (year, month, day) = crate::chess::ccsnt::civil_from_days(days);
+        Date::new(year as u32, month, day).unwrap_or(Date {
             year: 1970,
             month: 1,
             day: 1,
@@ -712,15 +702,20 @@ fn number_label(ply: usize) -> String {
     }
 }
 
+/// The game's moves in ICCF numeric notation, as a message records them.
+pub fn game_record(game: &Game) -> Vec<IccfMove> {
+    let mode = game.castling_mode();
+    let style = Style::new(Language::english());
+    game.replay()
+        .filter_map(|(pos, m)| IccfMove::new(&format_move(&pos, mode, m, Notation::Iccf, &style)))
+        .collect()
+}
+
 /// Compares a message's record with the game's moves, move by move, in the game's positions.
 pub fn check_against(record: &[IccfMove], game: &Game) -> Verdict {
     let mode = game.castling_mode();
     let lang = Language::english();
-    let style = Style::new(lang);
-    let game_record: Vec<IccfMove> = game
-        .replay()
-        .filter_map(|(pos, m)| IccfMove::new(&format_move(&pos, mode, m, Notation::Iccf, &style)))
-        .collect();
+    let game_record = game_record(game);
     let disagree = |ply: usize, reason: String| {
         Verdict::Disagrees(Disagreement {
             first: number_label(ply),

@@ -237,7 +237,7 @@ impl Desk {
     }
 
     /// The peg board's link came up or went down.
-    pub fn link(&mut self, up: bool, detail: &str, views: &[DeskView]) -> Vec<DeskAction> {
+    pub fn link(&mut self, up: bool, detail: &str) -> Vec<DeskAction> {
         let mut out = Vec::new();
         self.connected = up;
         if !up {
@@ -259,7 +259,6 @@ impl Desk {
             }
             self.mode = Mode::Idle;
         }
-        let _ = views;
         out
     }
 
@@ -303,7 +302,7 @@ impl Desk {
                 }
                 SensorEvent::Key(BoardKey::SetUp) => {
                     if guide.accept_as_is().is_ok() {
-                        self.ready(focus, views, &mut out);
+                        self.ready(focus, &mut out);
                     } else {
                         let text = instruction_phrase(current, vocab);
                         Self::say(focus, text, &mut out);
@@ -327,7 +326,7 @@ impl Desk {
                         Self::event(focus, format!("set-up {n} {code} {text}"), &mut out);
                         Self::say(focus, text, &mut out);
                     }
-                    Progress::Done => self.ready(focus, views, &mut out),
+                    Progress::Done => self.ready(focus, &mut out),
                     Progress::Pending => {}
                 },
             },
@@ -393,9 +392,8 @@ impl Desk {
         }
     }
 
-    fn ready(&mut self, table: usize, views: &[DeskView], out: &mut Vec<DeskAction>) {
+    fn ready(&mut self, table: usize, out: &mut Vec<DeskAction>) {
         Self::say(table, done_phrase(self.vocab()), out);
-        let _ = views;
         self.attach(table, out);
     }
 

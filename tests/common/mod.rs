@@ -10,6 +10,7 @@ pub mod control;
 pub mod daemon;
 pub mod eboard;
 pub mod fs;
+pub mod mail;
 pub mod net;
 pub mod process;
 pub mod stand_in;
