@@ -96,6 +96,17 @@ pub fn too_many_connections(max: usize) -> String {
     .line()
 }
 
+/// The line an unauthenticated connection gets when a newcomer needs its slot.
+pub fn displaced() -> String {
+    Refusal::new(
+        ErrorCode::Rate,
+        "every connection is taken and this one had not authenticated; it makes room for a \
+         newcomer; connect again and send auth TOKEN at once"
+            .to_owned(),
+    )
+    .line()
+}
+
 /// The line a connection gets when its address already holds its share of the slots.
 pub fn too_many_from_address(share: usize) -> String {
     Refusal::new(

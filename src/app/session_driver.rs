@@ -12,9 +12,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 
 use std::net::IpAddr;
 
+use crate::app::guessers::Guessers;
 use crate::app::hub::{EVENT_BACKLOG, Hub};
-use crate::app::rate_limit::RateLimiter;
 use crate::app::session::{self, Action, Answer, ControlSettings, Notice, SHUTDOWN_LINE, Session};
+use crate::app::waiting_room::{DISPLACEABLE_AFTER_MS, WaitingRoom};
 use crate::io::clock;
 use crate::io::lines::Line;
 use crate::io::tokens::{Grant, Tokens};
@@ -65,16 +66,57 @@ pub struct ControlService {
     /// Slots held per client address: one address cannot take them all.
     per_address: PerAddress,
     /// Wrong tokens on the whole daemon, whatever connection they come on.
-    wrong_tokens: Arc<std::sync::Mutex<RateLimiter>>,
+    wrong_tokens: Arc<std::sync::Mutex<Guessers>>,
+    /// Connections not yet authenticated: when every slot is taken, the oldest makes room.
+    waiting: WaitingRoom,
+    /// Newcomers waiting for room, by address: one each, so that an attacker's newcomers
+    /// cannot take every place in the queue.
+    room_waiters: PerAddress,
 }
+
+/// Newcomers that may wait for room at once (each from another address); more are refused.
+pub const ROOM_WAITERS: usize = 16;
+
+/// A newcomer's place in the queue for room (dropped: free again).
+#[derive(Debug)]
+pub struct RoomWaiter {
+    address: IpAddr,
+    waiters: PerAddress,
+}
+
+impl Drop for RoomWaiter {
+    fn drop(&mut self) {
+        if let Ok(mut map) = self.waiters.lock() {
+            map.remove(&self.address);
+        }
+    }
+}
+
+/// Why a connection got no slot, and the line it is told.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoSlot {
+    /// Its address holds its share already.
+    AddressShare(String),
+    /// Every slot is taken.
+    Full(String),
+}
+
+impl NoSlot {
+    pub fn line(&self) -> &str {
+        match self {
+            NoSlot::AddressShare(line) | NoSlot::Full(line) => line,
+        }
+    }
+}
+
+/// How long a newcomer who finds every slot taken waits for a connection that has not
+/// authenticated to make room: long enough for one that has just come to have waited
+/// [`DISPLACEABLE_AFTER_MS`] and to leave.
+const ROOM_WAIT: std::time::Duration =
+    std::time::Duration::from_millis(DISPLACEABLE_AFTER_MS + 1_000);
 
 /// Slots held per client address.
 type PerAddress = Arc<std::sync::Mutex<std::collections::HashMap<IpAddr, usize>>>;
-
-/// Wrong tokens the whole daemon answers a second, after a burst: a guesser with many
-/// connections is as slow as one with a single connection.
-pub const WRONG_TOKENS_PER_SECOND: u32 = 5;
-pub const WRONG_TOKENS_BURST: u32 = 20;
 
 /// A connection slot, held for the connection's life (dropped: free again).
 #[derive(Debug)]
@@ -110,34 +152,32 @@ impl ControlService {
             slots: Arc::new(Semaphore::new(settings.max_connections - reserve)),
             reserved: Arc::new(Semaphore::new(reserve)),
             per_address: Arc::default(),
-            wrong_tokens: Arc::new(std::sync::Mutex::new(RateLimiter::new(
-                WRONG_TOKENS_PER_SECOND,
-                WRONG_TOKENS_BURST,
-                clock::now_ms(),
-            ))),
+            wrong_tokens: Arc::new(std::sync::Mutex::new(Guessers::new(clock::now_ms()))),
+            waiting: WaitingRoom::default(),
+            room_waiters: PerAddress::default(),
             settings: Arc::new(settings),
         }
     }
 
     /// A slot for a client at `address`: refused (with the line to say) when that address
     /// already holds its share or every slot is taken; the last slots only for an arbiter.
-    pub fn slot_for(&self, address: IpAddr) -> Result<Slot, String> {
+    pub fn slot_for(&self, address: IpAddr) -> Result<Slot, NoSlot> {
         let max = self.settings.max_connections;
         let share = per_address_share(max);
         let mut map = self
             .per_address
             .lock()
-            .map_err(|_| self.too_many_connections())?;
+            .map_err(|_| NoSlot::Full(self.too_many_connections()))?;
         let held = map.get(&address).copied().unwrap_or(0);
         // Below eight slots there is no share: the cap itself is the limit.
         if share < max && held >= share {
-            return Err(session::too_many_from_address(share));
+            return Err(NoSlot::AddressShare(session::too_many_from_address(share)));
         }
         let (permit, for_arbiter) = match Arc::clone(&self.slots).try_acquire_owned() {
             Ok(p) => (p, false),
             Err(_) => match Arc::clone(&self.reserved).try_acquire_owned() {
                 Ok(p) => (p, true),
-                Err(_) => return Err(self.too_many_connections()),
+                Err(_) => return Err(NoSlot::Full(self.too_many_connections())),
             },
         };
         *map.entry(address).or_insert(0) += 1;
@@ -145,6 +185,52 @@ impl ControlService {
             _permit: permit,
             address: Some((address, Arc::clone(&self.per_address))),
             for_arbiter,
+        })
+    }
+
+    /// A slot for a newcomer who found every slot taken (waiting in `_place`): the connection
+    /// that has waited longest without authenticating (at least [`DISPLACEABLE_AFTER_MS`]) is
+    /// asked to leave, and its slot taken as soon as it has gone. Another newcomer may be
+    /// quicker to take it; then another connection is asked, at most every 100 ms. Refused
+    /// after [`ROOM_WAIT`] when every connection has authenticated.
+    pub async fn slot_once_room_is_made(
+        &self,
+        address: IpAddr,
+        _place: RoomWaiter,
+    ) -> Result<Slot, NoSlot> {
+        const ASK_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
+        let deadline = tokio::time::Instant::now() + ROOM_WAIT;
+        let mut asked: Option<tokio::time::Instant> = None;
+        loop {
+            match self.slot_for(address) {
+                Err(NoSlot::Full(line)) if tokio::time::Instant::now() >= deadline => {
+                    return Err(NoSlot::Full(line));
+                }
+                Err(NoSlot::Full(_)) => {
+                    let now = tokio::time::Instant::now();
+                    if asked.is_none_or(|at| now - at >= ASK_AGAIN_AFTER)
+                        && self.waiting.make_room(clock::now_ms())
+                    {
+                        asked = Some(now);
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await
+                }
+                taken => return taken,
+            }
+        }
+    }
+
+    /// A place for a newcomer from `address` to wait for room when every slot is taken: none
+    /// when that address has a newcomer waiting already or [`ROOM_WAITERS`] are waiting.
+    pub fn room_waiter(&self, address: IpAddr) -> Option<RoomWaiter> {
+        let mut map = self.room_waiters.lock().ok()?;
+        if map.len() >= ROOM_WAITERS || map.contains_key(&address) {
+            return None;
+        }
+        map.insert(address, 1);
+        Some(RoomWaiter {
+            address,
+            waiters: Arc::clone(&self.room_waiters),
         })
     }
 
@@ -161,12 +247,12 @@ impl ControlService {
             .ok()
     }
 
-    /// Whether wrong tokens have used up the daemon's allowance for now: an `auth` is then
-    /// answered without looking at its token.
-    fn wrong_tokens_exhausted(&self) -> bool {
+    /// Whether an `auth` from `address` is answered without a look at its token: the
+    /// address has guessed wrong lately and the guessers have used up their allowance.
+    fn refuse_unchecked(&self, address: Option<IpAddr>) -> bool {
         self.wrong_tokens
             .lock()
-            .map(|limiter| !limiter.clone().take(clock::now_ms()))
+            .map(|g| g.refuse_unchecked(address, clock::now_ms()))
             .unwrap_or(false)
     }
 
@@ -182,14 +268,17 @@ impl ControlService {
 
     /// Runs one connection's session until the client leaves, the session closes it, or
     /// `shutdown` turns true (every connection then gets `event shutdown`). `peer` names the
-    /// client in the log.
+    /// client in the log; `address` is where it connects from, if known (wrong tokens are
+    /// counted by address).
     pub async fn converse<T: Transport>(
         &self,
         transport: T,
         peer: &str,
+        address: Option<IpAddr>,
         shutdown: watch::Receiver<bool>,
     ) {
-        self.converse_in(transport, peer, shutdown, false).await;
+        self.converse_in(transport, peer, address, shutdown, false)
+            .await;
     }
 
     /// [`ControlService::converse`] in a slot kept for the arbiter when `for_arbiter`: a
@@ -198,6 +287,7 @@ impl ControlService {
         &self,
         mut transport: T,
         peer: &str,
+        address: Option<IpAddr>,
         mut shutdown: watch::Receiver<bool>,
         for_arbiter: bool,
     ) {
@@ -212,11 +302,15 @@ impl ControlService {
         let mut events: Option<broadcast::Receiver<Arc<TableEvent>>> = None;
         let auth_timer = tokio::time::sleep(settings.auth_timeout);
         tokio::pin!(auth_timer);
+        // Until it authenticates, the connection may be asked to make room.
+        let mut waiting = Some(self.waiting.enter(clock::now_ms()));
+        let displaced = waiting.as_ref().map(|w| Arc::clone(&w.displaced));
         'conversation: loop {
             let step = tokio::select! {
                 biased;
                 () = stopped(&mut shutdown) => Step::Shutdown,
                 _ = &mut auth_timer, if session.role().is_none() => Step::AuthTimeout,
+                () = notified(displaced.as_deref()), if waiting.is_some() => Step::Displaced,
                 input = transport.next() => Step::Input(input),
                 event = maybe_next_event(events.as_mut()) => Step::Event(event),
             };
@@ -231,10 +325,17 @@ impl ControlService {
                     Some(line) => (vec![Out::Line(line)], true),
                     None => continue,
                 },
+                Step::Displaced => {
+                    tracing::info!(
+                        peer,
+                        "control connection closed: not authenticated, and a newcomer needed its slot"
+                    );
+                    (vec![Out::Line(session::displaced())], true)
+                }
                 Step::Input(Incoming::Line(line))
                     if session.role().is_none()
                         && matches!(&line, Line::Text(t) if t.starts_with(b"auth "))
-                        && self.wrong_tokens_exhausted() =>
+                        && self.refuse_unchecked(address) =>
                 {
                     (vec![Out::Line(session::too_many_wrong_tokens())], false)
                 }
@@ -256,7 +357,11 @@ impl ControlService {
             };
             let mut close = close;
             let mut lines = lines;
-            match session.take_notice() {
+            let notice = session.take_notice();
+            if matches!(notice, Some(Notice::Authenticated(_))) {
+                waiting = None;
+            }
+            match notice {
                 Some(Notice::Authenticated(role)) if for_arbiter && role != Role::Arbiter => {
                     tracing::info!(peer, %role, "control connection closed: the last slots are the arbiter's");
                     lines = vec![Out::Line(session::kept_for_arbiter(arbiter_reserve(
@@ -268,8 +373,8 @@ impl ControlService {
                     tracing::info!(peer, %role, "control connection authenticated");
                 }
                 Some(Notice::WrongToken) => {
-                    if let Ok(mut limiter) = self.wrong_tokens.lock() {
-                        limiter.take(clock::now_ms());
+                    if let Ok(mut guessers) = self.wrong_tokens.lock() {
+                        guessers.wrong(address, clock::now_ms());
                     }
                     tracing::warn!(peer, "control connection: wrong token");
                 }
@@ -359,6 +464,8 @@ enum Out {
 enum Step {
     Shutdown,
     AuthTimeout,
+    /// Not yet authenticated, and a newcomer needs the slot (`WaitingRoom::make_room`).
+    Displaced,
     Input(Incoming),
     Event(Option<Out>),
 }
@@ -378,6 +485,14 @@ async fn next_event(events: &mut broadcast::Receiver<Arc<TableEvent>>) -> Option
             Some(Out::Line(session::lagged_line(missed)))
         }
         Err(broadcast::error::RecvError::Closed) => None,
+    }
+}
+
+/// Resolves when `notify` is notified; never without one.
+async fn notified(notify: Option<&tokio::sync::Notify>) {
+    match notify {
+        Some(notify) => notify.notified().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -501,7 +616,7 @@ mod tests {
                 inputs: script,
                 sent: out,
             };
-            service.converse(transport, "test", shutdown).await;
+            service.converse(transport, "test", None, shutdown).await;
         });
         Run {
             inputs,

@@ -18,7 +18,7 @@ use tokio::task::JoinSet;
 
 pub use crate::app::session::ControlSettings;
 use crate::app::session::MAX_SKIPPED_BYTES;
-use crate::app::session_driver::{ControlService, Incoming, Transport, stopped};
+use crate::app::session_driver::{ControlService, Incoming, NoSlot, Slot, Transport, stopped};
 use crate::io::lines::LineReader;
 use crate::io::tokens::Tokens;
 use crate::table::control::MAX_LINE_BYTES;
@@ -57,37 +57,9 @@ pub async fn run(listener: TcpListener, service: ControlService, shutdown: watch
         tokio::select! {
             () = stopped(&mut stop) => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => match service.slot_for(peer.ip().to_canonical()) {
-                    Ok(slot) => {
-                        let service = service.clone();
-                        let shutdown = shutdown.clone();
-                        connections.spawn(async move {
-                            let _ = stream.set_nodelay(true);
-                            let transport = TcpTransport::new(stream, service.settings().write_timeout);
-                            let for_arbiter = slot.for_arbiter;
-                            service
-                                .converse_in(transport, &peer.to_string(), shutdown, for_arbiter)
-                                .await;
-                            drop(slot);
-                        });
-                    }
-                    Err(refusal) => {
-                        tracing::warn!(%peer, "control connection refused: {refusal}");
-                        let line = format!("{refusal}\n");
-                        match refusals.clone().try_acquire_owned() {
-                            Ok(slot) => {
-                                connections.spawn(async move {
-                                    refuse(stream, line).await;
-                                    drop(slot);
-                                });
-                            }
-                            // Refusing many at once: without waiting, and without goodbye.
-                            Err(_) => {
-                                let _ = stream.try_write(line.as_bytes());
-                            }
-                        }
-                    }
-                },
+                Ok((stream, peer)) => {
+                    admit(stream, peer, &service, &shutdown, &refusals, &mut connections)
+                }
                 Err(e) => {
                     // Out of file descriptors, mostly: wait instead of spinning.
                     tracing::warn!("control interface: accept failed: {e}");
@@ -102,6 +74,92 @@ pub async fn run(listener: TcpListener, service: ControlService, shutdown: watch
         while connections.join_next().await.is_some() {}
     })
     .await;
+}
+
+/// A new connection: served in a slot; or, every slot being taken, waiting while a connection
+/// that has not authenticated makes room (one newcomer per address, a few at once); or
+/// refused.
+fn admit(
+    stream: TcpStream,
+    peer: SocketAddr,
+    service: &ControlService,
+    shutdown: &watch::Receiver<bool>,
+    refusals: &Arc<Semaphore>,
+    connections: &mut JoinSet<()>,
+) {
+    let address = peer.ip().to_canonical();
+    match service.slot_for(address) {
+        Ok(slot) => {
+            connections.spawn(serve(stream, peer, slot, service.clone(), shutdown.clone()));
+        }
+        Err(NoSlot::Full(refusal)) => match service.room_waiter(address) {
+            Some(place) => {
+                let service = service.clone();
+                let shutdown = shutdown.clone();
+                connections.spawn(async move {
+                    match service.slot_once_room_is_made(address, place).await {
+                        Ok(slot) => serve(stream, peer, slot, service, shutdown).await,
+                        Err(refusal) => {
+                            tracing::warn!(%peer, "control connection refused: {}", refusal.line());
+                            refuse(stream, format!("{}\n", refusal.line())).await
+                        }
+                    }
+                });
+            }
+            None => refuse_now(stream, peer, refusal, refusals, connections),
+        },
+        Err(NoSlot::AddressShare(refusal)) => {
+            refuse_now(stream, peer, refusal, refusals, connections)
+        }
+    }
+}
+
+/// Refuses a connection without a slot: says why and closes it, a few at a time with a
+/// goodbye, the rest at once.
+fn refuse_now(
+    stream: TcpStream,
+    peer: SocketAddr,
+    refusal: String,
+    refusals: &Arc<Semaphore>,
+    connections: &mut JoinSet<()>,
+) {
+    tracing::warn!(%peer, "control connection refused: {refusal}");
+    let line = format!("{refusal}\n");
+    match Arc::clone(refusals).try_acquire_owned() {
+        Ok(slot) => {
+            connections.spawn(async move {
+                refuse(stream, line).await;
+                drop(slot);
+            });
+        }
+        // Refusing many at once: without waiting, and without goodbye.
+        Err(_) => {
+            let _ = stream.try_write(line.as_bytes());
+        }
+    }
+}
+
+/// One connection's session in its slot, which is freed when it ends.
+async fn serve(
+    stream: TcpStream,
+    peer: SocketAddr,
+    slot: Slot,
+    service: ControlService,
+    shutdown: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let transport = TcpTransport::new(stream, service.settings().write_timeout);
+    let for_arbiter = slot.for_arbiter;
+    service
+        .converse_in(
+            transport,
+            &peer.to_string(),
+            Some(peer.ip().to_canonical()),
+            shutdown,
+            for_arbiter,
+        )
+        .await;
+    drop(slot);
 }
 
 /// Says why to a connection beyond the cap and closes it. What the client sent meanwhile is

@@ -313,9 +313,14 @@ async fn upgrade(
             // A page is a control connection like any other: it needs one of their slots.
             match control.slot() {
                 Some(control_slot) => {
-                    let peer = format!("web page {peer}");
+                    let page = format!("web page {peer}");
                     control
-                        .converse(transport, &peer, shared.shutdown.clone())
+                        .converse(
+                            transport,
+                            &page,
+                            Some(peer.ip().to_canonical()),
+                            shared.shutdown.clone(),
+                        )
                         .await;
                     drop(control_slot);
                 }

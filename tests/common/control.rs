@@ -25,6 +25,14 @@ pub fn unix_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// A dropped client hangs up: its reader thread holds a second handle on the socket, which
+/// alone would keep the connection open.
+impl Drop for ControlClient {
+    fn drop(&mut self) {
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
+}
+
 impl ControlClient {
     /// Connects to the control interface at `addr`, not yet authenticated.
     pub fn connect(addr: SocketAddr) -> ControlClient {

@@ -210,6 +210,12 @@ impl Daemon {
 }
 
 impl Daemon {
+    /// The bytes of log the daemon has written up to now (every line that has arrived).
+    pub fn log_bytes_now(&mut self) -> usize {
+        self.process.take_arrived();
+        self.process.seen_bytes()
+    }
+
     /// The bytes of log read so far (the lines up to `ready`, and any a test waited for).
     pub fn log_bytes_so_far(&self) -> usize {
         self.process.seen_bytes()

@@ -302,6 +302,13 @@ impl Running {
         }
     }
 
+    /// Takes every line that has arrived so far without waiting (they join the lines seen).
+    pub fn take_arrived(&mut self) {
+        while let Ok(line) = self.lines.try_recv() {
+            self.seen.push(line);
+        }
+    }
+
     /// The bytes of the lines received so far, line feeds counted.
     pub fn seen_bytes(&self) -> usize {
         self.seen.iter().map(|l| l.len() + 1).sum()

@@ -34,6 +34,8 @@ pub(super) struct Board {
     /// While it differs: the correction the player was last told to make (he is guided one
     /// at a time).
     pub guided: Option<Correction>,
+    /// Errors on its line, told a few a second.
+    pub line_errors: super::line_errors::LineErrors,
 }
 
 impl Board {
@@ -54,6 +56,7 @@ impl Board {
             awaiting_snapshot: true,
             differs: false,
             guided: None,
+            line_errors: Default::default(),
         }
     }
 

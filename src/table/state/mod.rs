@@ -43,6 +43,7 @@ mod day_time;
 mod desk_view;
 mod game_state;
 mod keys;
+mod line_errors;
 mod new_game;
 mod page_view;
 mod physical_clock;
@@ -505,7 +506,13 @@ impl Table {
             }
             Input::Link { board, up, detail } => self.link(board, up, &detail, &mut out),
             Input::DecodeError { board, message } => {
-                out.event(TableEvent::BoardError { board, message });
+                // A few a second; the rest counted (`line_errors`).
+                if let Some(b) = self.board_mut(board)
+                    && let Some(held_back) = b.line_errors.admit(now.table_ms)
+                {
+                    let message = line_errors::with_held_back(message, held_back);
+                    out.event(TableEvent::BoardError { board, message });
+                }
             }
             Input::Tick => {}
         }

@@ -1,0 +1,133 @@
+//! The control connections that have not authenticated yet, oldest first. When every slot is
+//! taken, the oldest of them that has waited long enough is asked to leave, so that a newcomer
+//! gets its slot: connections that never authenticate (an idle flood from many addresses, which
+//! the per-address share cannot stop) can then hold the port no longer than it takes a player
+//! to send his token, instead of the 30 s authentication timeout.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::Notify;
+
+/// How long a connection may wait unauthenticated before a newcomer may displace it: far
+/// longer than a client that has its token takes to send it (a few milliseconds), so only
+/// connections that hold a slot without using it are displaced.
+pub const DISPLACEABLE_AFTER_MS: u64 = 1_000;
+
+/// The unauthenticated connections. Cheap to clone; every clone is the same room.
+#[derive(Debug, Clone, Default)]
+pub struct WaitingRoom {
+    inner: Arc<Mutex<Room>>,
+}
+
+#[derive(Debug, Default)]
+struct Room {
+    next_id: u64,
+    /// By arrival: the first entry is the oldest. The value: when it arrived (ms) and how to
+    /// ask it to leave.
+    waiting: BTreeMap<u64, (u64, Arc<Notify>)>,
+}
+
+/// One connection's place in the room, given up when it authenticates or ends (dropped).
+#[derive(Debug)]
+pub struct Waiting {
+    id: u64,
+    room: WaitingRoom,
+    /// Notified when a newcomer needs this connection's slot.
+    pub displaced: Arc<Notify>,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if let Ok(mut room) = self.room.inner.lock() {
+            room.waiting.remove(&self.id);
+        }
+    }
+}
+
+impl WaitingRoom {
+    /// A connection arrives at `now_ms`, not yet authenticated.
+    pub fn enter(&self, now_ms: u64) -> Waiting {
+        let displaced = Arc::new(Notify::new());
+        let mut room = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let id = room.next_id;
+        room.next_id += 1;
+        room.waiting.insert(id, (now_ms, Arc::clone(&displaced)));
+        Waiting {
+            id,
+            room: self.clone(),
+            displaced,
+        }
+    }
+
+    /// Asks the oldest connection that has waited at least [`DISPLACEABLE_AFTER_MS`] to leave;
+    /// `false` when there is none (every connection is authenticated or has just come). The
+    /// connection leaves the room at once, so two newcomers never displace the same one.
+    pub fn make_room(&self, now_ms: u64) -> bool {
+        let mut room = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let oldest = room
+            .waiting
+            .iter()
+            .next()
+            .filter(|(_, (since, _))| now_ms.saturating_sub(*since) >= DISPLACEABLE_AFTER_MS)
+            .map(|(&id, _)| id);
+        match oldest.and_then(|id| room.waiting.remove(&id)) {
+            Some((_, displaced)) => {
+                // A permit is stored if the connection is not waiting on it right now.
+                displaced.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// How many connections are waiting.
+    pub fn len(&self) -> usize {
+        self.inner.lock().map(|r| r.waiting.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_oldest_that_waited_long_enough_leaves_first_and_only_once() {
+        let room = WaitingRoom::default();
+        let first = room.enter(0);
+        let second = room.enter(500);
+        let third = room.enter(1_500);
+        // Nobody has waited a second yet.
+        assert!(!room.make_room(900));
+        assert!(room.make_room(1_600));
+        // The first was asked, and has left the room: its permit waits for it.
+        assert_eq!(room.len(), 2);
+        assert!(futures_ready(&first.displaced));
+        assert!(!futures_ready(&second.displaced));
+        assert!(room.make_room(1_600));
+        assert!(futures_ready(&second.displaced));
+        // The third has waited only 100 ms.
+        assert!(!room.make_room(1_600));
+        drop(third);
+        assert!(room.is_empty());
+        // A connection that authenticated (its place dropped) is never asked.
+        let authenticated = room.enter(0);
+        drop(authenticated);
+        assert!(!room.make_room(10_000));
+    }
+
+    /// Whether a notification is stored for the connection (it would wake at once).
+    fn futures_ready(notify: &Notify) -> bool {
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        let notified = notify.notified();
+        let mut notified = std::pin::pin!(notified);
+        notified.as_mut().poll(&mut cx).is_ready()
+    }
+
+    use std::future::Future;
+}
