@@ -197,3 +197,142 @@ fn garbage_on_the_e_boards_line_is_a_few_log_lines_and_the_table_answers_on() {
     );
     assert!(slowest < Duration::from_millis(500), "{slowest:?}");
 }
+
+#[test]
+fn idle_connections_from_many_addresses_make_room_for_a_player() {
+    use std::time::Instant;
+    let daemon = start("faults-room");
+    // Ten addresses take every slot (32: 10 × 3, and 2 more) and never authenticate.
+    let mut held = Vec::new();
+    for i in 0..32u8 {
+        let from = IpAddr::from([127, 0, 0, 2 + i % 10]);
+        held.push(connect_from(from, daemon.control));
+    }
+    // The port is full: a player arriving now waits until the oldest idle connection has
+    // held its slot a second, which then makes room for him.
+    let arrived = Instant::now();
+    let mut white = daemon.connect("white");
+    let waited = arrived.elapsed();
+    eprintln!("a player got in {waited:?} after a ten-address idle flood filled the port");
+    assert!(white.ask("status").starts_with("ok table table-1"));
+    assert!(waited < Duration::from_secs(3), "{waited:?}");
+    // The oldest idle connection was told why it was closed.
+    assert_eq!(
+        first_line(&held[0]).as_deref(),
+        Some(
+            "error rate every connection is taken and this one had not authenticated; it makes \
+             room for a newcomer; connect again and send auth TOKEN at once"
+        )
+    );
+    // An authenticated connection is never displaced: the arbiter, coming next, displaces
+    // another idle one, and the player's connection stays.
+    let mut arbiter = daemon.connect("arbiter");
+    assert!(arbiter.ask("status").starts_with("ok table"));
+    assert!(white.ask("status").starts_with("ok table"));
+    drop(held);
+}
+
+#[test]
+fn a_guessing_flood_from_elsewhere_never_keeps_a_player_out() {
+    let daemon = start("faults-guessing");
+    let mut limited = 0;
+    // Guessers on three addresses spend the budget of wrong tokens.
+    for i in 0..60u8 {
+        let from = IpAddr::from([127, 0, 0, 2 + i % 3]);
+        let mut c = connect_from(from, daemon.control);
+        if let Some(r) = ask(&mut c, &format!("auth wrong-token-{i}"))
+            && r.starts_with("error rate too many wrong tokens")
+        {
+            limited += 1;
+        }
+    }
+    assert!(limited > 20, "{limited} guesses refused unchecked");
+    // The player's address has guessed nothing: his token is looked at at once.
+    let mut white = daemon.connect("white");
+    assert!(white.ask("status").starts_with("ok table table-1"));
+    // A guessing address, though, is still refused without a look, even with a right token.
+    let mut guesser = connect_from(IpAddr::from([127, 0, 0, 2]), daemon.control);
+    let reply = ask(&mut guesser, &format!("auth {}", daemon.token("black")));
+    assert!(
+        reply
+            .as_deref()
+            .is_some_and(|r| r.starts_with("error rate too many wrong tokens")),
+        "{reply:?}"
+    );
+}
+
+#[test]
+fn with_its_log_pipe_closed_the_daemon_stops_at_once_on_sigterm() {
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+    let state = scratch_dir("faults-log-pipe").join("state");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_annabella"))
+        .args([
+            "serve",
+            "--peg",
+            "sim",
+            "--speech",
+            "none",
+            "--web",
+            "127.0.0.1:0",
+        ])
+        .args(["--listen", "127.0.0.1:0", "--state-dir"])
+        .arg(&state)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let mut address = None;
+    while address.is_none() {
+        line.clear();
+        assert!(log.read_line(&mut line).unwrap() > 0, "no ready line");
+        address = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("address="))
+            .and_then(|a| a.parse::<SocketAddr>().ok());
+    }
+    // The log's reader goes away (a pipe to a collector that died); the daemon goes on and
+    // logs: a connection, a move typed on the simulated board, a wrong token.
+    drop(log);
+    let mut c = TcpStream::connect(address.unwrap()).unwrap();
+    let _ = ask(&mut c, "auth wrong-token");
+    let stdin = child.stdin.as_mut().unwrap();
+    writeln!(stdin, "e2e4").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let cpu = |pid: u32| -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
+        // utime and stime, the 14th and 15th fields (11th and 12th after the name).
+        fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0)
+            + fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0)
+    };
+    let before = cpu(child.id());
+    let asked = Instant::now();
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if asked.elapsed() > Duration::from_secs(10) {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = asked.elapsed();
+    if status.is_none() {
+        let spent = cpu(child.id()) - before;
+        let _ = child.kill();
+        panic!("still running 10 s after SIGTERM, {spent} ticks of CPU meanwhile");
+    }
+    eprintln!("with its log pipe closed, SIGTERM ended the daemon in {took:?}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
