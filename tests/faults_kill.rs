@@ -97,12 +97,22 @@ struct Model {
     finished: Vec<Vec<Move>>,
 }
 
-/// What `status` and `board` show, as the model says them.
+/// What `status`, `board` and `export pgn` show, as the model says them.
 #[derive(Debug, PartialEq)]
 struct Shown {
     ply: usize,
     result: String,
     fen: String,
+    /// The current game's moves in UCI, from its PGN.
+    moves: String,
+}
+
+fn ucis(moves: &[Move]) -> String {
+    moves
+        .iter()
+        .map(|m| m.to_uci(CastlingMode::Standard).to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl Model {
@@ -160,6 +170,7 @@ impl Model {
             ply: self.moves.len(),
             result: if self.over { "1-0" } else { "*" }.to_owned(),
             fen: fen_of(self.position()),
+            moves: ucis(&self.moves),
         }
     }
 
@@ -270,6 +281,11 @@ fn shown(daemon: &Daemon) -> Shown {
     let mut arbiter = daemon.connect("arbiter");
     let status = arbiter.ask("status");
     let board = arbiter.ask("board");
+    let pgn = arbiter.ask("export pgn");
+    let pgn: String = pgn
+        .strip_prefix("ok ")
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_else(|| panic!("export pgn: {pgn}"));
     let words: Vec<&str> = status.split_whitespace().collect();
     let after = |key: &str| {
         words
@@ -287,19 +303,25 @@ fn shown(daemon: &Daemon) -> Shown {
                 .strip_prefix("ok ")
                 .unwrap_or_else(|| panic!("{board}")),
         ),
+        moves: ucis(&pgn_moves(&pgn, "export pgn")),
     }
+}
+
+/// The half-moves of the one game in `text`, a PGN from `whence`.
+fn pgn_moves(text: &str, whence: &str) -> Vec<Move> {
+    let mut games = annabella::chess::pgn::read_games(text);
+    assert_eq!(games.len(), 1, "{whence}: {text}");
+    let game = games
+        .pop()
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{whence}: {e:?}"));
+    game.game.moves().to_vec()
 }
 
 /// The half-moves of an archived game.
 fn archived_moves(pgn: &Path) -> Vec<Move> {
     let text = std::fs::read_to_string(pgn).unwrap_or_else(|e| panic!("{}: {e}", pgn.display()));
-    let mut games = annabella::chess::pgn::read_games(&text);
-    assert_eq!(games.len(), 1, "{}: {text}", pgn.display());
-    let game = games
-        .pop()
-        .unwrap()
-        .unwrap_or_else(|e| panic!("{}: {e:?}", pgn.display()));
-    game.game.moves().to_vec()
+    pgn_moves(&text, &pgn.display().to_string())
 }
 
 fn median(sorted: &[Duration]) -> Duration {
