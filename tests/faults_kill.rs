@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
+use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
 use common::WAIT;
@@ -24,6 +25,9 @@ const DEFAULT_ROUNDS: u64 = 100;
 /// build answers a move in about a millisecond, so this covers a dozen operations and a kill
 /// lands before, during and after the journal's commit of one.
 const MAX_KILL_DELAY_US: u64 = 15_000;
+/// Where the kills are counted by how long after sending the request in flight they came, in
+/// microseconds: before it was sent, then under 250 µs, 250 µs to 1 ms, and so on.
+const BUCKETS_US: [u128; 3] = [250, 1_000, 2_000];
 /// Past this many half-moves the arbiter ends the game and starts the next.
 const MAX_PLIES: usize = 80;
 /// The rate limits raised: the sweep sends as fast as the replies come.
@@ -178,7 +182,10 @@ impl Model {
     /// game by itself (mate, stalemate, too little material), and no position a third time,
     /// so a fivefold repetition never comes; the 75-move rule cannot within [`MAX_PLIES`].
     fn playable(&self) -> Vec<Move> {
-        let seen: Vec<String> = self.positions.iter().map(fen_of).collect();
+        // Zobrist keys rather than FENs: choosing must be quick, or the kills would land in the
+        // test rather than in the daemon.
+        let key = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        let seen: Vec<u64> = self.positions.iter().map(key).collect();
         self.position()
             .legal_moves()
             .into_iter()
@@ -186,8 +193,8 @@ impl Model {
             .filter(|m| {
                 let mut next = self.position().clone();
                 next.play_unchecked(*m);
-                let fen = fen_of(&next);
-                !next.is_game_over() && seen.iter().filter(|s| **s == fen).count() < 2
+                let next_key = key(&next);
+                !next.is_game_over() && seen.iter().filter(|&&k| k == next_key).count() < 2
             })
             .collect()
     }
@@ -352,6 +359,8 @@ fn kill_9_at_many_points_never_loses_or_doubles_an_acknowledged_operation() {
     let (mut acked, mut landed, mut not_landed, mut either) = (0u64, 0u64, 0u64, 0u64);
     let (mut moves, mut undos, mut ends) = (0u64, 0u64, 0u64);
     let mut longest_round = 0u64;
+    // Per time from sending the request in flight to the kill: (recorded, not recorded).
+    let mut by_delay = [(0u64, 0u64); BUCKETS_US.len() + 2];
 
     for round in 0..rounds {
         let mut lines = tokens
@@ -360,15 +369,18 @@ fn kill_9_at_many_points_never_loses_or_doubles_an_acknowledged_operation() {
         let delay = Duration::from_micros(rng.below(MAX_KILL_DELAY_US + 1));
         let killer = std::thread::spawn(move || {
             std::thread::sleep(delay);
+            let at = Instant::now();
             daemon.kill9();
+            at
         });
         // As fast as the replies come, until one does not: that request was in flight.
         let mut in_round = 0u64;
-        let in_flight = loop {
+        let (in_flight, sent) = loop {
             let (who, op) = model.choose(&mut rng);
             let line = &mut lines[who as usize];
+            let sent = Instant::now();
             let Some(reply) = line.ask(&op.request()) else {
-                break op;
+                break (op, sent);
             };
             assert!(
                 model.acknowledges(op, &reply),
@@ -386,7 +398,13 @@ fn kill_9_at_many_points_never_loses_or_doubles_an_acknowledged_operation() {
             in_round += 1;
         };
         longest_round = longest_round.max(in_round);
-        killer.join().expect("the kill");
+        let killed = killer.join().expect("the kill");
+        // How long after its request was sent the kill came, if it came after.
+        let after_send = killed.checked_duration_since(sent);
+        let bucket = match after_send {
+            None => 0,
+            Some(d) => 1 + BUCKETS_US.iter().filter(|&&us| d.as_micros() >= us).count(),
+        };
         drop(lines);
 
         daemon = serve(&state, &config);
@@ -400,9 +418,11 @@ fn kill_9_at_many_points_never_loses_or_doubles_an_acknowledged_operation() {
             model = without;
         } else if shown == without.shown() {
             not_landed += 1;
+            by_delay[bucket].1 += 1;
             model = without;
         } else if shown == with.shown() {
             landed += 1;
+            by_delay[bucket].0 += 1;
             model = with;
         } else {
             let what = if shown.ply < without.shown().ply {
@@ -414,7 +434,7 @@ fn kill_9_at_many_points_never_loses_or_doubles_an_acknowledged_operation() {
             };
             panic!(
                 "round {round}, kill {delay:?} after the first request ({in_round} acknowledged \
-                 in the round, {} in flight): {what}; the daemon shows {shown:?}; the \
+                 in the round, {} in flight, the kill {after_send:?} after it was sent): {what}; the daemon shows {shown:?}; the \
                  acknowledged operations give {:?}, with the one in flight {:?}",
                 in_flight.request(),
                 without.shown(),
@@ -450,6 +470,21 @@ fn kill_9_at_many_points_never_loses_or_doubles_an_acknowledged_operation() {
         model.finished.len(),
         median(&ready),
         ready.last().unwrap()
+    );
+    let label = |i: usize| match i {
+        0 => "sent after the kill".to_owned(),
+        1 => format!("under {} µs", BUCKETS_US[0]),
+        i if i == BUCKETS_US.len() + 1 => format!("{} µs and more", BUCKETS_US[i - 2]),
+        i => format!("{}–{} µs", BUCKETS_US[i - 2], BUCKETS_US[i - 1]),
+    };
+    let buckets: Vec<String> = by_delay
+        .iter()
+        .enumerate()
+        .map(|(i, (rec, not))| format!("{}: {rec} recorded, {not} not", label(i)))
+        .collect();
+    eprintln!(
+        "kill -9 sweep: the kill after the request in flight was sent: {}",
+        buckets.join("; ")
     );
     assert_eq!(landed + not_landed + either, rounds);
     assert!(acked > rounds, "the sweep played: {acked} acknowledged");
