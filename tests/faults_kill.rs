@@ -19,7 +19,7 @@ use common::daemon::{Daemon, Serve};
 use common::fs::scratch_dir;
 use common::net::connect_with_retries;
 
-/// Kill points in a default run: about 15 s in a debug build on two cores.
+/// Kill points in a default run: about 20 s in a debug build on two cores.
 const DEFAULT_ROUNDS: u64 = 100;
 /// The kill comes 0 to this many microseconds after the first request of a round: a debug
 /// build answers a move in about a millisecond, so this covers a dozen operations and a kill
@@ -33,7 +33,8 @@ const MAX_PLIES: usize = 80;
 /// The rate limits raised: the sweep sends as fast as the replies come.
 const CONFIG: &str = "[control]\nrequests_per_second = 10000\nburst = 10000\n";
 
-/// A seeded xorshift: the same sweep on every run.
+/// A seeded xorshift: the same kill delays and the same choices on every run, for as far as
+/// each round gets before its kill (that is the machine's timing).
 struct Rng(u64);
 
 impl Rng {
@@ -62,7 +63,7 @@ enum Op {
     NewGame,
 }
 
-/// Which connection sends a request.
+/// Which connection sends a request; in the order the connections are opened.
 #[derive(Clone, Copy)]
 enum Who {
     White,
