@@ -139,16 +139,17 @@ fn the_open_file_limit_is_raised_to_what_the_system_allows() {
     assert!(line.contains("from=256"), "{line}");
 }
 
-#[test]
-fn garbage_on_the_e_boards_line_is_a_few_log_lines_and_the_table_answers_on() {
+/// 1 MiB of random bytes on the line of an e-board of `family` (its serial-to-network bridge):
+/// a few log lines, and the table answers on.
+fn garbage_on_the_e_boards_line(family: &str) {
     use std::io::Read;
     use std::time::Instant;
     // The test is the DGT board's serial-to-network bridge: the daemon connects to it.
     let bridge = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = bridge.local_addr().unwrap().port();
-    let daemon = Serve::new(&scratch_dir("faults-garbage").join("state"))
+    let daemon = Serve::new(&scratch_dir(&format!("faults-garbage-{family}")).join("state"))
         .args(["--peg", "sim", "--speech", "none"])
-        .args(["--normal", &format!("dgt:tcp:127.0.0.1:{port}")])
+        .args(["--normal", &format!("{family}:tcp:127.0.0.1:{port}")])
         .start();
     let (mut line, _) = bridge.accept().unwrap();
     // What the daemon sends (its greeting) is read and dropped on a thread of its own.
@@ -190,12 +191,29 @@ fn garbage_on_the_e_boards_line_is_a_few_log_lines_and_the_table_answers_on() {
     drop(arbiter);
     let log = daemon.stop_and_read_log();
     let bytes: usize = log.iter().map(|l| l.len() + 1).sum::<usize>() - baseline;
-    eprintln!("1 MiB of garbage: {bytes} bytes of log; slowest status during it {slowest:?}");
+    eprintln!(
+        "1 MiB of garbage on the {family} line: {bytes} bytes of log; slowest status during it {slowest:?}"
+    );
     assert!(
         bytes < 64 * 1024,
         "{bytes} bytes of log for 1 MiB of garbage"
     );
     assert!(slowest < Duration::from_millis(500), "{slowest:?}");
+}
+
+#[test]
+fn garbage_on_a_dgt_boards_line_is_a_few_log_lines_and_the_table_answers_on() {
+    garbage_on_the_e_boards_line("dgt");
+}
+
+#[test]
+fn garbage_on_a_millennium_boards_line_is_a_few_log_lines_and_the_table_answers_on() {
+    garbage_on_the_e_boards_line("millennium");
+}
+
+#[test]
+fn garbage_on_a_certabo_boards_line_is_a_few_log_lines_and_the_table_answers_on() {
+    garbage_on_the_e_boards_line("certabo");
 }
 
 #[test]

@@ -425,3 +425,24 @@ fn the_store_checks_its_mark_and_its_directory() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_second_daemon_on_the_same_state_directory_refuses_naming_the_first() {
+    let state = scratch_dir("faults-lock").join("state");
+    let first = serve(&state);
+    play(&first, &["e4"]);
+    let tokens = std::fs::read_to_string(state.join("tokens.toml")).unwrap();
+    let log = refused(&state);
+    let want = format!(
+        "the state directory {} is in use by another annabella (process {}); stop that one, or give each daemon its own state_dir",
+        state.display(),
+        first.pid()
+    );
+    assert!(log.contains(&want), "{log}");
+    // The first goes on untouched: its game, its tokens.
+    assert_eq!(
+        std::fs::read_to_string(state.join("tokens.toml")).unwrap(),
+        tokens
+    );
+    assert!(status(&first).contains("ply 1"));
+}
