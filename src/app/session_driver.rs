@@ -198,11 +198,31 @@ impl ControlService {
         address: IpAddr,
         _place: RoomWaiter,
     ) -> Result<Slot, NoSlot> {
+        self.once_room_is_made(|| self.slot_for(address)).await
+    }
+
+    /// A page's slot when every slot was taken (waiting in `_place`), as
+    /// [`ControlService::slot_once_room_is_made`]; `None` when no connection made room.
+    pub async fn page_slot_once_room_is_made(
+        &self,
+        _place: RoomWaiter,
+    ) -> Option<OwnedSemaphorePermit> {
+        let full = || NoSlot::Full(self.too_many_connections());
+        self.once_room_is_made(|| self.slot().ok_or_else(full))
+            .await
+            .ok()
+    }
+
+    /// Takes a slot with `take` once a connection that has not authenticated has made room.
+    async fn once_room_is_made<T>(
+        &self,
+        take: impl Fn() -> Result<T, NoSlot>,
+    ) -> Result<T, NoSlot> {
         const ASK_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
         let deadline = tokio::time::Instant::now() + ROOM_WAIT;
         let mut asked: Option<tokio::time::Instant> = None;
         loop {
-            match self.slot_for(address) {
+            match take() {
                 Err(NoSlot::Full(line)) if tokio::time::Instant::now() >= deadline => {
                     return Err(NoSlot::Full(line));
                 }

@@ -310,8 +310,16 @@ async fn upgrade(
                 socket,
                 write_timeout: control.settings().write_timeout,
             };
-            // A page is a control connection like any other: it needs one of their slots.
-            match control.slot() {
+            // A page is a control connection like any other: it needs one of their slots,
+            // and when all are taken, one that has not authenticated makes room for it.
+            let control_slot = match control.slot() {
+                Some(slot) => Some(slot),
+                None => match control.room_waiter(peer.ip().to_canonical()) {
+                    Some(place) => control.page_slot_once_room_is_made(place).await,
+                    None => None,
+                },
+            };
+            match control_slot {
                 Some(control_slot) => {
                     let page = format!("web page {peer}");
                     control
