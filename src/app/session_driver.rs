@@ -323,7 +323,7 @@ impl ControlService {
         let auth_timer = tokio::time::sleep(settings.auth_timeout);
         tokio::pin!(auth_timer);
         // Until it authenticates, the connection may be asked to make room.
-        let mut waiting = Some(self.waiting.enter(clock::now_ms()));
+        let mut waiting = Some(self.waiting.enter(clock::now_ms(), for_arbiter));
         let displaced = waiting.as_ref().map(|w| Arc::clone(&w.displaced));
         'conversation: loop {
             let step = tokio::select! {

@@ -23,9 +23,18 @@ pub struct WaitingRoom {
 #[derive(Debug, Default)]
 struct Room {
     next_id: u64,
-    /// By arrival: the first entry is the oldest. The value: when it arrived (ms) and how to
-    /// ask it to leave.
-    waiting: BTreeMap<u64, (u64, Arc<Notify>)>,
+    /// By arrival: the first entry is the oldest.
+    waiting: BTreeMap<u64, Entry>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    /// When it arrived (ms).
+    since: u64,
+    /// It holds one of the slots kept for the arbiter.
+    reserved: bool,
+    /// How to ask it to leave.
+    displaced: Arc<Notify>,
 }
 
 /// One connection's place in the room, given up when it authenticates or ends (dropped).
@@ -46,13 +55,19 @@ impl Drop for Waiting {
 }
 
 impl WaitingRoom {
-    /// A connection arrives at `now_ms`, not yet authenticated.
-    pub fn enter(&self, now_ms: u64) -> Waiting {
+    /// A connection arrives at `now_ms`, not yet authenticated; `reserved` when it holds one
+    /// of the slots kept for the arbiter.
+    pub fn enter(&self, now_ms: u64, reserved: bool) -> Waiting {
         let displaced = Arc::new(Notify::new());
         let mut room = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let id = room.next_id;
         room.next_id += 1;
-        room.waiting.insert(id, (now_ms, Arc::clone(&displaced)));
+        let entry = Entry {
+            since: now_ms,
+            reserved,
+            displaced: Arc::clone(&displaced),
+        };
+        room.waiting.insert(id, entry);
         Waiting {
             id,
             room: self.clone(),
@@ -60,21 +75,25 @@ impl WaitingRoom {
         }
     }
 
-    /// Asks the oldest connection that has waited at least [`DISPLACEABLE_AFTER_MS`] to leave;
-    /// `false` when there is none (every connection is authenticated or has just come). The
-    /// connection leaves the room at once, so two newcomers never displace the same one.
+    /// Asks the oldest connection that has waited at least [`DISPLACEABLE_AFTER_MS`] to leave,
+    /// one in an ordinary slot before one in the arbiter's (its slot would serve only an
+    /// arbiter); `false` when there is none (every connection is authenticated or has just
+    /// come). The connection leaves the room at once, so two newcomers never displace the same
+    /// one.
     pub fn make_room(&self, now_ms: u64) -> bool {
         let mut room = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let oldest = room
-            .waiting
-            .iter()
-            .next()
-            .filter(|(_, (since, _))| now_ms.saturating_sub(*since) >= DISPLACEABLE_AFTER_MS)
-            .map(|(&id, _)| id);
-        match oldest.and_then(|id| room.waiting.remove(&id)) {
-            Some((_, displaced)) => {
+        let waited = |e: &Entry| now_ms.saturating_sub(e.since) >= DISPLACEABLE_AFTER_MS;
+        let oldest_in = |reserved: bool| {
+            room.waiting
+                .iter()
+                .find(|(_, e)| e.reserved == reserved && waited(e))
+                .map(|(&id, _)| id)
+        };
+        let chosen = oldest_in(false).or_else(|| oldest_in(true));
+        match chosen.and_then(|id| room.waiting.remove(&id)) {
+            Some(entry) => {
                 // A permit is stored if the connection is not waiting on it right now.
-                displaced.notify_one();
+                entry.displaced.notify_one();
                 true
             }
             None => false,
@@ -98,9 +117,9 @@ mod tests {
     #[test]
     fn the_oldest_that_waited_long_enough_leaves_first_and_only_once() {
         let room = WaitingRoom::default();
-        let first = room.enter(0);
-        let second = room.enter(500);
-        let third = room.enter(1_500);
+        let first = room.enter(0, false);
+        let second = room.enter(500, false);
+        let third = room.enter(1_500, false);
         // Nobody has waited a second yet.
         assert!(!room.make_room(900));
         assert!(room.make_room(1_600));
@@ -114,8 +133,16 @@ mod tests {
         assert!(!room.make_room(1_600));
         drop(third);
         assert!(room.is_empty());
+        // One in the arbiter's slots is asked only when no ordinary one can be.
+        let reserved = room.enter(0, true);
+        let ordinary = room.enter(100, false);
+        assert!(room.make_room(2_000));
+        assert!(futures_ready(&ordinary.displaced));
+        assert!(!futures_ready(&reserved.displaced));
+        assert!(room.make_room(2_000));
+        assert!(futures_ready(&reserved.displaced));
         // A connection that authenticated (its place dropped) is never asked.
-        let authenticated = room.enter(0);
+        let authenticated = room.enter(0, false);
         drop(authenticated);
         assert!(!room.make_room(10_000));
     }
