@@ -357,16 +357,18 @@ fn the_page_is_a_control_session_without_the_control_port() {
             }
             other => panic!("a second page was not refused: {other:?}"),
         }
-        // The second server takes the last control connection slot; one more page is told so
-        // in the protocol's words and closed.
+        // The second server takes the last control connection slot (authenticated: a
+        // connection that is not makes room for a newcomer after a second); one more page is
+        // told so in the protocol's words and closed.
         let roomy_url = format!("ws://{roomy}/ws");
         let (mut second, _) = tokio_tungstenite::connect_async(&roomy_url).await.unwrap();
-        second.send(Message::text("help")).await.unwrap();
-        assert!(
-            next_text(&mut second)
-                .await
-                .unwrap()
-                .starts_with("ok requests: ")
+        second
+            .send(Message::text(format!("auth {ASSISTANT}")))
+            .await
+            .unwrap();
+        assert_eq!(
+            next_text(&mut second).await.unwrap(),
+            "ok assistant table-1"
         );
         let (mut third, _) = tokio_tungstenite::connect_async(&roomy_url).await.unwrap();
         assert_eq!(
