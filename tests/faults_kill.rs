@@ -18,6 +18,7 @@ use common::WAIT;
 use common::daemon::{Daemon, Serve};
 use common::fs::scratch_dir;
 use common::net::connect_with_retries;
+use common::rng::XorShift;
 
 /// Kill points in a default run: about 20 s in a debug build on two cores.
 const DEFAULT_ROUNDS: u64 = 100;
@@ -32,23 +33,6 @@ const BUCKETS_US: [u128; 3] = [250, 1_000, 2_000];
 const MAX_PLIES: usize = 80;
 /// The rate limits raised: the sweep sends as fast as the replies come.
 const CONFIG: &str = "[control]\nrequests_per_second = 10000\nburst = 10000\n";
-
-/// A seeded xorshift: the same kill delays and the same choices on every run, for as far as
-/// each round gets before its kill (that is the machine's timing).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// One request of the sweep, as the model applies it.
 #[derive(Clone, Copy, Debug)]
@@ -202,7 +186,7 @@ impl Model {
 
     /// The next request: mostly a move of the side to move, now and then a takeback; the
     /// arbiter ends a long game (or one without a playable move) and starts the next.
-    fn choose(&self, rng: &mut Rng) -> (Who, Op) {
+    fn choose(&self, rng: &mut XorShift) -> (Who, Op) {
         if self.over {
             return (Who::Arbiter, Op::NewGame);
         }
@@ -352,7 +336,7 @@ fn kill_9_at_many_points_never_loses_or_doubles_an_acknowledged_operation() {
     std::fs::write(&config, CONFIG).unwrap();
 
     let started = Instant::now();
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
     let mut model = Model::new();
     let mut daemon = serve(&state, &config);
     let tokens = ["white", "black", "arbiter"].map(|role| daemon.token(role));

@@ -160,16 +160,11 @@ fn garbage_on_the_e_boards_line(family: &str) {
     });
     let baseline = daemon.log_bytes_so_far();
     let writer = std::thread::spawn(move || {
-        // 1 MiB of noise, from a fixed seed (xorshift), in chunks as a line delivers them.
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        // 1 MiB of noise, from a fixed seed, in chunks as a line delivers them.
+        let mut noise = common::rng::XorShift(0x9E37_79B9_7F4A_7C15);
         let mut chunk = vec![0u8; 4096];
         for _ in 0..256 {
-            for b in chunk.iter_mut() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                *b = x as u8;
-            }
+            noise.fill(&mut chunk);
             if line.write_all(&chunk).is_err() {
                 break;
             }

@@ -13,6 +13,7 @@ pub mod fs;
 pub mod mail;
 pub mod net;
 pub mod process;
+pub mod rng;
 pub mod stand_in;
 
 use std::time::Duration;
