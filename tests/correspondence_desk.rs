@@ -259,13 +259,25 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
         "ok leave white 2026-12-20 2026-12-24"
     );
 
-    // A restart: the desk comes back on BCA-7 and the board as it is; nothing is sent twice.
+    // Carol's reply for ICCF-2 arrives while the board is on BCA-7: a message waiting there.
+    receive(&inbox, 5, "ICCF-2", "5254 5755", "carol@example.org");
+    iccf.expect_event("carol's move", |l| l.starts_with("event move 2 black e7e5"));
+
+    // A restart: the desk comes back on BCA-7 and the board as it is; nothing is sent twice,
+    // and the message waiting for ICCF-2 still is.
     drop(iccf);
     drop(bca);
     daemon.terminate();
     let daemon = start(&dir, &config);
     let mut bca = watching(&daemon, "bca-7");
     assert!(bca.ask("status").contains("ply 2"), "restored");
+    let games = bca.ask("games");
+    let iccf_entry = games.split(". BCA-7").next().unwrap_or_default();
+    assert!(
+        iccf_entry.starts_with("ok games ICCF-2: Weiß am Zug")
+            && iccf_entry.ends_with("eine neue Nachricht"),
+        "{games}"
+    );
     receive(&inbox, 3, "BCA-7", "6263 5755 7274", "bob@example.org");
     bca.expect_event("the mail move", |l| {
         l.starts_with("event move 3 white g2g4")
@@ -296,7 +308,7 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     );
     // Every message was handled and kept in cur/.
     assert_eq!(fs::read_dir(inbox.join("new")).unwrap().count(), 0);
-    assert_eq!(fs::read_dir(inbox.join("cur")).unwrap().count(), 4);
+    assert_eq!(fs::read_dir(inbox.join("cur")).unwrap().count(), 5);
     // The finished game's PGN keeps when each move was sent; its score is in Braille too.
     let pgn = fs::read_to_string(archived.trim_start_matches("event archived ")).unwrap();
     assert_eq!(pgn.matches("[%ccsnt ").count(), 4, "{pgn}");

@@ -44,6 +44,8 @@ pub struct DeskActor {
     pub speaker: Arc<Speaker>,
     /// Keeps the focused game's name across restarts (`<state_dir>/desk-focus`).
     pub focus_file: PathBuf,
+    /// Keeps each game's count of messages he has not turned to (`<state_dir>/desk-messages`).
+    pub messages_file: PathBuf,
 }
 
 impl DeskActor {
@@ -62,6 +64,12 @@ impl DeskActor {
         mut notices: mpsc::Receiver<Notice>,
         mut shutdown: watch::Receiver<bool>,
     ) {
+        // The messages he had not turned to are still waiting for him.
+        for (name, n) in read_message_counts(&self.messages_file) {
+            if let Some(index) = self.index(&name) {
+                self.desk.restore_unseen(index, n);
+            }
+        }
         // The game he was at before the restart has the board again.
         if let Some(index) = read_focus(&self.focus_file).and_then(|n| self.index(&n)) {
             let actions = self.desk.turn_to(index, &self.views());
@@ -98,6 +106,7 @@ impl DeskActor {
                         Notice::Stepped(i) => self.desk.view_changed(i, &self.views()),
                         Notice::MessageReceived(i) => {
                             self.desk.message_received(i);
+                            self.keep_message_counts();
                             Vec::new()
                         }
                         Notice::Say(table, text) => vec![DeskAction::Say {
@@ -111,6 +120,18 @@ impl DeskActor {
                 else => break,
             }
         }
+    }
+
+    /// Writes each game's count of messages he has not turned to.
+    fn keep_message_counts(&self) {
+        let lines: String = self
+            .tables
+            .iter()
+            .zip(self.desk.unseen())
+            .filter(|(_, n)| **n > 0)
+            .map(|(t, n)| format!("{} {n}\n", t.name))
+            .collect();
+        write_atomically(&self.messages_file, &lines, "the count of messages waiting");
     }
 
     fn index(&self, name: &str) -> Option<usize> {
@@ -207,6 +228,8 @@ impl DeskActor {
                     };
                     if matches!(&event, TableEvent::Desk { what } if what == "focus") {
                         write_focus(&self.focus_file, &t.name);
+                        // Turning to a game told him its messages.
+                        self.keep_message_counts();
                     }
                     t.events.send(Arc::new(event)).ok();
                 }
@@ -278,6 +301,7 @@ pub fn spawn(
         tables,
         speaker,
         focus_file: config.state_dir.join("desk-focus"),
+        messages_file: config.state_dir.join("desk-messages"),
     };
     let (requests_tx, requests) = mpsc::channel(crate::app::hub::REQUEST_BACKLOG);
     let (events, _) = broadcast::channel(1);
@@ -289,24 +313,49 @@ pub fn spawn(
     })
 }
 
-/// The focused game's name from the last run, if any.
-fn read_focus(path: &std::path::Path) -> Option<String> {
+/// A small file the desk keeps, read with a bound; `None` when it is missing or unreadable.
+fn read_small(path: &std::path::Path, limit: u64) -> Option<String> {
     use std::io::Read;
     let mut text = String::new();
     std::fs::File::open(path)
         .ok()?
-        .take(256)
+        .take(limit)
         .read_to_string(&mut text)
         .ok()?;
+    Some(text)
+}
+
+/// The focused game's name from the last run, if any.
+fn read_focus(path: &std::path::Path) -> Option<String> {
+    let text = read_small(path, 256)?;
     Some(text.trim().to_owned()).filter(|t| !t.is_empty())
+}
+
+/// The counts of messages waiting from the last run: lines `TABLE COUNT`; a line that is not
+/// one is skipped (the count is a courtesy, never a reason to refuse to start).
+fn read_message_counts(path: &std::path::Path) -> Vec<(String, u32)> {
+    let Some(text) = read_small(path, 64 * 1024) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (name, n) = line.trim().rsplit_once(' ')?;
+            Some((name.to_owned(), n.parse().ok()?))
+        })
+        .collect()
 }
 
 /// Keeps the focused game's name; losing it costs only the first set-up after a restart.
 fn write_focus(path: &std::path::Path, name: &str) {
+    write_atomically(path, &format!("{name}\n"), "the desk's focus");
+}
+
+/// Replaces `path` by `text` (a temporary file renamed over it); `what` names it in the log
+/// when that fails.
+fn write_atomically(path: &std::path::Path, text: &str, what: &str) {
     let tmp = path.with_extension("tmp");
-    let written =
-        std::fs::write(&tmp, format!("{name}\n")).and_then(|()| std::fs::rename(&tmp, path));
+    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
     if let Err(e) = written {
-        tracing::warn!(path = %path.display(), error = %e, "the desk's focus was not kept");
+        tracing::warn!(path = %path.display(), error = %e, "{what} was not kept");
     }
 }

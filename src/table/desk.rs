@@ -211,6 +211,18 @@ impl Desk {
         out
     }
 
+    /// The messages received per game since he last turned to it, to keep across restarts.
+    pub fn unseen(&self) -> &[u32] {
+        &self.unseen
+    }
+
+    /// Counts kept from the last run: game `index` had `n` messages he had not turned to.
+    pub fn restore_unseen(&mut self, index: usize, n: u32) {
+        if let Some(count) = self.unseen.get_mut(index) {
+            *count = n;
+        }
+    }
+
     /// A message brought game `index` a move: counted until he turns to it.
     pub fn message_received(&mut self, index: usize) {
         if self.focus != Some(index)
