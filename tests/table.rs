@@ -472,6 +472,23 @@ fn parse_previews_a_move_and_export_gives_the_sheet() {
     assert!(pgn.contains("1. e4 {[%clk"), "{pgn}");
     let iccf = h.ask(Role::Observer, "export iccf");
     assert!(iccf.contains("1. 5254 5755"), "{iccf}");
+    // Any position of the record, for a page stepping through it.
+    assert_eq!(
+        h.ask(Role::Observer, "board 0"),
+        "ok rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    assert_eq!(
+        h.ask(Role::Observer, "board 1"),
+        "ok rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    );
+    assert_eq!(
+        h.ask(Role::Observer, "board 2"),
+        h.ask(Role::Observer, "board")
+    );
+    assert_eq!(
+        h.ask(Role::Observer, "board 3"),
+        "error syntax the game has 2 half-moves; board takes 0 to 2"
+    );
     let braille = h.ask(Role::Observer, "export braille");
     assert!(braille.contains('⠑'), "{braille}");
     assert!(

@@ -221,7 +221,24 @@ function stepThroughGame(delta) {
   if (app.step === null && delta > 0) at = moves.length - 1;
   app.step = at;
   const number = Math.floor(at / 2) + 1;
-  return { text: `${number}${at % 2 ? '…' : '.'} ${moves[at]}`, lang: tableLang() };
+  const text = `${number}${at % 2 ? '…' : '.'} ${moves[at]}`;
+  showPosition(at, moves.length, text);
+  return { text, lang: tableLang() };
+}
+
+// The picture shows the position after half-move `at` (the daemon's `board N`); after the
+// last one, the game as it stands.
+async function showPosition(at, plies, text) {
+  if (at === plies - 1) {
+    app.past = null;
+    renderBoard();
+    return;
+  }
+  const fen = okText(await ask(`board ${at + 1}`));
+  // Another step, or a move, may have come meanwhile.
+  if (!fen || app.step !== at) return;
+  app.past = { fen, text };
+  renderBoard();
 }
 
 function pickSquare(sq) {

@@ -277,6 +277,7 @@ function onEvent(e) {
         uci: e.uci, san_local: e.san_local || e.san, words: e.words || '', number: e.number, color: e.color,
       };
       app.step = null;
+      app.past = null;
       hideKeepingFocus('promotion', 'move-text');
       if (!app.hasView) { refreshBoard(); refreshStatus(); }
       renderBoard();

@@ -50,11 +50,13 @@ function el(name, attrs, text) {
 }
 
 function renderBoard() {
-  const squares = parseFen(app.fen);
+  // The picture may show a past position while [ and ] step back; the squares' grid, which a
+  // screen reader reads and the keys work on, always holds the game as it stands.
+  const squares = parseFen(app.past ? app.past.fen : app.fen);
   const svg = $('board-svg');
   svg.replaceChildren();
   const { ranks, files } = order();
-  const last = /^([a-h][1-8])([a-h][1-8])/.exec((app.last && app.last.uci) || '');
+  const last = app.past ? null : /^([a-h][1-8])([a-h][1-8])/.exec((app.last && app.last.uci) || '');
   svg.append(el('rect', { x: 0, y: 0, width: 360, height: 360, fill: '#fff' }));
   ranks.forEach((rank, row) => {
     files.forEach((file, col) => {
@@ -85,11 +87,15 @@ function renderBoard() {
     svg.append(el('text', { x: 40 + col * 40, y: 352, 'text-anchor': 'middle', 'font-size': 13, fill: '#000' }, file));
   });
   svg.setAttribute('data-fen', app.fen);
+  svg.setAttribute('data-shown-fen', app.past ? app.past.fen : app.fen);
   const caption = $('board-caption');
   caption.replaceChildren('Seen from ' + (app.flipped ? 'Black' : 'White') + '. ');
-  if (app.last) caption.append('Last move: ', inLang(lastMoveText(), tableLang()), ' (framed).');
+  if (app.past) {
+    caption.append('The picture shows the position after ', inLang(app.past.text, tableLang()),
+      '; ] steps on to the game as it stands. The squares below are the game as it stands.');
+  } else if (app.last) caption.append('Last move: ', inLang(lastMoveText(), tableLang()), ' (framed).');
   else caption.append('No move yet.');
-  updateGridLabels(squares);
+  updateGridLabels(parseFen(app.fen));
 }
 
 // An element holding words of another language than the page's, marked as such (WCAG 3.1.2).

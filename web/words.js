@@ -34,6 +34,8 @@ const app = {
   procedureOpen: false,
   // Stepping through the record with [ and ]: the half-move read last, or null.
   step: null,
+  // The position the picture shows while stepping back: { fen, text }, or null (the game's).
+  past: null,
   status: {},
   sheets: { a: null, b: null, twoSheets: false },
   guide: { peg: '', normal: '' },

@@ -70,6 +70,11 @@ pub enum Command {
         text: String,
     },
     Board,
+    /// The position after this many half-moves of the game (`board 12`), for a page stepping
+    /// through the record.
+    BoardAt {
+        ply: usize,
+    },
     Clock,
     /// Both clocks for a screen (`clock quiet`): never spoken, so a page that refreshes its
     /// clocks does not talk to the blind player.
@@ -188,7 +193,7 @@ impl Command {
         match self {
             Command::Auth { .. } => "auth",
             Command::Move { .. } => "move",
-            Command::Board => "board",
+            Command::Board | Command::BoardAt { .. } => "board",
             Command::Clock | Command::ClockQuiet => "clock",
             Command::Sheet => "sheet",
             Command::Status => "status",
@@ -249,6 +254,7 @@ impl Command {
                 | Command::SheetOf { .. }
                 | Command::Boards
                 | Command::Board
+                | Command::BoardAt { .. }
                 | Command::Clock
                 | Command::ClockQuiet
                 | Command::Sheet
@@ -468,7 +474,14 @@ pub fn parse_line_in(bytes: &[u8], lang: &Language) -> Result<Command, Refusal> 
         "move" => Ok(Command::Move {
             text: needs("a move in any notation, e.g. move 5254")?,
         }),
-        "board" => no_argument(Command::Board),
+        "board" if rest.is_empty() => Ok(Command::Board),
+        "board" => match rest.parse::<usize>() {
+            Ok(ply) => Ok(Command::BoardAt { ply }),
+            Err(_) => Err(Refusal::new(
+                ErrorCode::Syntax,
+                format!("board takes a number of half-moves (board 12), not {rest:?}"),
+            )),
+        },
         "boards" => no_argument(Command::Boards),
         "clock" => match rest {
             "" => Ok(Command::Clock),
@@ -805,6 +818,15 @@ mod tests {
         );
         check("MOVE e4", Ok(Command::Move { text: "e4".into() }));
         check("  board  ", Ok(Command::Board));
+        check("board 12", Ok(Command::BoardAt { ply: 12 }));
+        check(
+            "board e4",
+            Err("error syntax board takes a number of half-moves (board 12), not \"e4\""),
+        );
+        check(
+            "board -1",
+            Err("error syntax board takes a number of half-moves"),
+        );
         check("clock quiet", Ok(Command::ClockQuiet));
         check(
             "clock loud",

@@ -269,7 +269,21 @@ async function run(browser) {
   check('x names the pieces each side lost, a promoted piece as its pawn', lost === 'Weiß: Turm, Turm, Läufer, Läufer, Springer, Springer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer. Schwarz: Dame, Turm, Turm, Läufer, Läufer, Springer, Springer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer, Bauer.', lost);
   await command('[', /^2\. Sf3$/);
   await command('[', /^1… e5$/);
+  // The picture steps back with the record; the squares' grid stays the game as it stands.
+  const pastShown = await waitFor('the picture after 1… e5', async () => {
+    const shown = await page.locator('#board-svg').getAttribute('data-shown-fen');
+    return shown === 'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2' && shown;
+  });
+  const pastCaption = await text(page, '#board-caption');
+  check('[ redraws the picture at the move read, and says the squares are the game', !!pastShown
+    && pastCaption.includes('The picture shows the position after 1… e5') && pastCaption.includes('The squares below are the game as it stands'), pastCaption);
   await command(']', /^2\. Sf3$/);
+  const backNow = await waitFor('the picture back at the game', async () => {
+    const svg = page.locator('#board-svg');
+    const [shown, fen] = [await svg.getAttribute('data-shown-fen'), await svg.getAttribute('data-fen')];
+    return shown === fen && (await text(page, '#board-caption')).includes('Last move:') && shown;
+  });
+  check('] to the last move shows the game again', !!backNow, backNow);
   await command('/h', /^Commands: /);
   // b4 is a move, not a command: the daemon is asked and refuses it (Black cannot play b4).
   await page.locator('#move-text').fill('b4');

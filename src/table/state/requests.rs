@@ -46,6 +46,23 @@ impl Table {
             Command::Board => Ok(Answer::Position {
                 fen: self.g.game.fen(),
             }),
+            Command::BoardAt { ply } => match self.g.game.position_before(*ply) {
+                Some(position) => Ok(Answer::Position {
+                    fen: shakmaty::fen::Fen::from_position(
+                        &position,
+                        shakmaty::EnPassantMode::Legal,
+                    )
+                    .to_string(),
+                }),
+                None => Err(Refusal::new(
+                    ErrorCode::Syntax,
+                    format!(
+                        "the game has {} half-moves; board takes 0 to {}",
+                        self.g.game.ply_count(),
+                        self.g.game.ply_count()
+                    ),
+                )),
+            },
             Command::Clock | Command::ClockQuiet => {
                 Ok(self.clock_request(now, role, *command == Command::Clock, out))
             }
