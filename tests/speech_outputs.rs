@@ -303,32 +303,11 @@ impl SpeechBackend for Recorder {
 #[test]
 fn voices_get_spoken_forms_the_record_numbers_moves_the_transcript_keeps_the_words() {
     let dir = scratch_dir("spoken-forms");
-    let voice: Log = Arc::default();
-    let record: Log = Arc::default();
     let path = dir.join("t.txt");
-    let speaker = Speaker::from_outputs(
-        vec![
-            (
-                BLIND,
-                Box::new(Recorder {
-                    log: voice.clone(),
-                    score: false,
-                }),
-            ),
-            (
-                Listeners::ALL,
-                Box::new(Recorder {
-                    log: record.clone(),
-                    score: true,
-                }),
-            ),
-            (
-                BLIND_AND_OPPONENT,
-                Box::new(TranscriptBackend::open(&path).unwrap()),
-            ),
-        ],
-        8,
-    );
+    let (speaker, voice, record) = voice_and_record(vec![(
+        BLIND_AND_OPPONENT,
+        Box::new(TranscriptBackend::open(&path).unwrap()),
+    )]);
     let text = "Springer Cesar sechs";
     speaker.say_step(vec![
         a_move(Listener::BlindPlayer, text, 12, Color::White),
@@ -560,29 +539,34 @@ fn a_daemon_game_on_one_shared_loudspeaker_says_each_utterance_once() {
     assert_eq!(started, expected, "each utterance once, in order");
 }
 
-#[test]
-fn the_cassette_record_says_each_move_twice_and_the_voice_once() {
+/// A speaker with a recorded voice for the blind player and a recorded score for everyone,
+/// and `more` outputs; the two logs.
+fn voice_and_record(more: Vec<(Listeners, Box<dyn SpeechBackend>)>) -> (Speaker, Log, Log) {
     let voice: Log = Arc::default();
     let record: Log = Arc::default();
-    let speaker = Speaker::from_outputs(
-        vec![
-            (
-                BLIND,
-                Box::new(Recorder {
-                    log: voice.clone(),
-                    score: false,
-                }),
-            ),
-            (
-                Listeners::ALL,
-                Box::new(Recorder {
-                    log: record.clone(),
-                    score: true,
-                }),
-            ),
-        ],
-        8,
-    );
+    let mut outputs: Vec<(Listeners, Box<dyn SpeechBackend>)> = vec![
+        (
+            BLIND,
+            Box::new(Recorder {
+                log: voice.clone(),
+                score: false,
+            }),
+        ),
+        (
+            Listeners::ALL,
+            Box::new(Recorder {
+                log: record.clone(),
+                score: true,
+            }),
+        ),
+    ];
+    outputs.extend(more);
+    (Speaker::from_outputs(outputs, 8), voice, record)
+}
+
+#[test]
+fn the_cassette_record_says_each_move_twice_and_the_voice_once() {
+    let (speaker, voice, record) = voice_and_record(Vec::new());
     speaker.say(
         a_move(
             Listener::BlindPlayer,

@@ -69,25 +69,27 @@ pub struct ControlService {
     wrong_tokens: Arc<std::sync::Mutex<Guessers>>,
     /// Connections not yet authenticated: when every slot is taken, the oldest makes room.
     waiting: WaitingRoom,
-    /// Newcomers waiting for room, by address: one each, so that an attacker's newcomers
-    /// cannot take every place in the queue.
-    room_waiters: PerAddress,
+    /// The addresses of the newcomers waiting for room: one each, so that an attacker's
+    /// newcomers cannot take every place in the queue.
+    room_waiters: RoomWaiters,
 }
 
 /// Newcomers that may wait for room at once (each from another address); more are refused.
 pub const ROOM_WAITERS: usize = 16;
 
+type RoomWaiters = Arc<std::sync::Mutex<std::collections::HashSet<IpAddr>>>;
+
 /// A newcomer's place in the queue for room (dropped: free again).
 #[derive(Debug)]
 pub struct RoomWaiter {
     address: IpAddr,
-    waiters: PerAddress,
+    waiters: RoomWaiters,
 }
 
 impl Drop for RoomWaiter {
     fn drop(&mut self) {
-        if let Ok(mut map) = self.waiters.lock() {
-            map.remove(&self.address);
+        if let Ok(mut waiters) = self.waiters.lock() {
+            waiters.remove(&self.address);
         }
     }
 }
@@ -154,7 +156,7 @@ impl ControlService {
             per_address: Arc::default(),
             wrong_tokens: Arc::new(std::sync::Mutex::new(Guessers::new(clock::now_ms()))),
             waiting: WaitingRoom::default(),
-            room_waiters: PerAddress::default(),
+            room_waiters: RoomWaiters::default(),
             settings: Arc::new(settings),
         }
     }
@@ -243,11 +245,10 @@ impl ControlService {
     /// A place for a newcomer from `address` to wait for room when every slot is taken: none
     /// when that address has a newcomer waiting already or [`ROOM_WAITERS`] are waiting.
     pub fn room_waiter(&self, address: IpAddr) -> Option<RoomWaiter> {
-        let mut map = self.room_waiters.lock().ok()?;
-        if map.len() >= ROOM_WAITERS || map.contains_key(&address) {
+        let mut waiters = self.room_waiters.lock().ok()?;
+        if waiters.len() >= ROOM_WAITERS || !waiters.insert(address) {
             return None;
         }
-        map.insert(address, 1);
         Some(RoomWaiter {
             address,
             waiters: Arc::clone(&self.room_waiters),
