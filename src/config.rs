@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use crate::boards::{Millis, Protocol, debounce};
 use crate::chess::language::Language;
 use crate::chess::notation::Verbosity;
-use crate::io::control_server::ControlSettings;
 use crate::io::link::Endpoint;
 use crate::io::speech::{self, OutputSpec};
 use crate::io::tokens::{RawToken, Tokens};
@@ -18,7 +17,9 @@ use crate::table::control::{GameTag, MAX_TAG_CHARS};
 use crate::table::detector::TouchMove;
 use crate::table::name::TableName;
 
+mod control;
 mod correspondence;
+pub use control::ControlSettings;
 pub use correspondence::{DeskSettings, MailSettings, RawDesk, RawMail, TableKind};
 
 /// Largest configuration file read; a real one is a few kilobytes.

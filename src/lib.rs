@@ -8,10 +8,10 @@
 //! - [`table`]: one table's pure decisions — the move detector, board corrections, the talking
 //!   clock, the control language, the two-sheet reconciliation (FIDE D.2.9), and the table's
 //!   state machine with its journal records.
-//! - [`io`]: adapters — board links, the simulated board, speech, the journal, the control
-//!   interface's server and tokens, the web page.
-//! - [`app`]: the daemon's wiring — tables as actors, the hub the network adapters talk to, and
-//!   the control session (sans-IO) with the one driver the TCP server and the web page share.
+//! - [`io`]: adapters — board links, the simulated board, speech, the journal, mail, tokens.
+//! - [`control`]: the control interface — the hub the connections talk to tables through, the
+//!   control session (sans-IO) with the one driver the TCP port and the web page share.
+//! - [`app`]: the daemon's wiring — tables as actors, their boards, the correspondence desk.
 //! - [`correspondence`]: correspondence chess by email — game messages composed, read back,
 //!   checked against the game and summed up for the ear (pure).
 //! - [`config`]: the daemon's TOML configuration, validated key by key.
@@ -19,10 +19,14 @@
 //!   `reconcile`, `replay`, `watch`, `simulate-board`).
 
 pub mod app;
-pub mod boards;
-pub mod chess;
 pub mod cli;
 pub mod config;
-pub mod correspondence;
+pub mod control;
 pub mod io;
-pub mod table;
+
+// The pure core lives in crates of its own (`crates/`), which depend on no I/O crate; these
+// names keep one path to each part (`annabella::table::…`) for the adapters, tests and tools.
+pub use annabella_boards as boards;
+pub use annabella_chess as chess;
+pub use annabella_correspondence as correspondence;
+pub use annabella_table as table;

@@ -1,4 +1,4 @@
-//! The control interface over real sockets on 127.0.0.1: the server (`io::control_server`)
+//! The control interface over real sockets on 127.0.0.1: the server (`control::tcp`)
 //! with a stand-in table that answers with fixed lines, and `annabella send`, the built binary,
 //! against that server and against a scripted listener.
 
@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use annabella::app::hub::{Hub, Request, TableHandle};
-use annabella::app::session_driver::ControlService;
-use annabella::io::control_server::{self, ControlSettings};
+use annabella::control::hub::{Hub, Request, TableHandle};
+use annabella::control::session_driver::ControlService;
+use annabella::control::tcp::{self, ControlSettings};
 use annabella::io::tokens::{Grant, Origin, Tokens};
 use annabella::table::control::{Command as Request_, Role, permitted};
 use annabella::table::event::TableEvent;
@@ -139,7 +139,7 @@ async fn start(settings: ControlSettings) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (shutdown, stop) = watch::channel(false);
-    let task = tokio::spawn(control_server::run(
+    let task = tokio::spawn(tcp::run(
         listener,
         ControlService::new(Hub::new(tables), tokens(), settings),
         stop,

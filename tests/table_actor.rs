@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use annabella::app::hub::TableHandle;
 use annabella::app::table_actor::{BoardMessage, Journal, TableActor};
 use annabella::boards::SensorEvent;
 use annabella::chess::language::Language;
+use annabella::control::hub::TableHandle;
 use annabella::io::clock::TableClock;
 use annabella::io::link::LinkEvent;
 use annabella::io::speech::Speaker;

@@ -21,8 +21,24 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The directories of the pure core: decisions only, no I/O, no clock.
-const PURE: [&str; 3] = ["src/chess", "src/boards", "src/table"];
+/// The sources of the pure core's crates: decisions only, no I/O, no clock. The crates' manifests
+/// name no I/O crate (`the_core_crates_depend_on_no_io_crate`); this list is for what the
+/// compiler cannot refuse, the standard library's I/O and clock.
+const PURE: [&str; 4] = [
+    "crates/chess/src",
+    "crates/boards/src",
+    "crates/correspondence/src",
+    "crates/table/src",
+];
+
+/// Every crate's sources: the root package (the daemon, adapters, command line) and the core.
+const CRATE_SOURCES: [&str; 5] = [
+    "src",
+    "crates/chess/src",
+    "crates/boards/src",
+    "crates/correspondence/src",
+    "crates/table/src",
+];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -30,7 +46,7 @@ fn root() -> PathBuf {
 
 fn all_rust_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for dir in ["src", "tests", "benches", "fuzz"] {
+    for dir in ["src", "crates", "tests", "benches", "fuzz"] {
         rust_files(&root().join(dir), &mut files);
     }
     files.sort();
@@ -100,10 +116,10 @@ fn the_core_does_no_io_and_reads_no_clock() {
 }
 
 /// The control session is sans-IO: lines in, actions out, the time a parameter; only its
-/// driver (`src/app/session_driver.rs`) touches sockets, tasks and the clock.
+/// driver (`src/control/session_driver.rs`) touches sockets, tasks and the clock.
 #[test]
 fn the_control_session_does_no_io_and_reads_no_clock() {
-    let session = ["src/app/session.rs", "src/app/rate_limit.rs"].map(|p| root().join(p));
+    let session = ["src/control/session.rs", "src/control/rate_limit.rs"].map(|p| root().join(p));
     let offences = io_offences(&session);
     assert!(
         offences.is_empty(),
@@ -172,7 +188,9 @@ fn the_core_derives_no_serialize() {
 fn the_code_map_names_every_source_file() {
     let map = fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
     let mut files = Vec::new();
-    rust_files(&root().join("src"), &mut files);
+    for dir in CRATE_SOURCES {
+        rust_files(&root().join(dir), &mut files);
+    }
     let missing: Vec<_> = files
         .iter()
         .map(|p| {
@@ -712,9 +730,9 @@ fn sibling_cycles(edges: &[Edge], top: &ModPath) -> Vec<String> {
     cycles
 }
 
-/// The library's sources: (path relative to `src`, text).
-fn library_sources() -> Vec<(PathBuf, String)> {
-    let src = root().join("src");
+/// One crate's sources: (path relative to its `src`, text).
+fn library_sources(src: &str) -> Vec<(PathBuf, String)> {
+    let src = root().join(src);
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     files.sort();
@@ -727,55 +745,88 @@ fn library_sources() -> Vec<(PathBuf, String)> {
         .collect()
 }
 
-/// The chess core is layered: no two of its modules (nor of its directories' modules) refer to
-/// each other, directly or around a ring.
+/// Every crate is layered at every level: no two modules of one directory (the crate root
+/// included) refer to each other, directly or around a ring. Between crates the compiler already
+/// refuses a cycle.
 #[test]
-fn the_chess_core_has_no_import_cycles() {
-    let edges = module_edges(&library_sources());
-    let chess = vec!["chess".to_owned()];
-    // The reading works: the core's modules do refer to one another.
-    assert!(
-        edges
-            .iter()
-            .filter(|e| e.from.starts_with(&chess) && e.to.starts_with(&chess))
-            .count()
-            > 10,
-        "the module reader found almost no references in src/chess"
-    );
-    let cycles = sibling_cycles(&edges, &chess);
-    assert!(
-        cycles.is_empty(),
-        "import cycles in src/chess:\n{}",
-        cycles.join("\n")
-    );
+fn no_crate_has_an_import_cycle_at_any_level() {
+    let mut cycles = Vec::new();
+    for src in CRATE_SOURCES {
+        let edges = module_edges(&library_sources(src));
+        // The reading works: each crate's modules do refer to one another.
+        assert!(
+            edges.len() > 3,
+            "the module reader found almost no references in {src}"
+        );
+        cycles.extend(
+            sibling_cycles(&edges, &Vec::new())
+                .into_iter()
+                .map(|c| format!("{src}: {c}")),
+        );
+    }
+    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
 }
 
-/// The module directories held to the same rule besides the chess core. The rule is general; a
-/// directory joins this list once it keeps it. Not yet: the crate root (`app`, `io` and
-/// `config` refer to each other).
-const ACYCLIC_BESIDES_CHESS: [&str; 8] = [
-    "app",
-    "boards",
-    "cli",
-    "io",
-    "table",
-    "table/state",
-    "table/detector",
-    "io/speech",
+/// The crates that must stay free of I/O, as `cargo tree` sees them: none of the core's crates
+/// depends, even indirectly, on a crate that does I/O, runs tasks or talks to the system.
+const IO_CRATES: [&str; 16] = [
+    "tokio",
+    "tokio-serial",
+    "serialport",
+    "mio",
+    "rusqlite",
+    "axum",
+    "hyper",
+    "tts",
+    "lettre",
+    "mail-parser",
+    "nix",
+    "libc",
+    "getrandom",
+    "tracing",
+    "tracing-subscriber",
+    "socket2",
 ];
 
 #[test]
-fn other_module_directories_have_no_import_cycles() {
-    let edges = module_edges(&library_sources());
-    let cycles: Vec<String> = ACYCLIC_BESIDES_CHESS
-        .iter()
-        .flat_map(|top| sibling_cycles(&edges, &vec![(*top).to_owned()]))
-        .collect();
-    assert!(
-        cycles.is_empty(),
-        "import cycles under src:\n{}",
-        cycles.join("\n")
-    );
+fn the_core_crates_depend_on_no_io_crate() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    for core in [
+        "annabella-chess",
+        "annabella-boards",
+        "annabella-correspondence",
+        "annabella-table",
+    ] {
+        let out = std::process::Command::new(&cargo)
+            .args([
+                "tree",
+                "--offline",
+                "--edges",
+                "normal,build",
+                "--prefix",
+                "none",
+            ])
+            .args(["--format", "{p}", "--package", core])
+            .current_dir(root())
+            .output()
+            .expect("cargo tree runs");
+        assert!(
+            out.status.success(),
+            "cargo tree -p {core}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let tree = String::from_utf8_lossy(&out.stdout);
+        let names: BTreeSet<&str> = tree
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert!(names.contains(core), "{core}: {tree}");
+        let io: Vec<_> = IO_CRATES.iter().filter(|c| names.contains(*c)).collect();
+        assert!(
+            io.is_empty(),
+            "{core} depends on I/O crates {io:?}:\n{tree}"
+        );
+    }
 }
 
 /// The checker itself: a ring through a `use` group, a `super::super` path and a re-export is

@@ -177,12 +177,12 @@ fn the_table_page_in_a_real_browser() {
 fn the_page_is_a_control_session_without_the_control_port() {
     use std::sync::Arc;
 
-    use annabella::app::hub::{Hub, Request, TableHandle};
-    use annabella::app::session_driver::ControlService;
     use annabella::chess::language::Language;
-    use annabella::io::control_server::ControlSettings;
+    use annabella::control::hub::{Hub, Request, TableHandle};
+    use annabella::control::session_driver::ControlService;
+    use annabella::control::tcp::ControlSettings;
+    use annabella::control::web::{self, WebSettings};
     use annabella::io::tokens::{Grant, Origin, Tokens};
-    use annabella::io::web::{self, WebSettings};
     use annabella::table::control::Role;
     use annabella::table::event::{About, Listener, Say, TableEvent, Urgency};
     use futures_util::{SinkExt, StreamExt};

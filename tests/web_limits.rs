@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use annabella::io::web::{
+use annabella::control::web::{
     HEADER_TIMEOUT, MAX_CONNECTIONS_PER_ADDRESS, MAX_DOWNLOADS, MAX_HTTP_CONNECTIONS,
     MAX_PAGES_PER_ADDRESS, STALL_TIMEOUT,
 };

@@ -11,17 +11,17 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::task::JoinSet;
 
 use crate::app::board_links::{BOARD_BACKLOG, decoders, spawn_link, spawn_link_with};
-use crate::app::hub::{EVENT_BACKLOG, Hub, REQUEST_BACKLOG, TableHandle};
 use crate::app::table_actor::{BoardMessage, Journal, TableActor};
 use crate::boards::Protocol;
 use crate::chess::language::Language;
 use crate::config::{Config, NormalBoard as NormalConfig, PegSource, TableConfig};
+use crate::control::hub::{EVENT_BACKLOG, Hub, REQUEST_BACKLOG, TableHandle};
+use crate::control::web::WebSettings;
 use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::Endpoint;
 use crate::io::simulator::{self, SimulatedBoard};
 use crate::io::speech::{Speaker, SpeechSettings};
 use crate::io::store::{Store, StoreError, StoreHandle};
-use crate::io::web::WebSettings;
 use crate::table::name::TableName;
 use crate::table::state::{BoardId, NormalBoard, Step, Table, TableSettings};
 
@@ -93,7 +93,7 @@ pub async fn run(
         tracing::info!(path = %loaded.path.display(), "created a token for each role");
     }
     let tokens = loaded.tokens;
-    crate::io::control_server::check_listen(config.listen, &tokens).map_err(anyhow::Error::msg)?;
+    crate::control::tcp::check_listen(config.listen, &tokens).map_err(anyhow::Error::msg)?;
     let speaker = Arc::new(Speaker::with_settings(
         &config.speech,
         SpeechSettings {
@@ -297,12 +297,12 @@ pub async fn run(
     let listen = listener.local_addr()?;
     // New connections speak English until they ask for another language (`lang`), as the
     // control protocol documents; the tables' words stay in their own languages.
-    let control = crate::app::session_driver::ControlService::new(
+    let control = crate::control::session_driver::ControlService::new(
         hub.clone(),
         tokens,
         config.control.clone(),
     );
-    tasks.spawn(crate::io::control_server::run(
+    tasks.spawn(crate::control::tcp::run(
         listener,
         control.clone(),
         shutdown.clone(),
@@ -318,7 +318,9 @@ pub async fn run(
             settings.allowed_hosts = config.web_hosts.clone();
             let shutdown = shutdown.clone();
             tasks.spawn(async move {
-                if let Err(e) = crate::io::web::run(listener, control, settings, shutdown).await {
+                if let Err(e) =
+                    crate::control::web::run(listener, control, settings, shutdown).await
+                {
                     tracing::error!(error = %e, "the web page stopped");
                 }
             });

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::app::desk_link::Notice;
-use crate::app::hub::Request;
 use crate::app::table_actor::BoardMessage;
 use crate::boards::Timed;
+use crate::control::hub::Request;
 use crate::io::clock::unix_ms;
 use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};
@@ -254,7 +254,7 @@ pub fn spawn(
         crate::table::name::TableName,
         std::sync::mpsc::Sender<String>,
     )>,
-) -> Result<crate::app::hub::TableHandle, String> {
+) -> Result<crate::control::hub::TableHandle, String> {
     use crate::boards::Protocol;
     use crate::config::PegSource;
     use crate::io::link::Endpoint;
@@ -303,10 +303,10 @@ pub fn spawn(
         focus_file: config.state_dir.join("desk-focus"),
         messages_file: config.state_dir.join("desk-messages"),
     };
-    let (requests_tx, requests) = mpsc::channel(crate::app::hub::REQUEST_BACKLOG);
+    let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     let (events, _) = broadcast::channel(1);
     tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));
-    Ok(crate::app::hub::TableHandle {
+    Ok(crate::control::hub::TableHandle {
         name: Arc::from("desk"),
         requests: requests_tx,
         events,

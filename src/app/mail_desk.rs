@@ -16,9 +16,9 @@ use shakmaty::Color;
 use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::app::desk_link::Notice;
-use crate::app::hub::TableHandle;
 use crate::chess::language::Language;
 use crate::chess::vocabulary::fill;
+use crate::control::hub::TableHandle;
 use crate::correspondence::message::{self, Date, GameId, GameMessage, ParsedMessage, Verdict};
 use crate::io::mail_out::{MailQueue, Outgoing};
 use crate::io::maildir::{MailMessage, Maildir};

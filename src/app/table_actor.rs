@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::app::desk_link::Notice;
-use crate::app::hub::Request;
+use crate::control::hub::Request;
 use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};

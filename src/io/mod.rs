@@ -2,8 +2,6 @@
 //!
 //! - [`calibration`]: a Certabo board's calibration kept in a file, learned and saved.
 //! - [`clock`]: milliseconds for stamping events; the only clock reads.
-//! - [`control_server`]: the control interface's TCP server (listener, connection cap, lines
-//!   framed for a control session).
 //! - [`lines`]: the one bounded line reader (the server's requests, `annabella send`'s replies).
 //! - [`log_throttle`]: each place that logs may write a burst per window; the rest are
 //!   counted, so no flood fills the disk.
@@ -21,11 +19,9 @@
 //! - [`store_guard`]: what the journal's store checks beside SQLite — the journal's mark (records
 //!   a damaged write-ahead log dropped) and the state directory still the one opened.
 //! - [`tokens`]: the control interface's tokens (`<state-dir>/tokens.toml`, the configuration's).
-//! - [`web`]: the table's web page; its WebSocket is a control session of its own.
 
 pub mod calibration;
 pub mod clock;
-pub mod control_server;
 pub mod lines;
 pub mod link;
 pub mod log_throttle;
@@ -37,4 +33,3 @@ pub mod speech;
 pub mod store;
 pub mod store_guard;
 pub mod tokens;
-pub mod web;

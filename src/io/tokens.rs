@@ -198,7 +198,7 @@ impl Tokens {
 
     /// The grant of a presented token, or `None`. Every token is compared, whichever matches,
     /// so the time taken tells nothing about which one nearly matched. Called only through
-    /// [`crate::app::session::check_token`], the one place tokens are checked.
+    /// [`crate::control::session::check_token`], the one place tokens are checked.
     pub(crate) fn authenticate(&self, presented: &str) -> Option<Grant> {
         let mut found = None;
         for entry in self.entries.iter() {

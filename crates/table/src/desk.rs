@@ -1,0 +1,451 @@
+//! The correspondence desk: the blind player's one peg board shared by all his games by mail.
+//! The board plays the game he has turned to (`focus`, the `KG` key); turning to a game tells
+//! him its state, then guides him from whatever the board holds to that game's position, one
+//! instruction at a time in the fewest hand actions (`crate::setup_guide`); once the
+//! board shows the position, the game's table has the board and he plays on it as at any table.
+//!
+//! Pure: the desk is fed the peg board's events, the focus requests and each table's
+//! [`DeskView`], and answers with [`DeskAction`]s that the actor in `annabella::app::desk`
+//! carries out (an input for a table, words for the blind player, an event).
+
+use shakmaty::{Bitboard, Board};
+
+use crate::event::{BoardId, TableEvent, Urgency};
+use crate::setup_guide::{
+    Instruction, Peg, PegContents, Progress, SetupGuide, done_phrase, instruction_phrase,
+    steps_phrase,
+};
+use crate::state::{DeskView, Input};
+use annabella_boards::{BoardKey, SensorEvent};
+use annabella_chess::language::Language;
+use annabella_chess::phrases::fill_count;
+use annabella_chess::vocabulary::Vocabulary;
+use annabella_chess::vocabulary::fill;
+
+/// What the desk wants done, for the table at this index of the desk's list.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeskAction {
+    /// An input for the table (the peg board's events while it has the board, its link).
+    Input { table: usize, input: Input },
+    /// Words for the blind player, on the table's voice.
+    Say {
+        table: usize,
+        text: String,
+        urgency: Urgency,
+    },
+    /// An event on the table's feed.
+    Event { table: usize, event: TableEvent },
+}
+
+/// Where the desk's board is.
+#[derive(Debug)]
+enum Mode {
+    /// No game has the board (none focused, or no board connected).
+    Idle,
+    /// Guiding the set-up of the focused game's position; `said` counts the instructions.
+    SettingUp {
+        guide: Box<SetupGuide>,
+        current: Instruction,
+        said: usize,
+    },
+    /// The focused table has the board.
+    Playing,
+}
+
+/// The desk's state.
+#[derive(Debug)]
+pub struct Desk {
+    /// The games' identifiers, in the configuration's order (the `KG` key's order).
+    games: Vec<String>,
+    focus: Option<usize>,
+    /// What the board's holes are believed to hold.
+    contents: PegContents,
+    mode: Mode,
+    /// The peg board's link is up.
+    connected: bool,
+    /// A snapshot has been seen since the link came up.
+    seen: bool,
+    /// Messages received per game since he last turned to it.
+    unseen: Vec<u32>,
+    lang: &'static Language,
+}
+
+impl Desk {
+    /// A desk for these games (their message identifiers), none focused; `lang` for its words.
+    pub fn new(games: Vec<String>, lang: &'static Language) -> Desk {
+        let n = games.len();
+        Desk {
+            games,
+            focus: None,
+            contents: PegContents::empty(),
+            mode: Mode::Idle,
+            connected: false,
+            seen: false,
+            unseen: vec![0; n],
+            lang,
+        }
+    }
+
+    pub fn focus(&self) -> Option<usize> {
+        self.focus
+    }
+
+    /// The table with this identifier's index.
+    pub fn index_of(&self, game: &str) -> Option<usize> {
+        self.games.iter().position(|g| g == game)
+    }
+
+    fn vocab(&self) -> &'static Vocabulary {
+        self.lang.vocabulary()
+    }
+
+    fn word(&self, key: &str) -> String {
+        self.lang.vocabulary().event(key).unwrap_or(key).to_owned()
+    }
+
+    fn say(table: usize, text: String, out: &mut Vec<DeskAction>) {
+        out.push(DeskAction::Say {
+            table,
+            text,
+            urgency: crate::event::Urgency::Polite,
+        });
+    }
+
+    /// "eine neue Nachricht", "drei neue Nachrichten"; nothing for none.
+    fn messages_phrase(&self, n: u32) -> Option<String> {
+        match n {
+            0 => None,
+            1 => Some(self.word("desk_messages_one")),
+            n => Some(fill_count(
+                &self.word("desk_messages"),
+                u64::from(n),
+                self.vocab(),
+            )),
+        }
+    }
+
+    fn event(table: usize, what: String, out: &mut Vec<DeskAction>) {
+        out.push(DeskAction::Event {
+            table,
+            event: TableEvent::Desk { what },
+        });
+    }
+
+    /// Turns the board to game `index`: the game before it loses the board, he hears the
+    /// game's state, and the set-up begins. Turning to the game he is at says it again.
+    pub fn turn_to(&mut self, index: usize, views: &[DeskView]) -> Vec<DeskAction> {
+        let mut out = Vec::new();
+        let Some(view) = views.get(index) else {
+            return out;
+        };
+        if let Some(old) = self.focus.filter(|&old| old != index) {
+            // What the old game's table believed on its board is the best knowledge of the
+            // holes; without it (he was mid-move), the desk's own following of his hands.
+            if let (Mode::Playing, Some(board)) = (&self.mode, &views[old].peg_agrees) {
+                self.contents = PegContents::from_board(board);
+            }
+            if let Mode::SettingUp { guide, .. } = &self.mode {
+                self.contents = guide.contents().clone();
+            }
+            if matches!(self.mode, Mode::Playing) {
+                out.push(DeskAction::Input {
+                    table: old,
+                    input: Input::Link {
+                        board: BoardId::Peg,
+                        up: false,
+                        detail: format!("the desk turned to {}", self.games[index]),
+                    },
+                });
+            }
+            Self::event(old, "away".to_owned(), &mut out);
+        } else if let Mode::SettingUp { guide, .. } = &self.mode {
+            self.contents = guide.contents().clone();
+        }
+        self.focus = Some(index);
+        self.mode = Mode::Idle;
+        Self::event(index, "focus".to_owned(), &mut out);
+        let mut words = vec![
+            fill(&self.word("desk_game"), &[("game", &self.games[index])]),
+            view.state_words.clone(),
+        ];
+        let unseen = std::mem::take(&mut self.unseen[index]);
+        words.extend(self.messages_phrase(unseen));
+        Self::say(index, words.join(". "), &mut out);
+        if self.connected && self.seen {
+            self.begin_set_up(index, &view.target, &mut out);
+        }
+        out
+    }
+
+    /// The next game after the focused one (the first when none is focused).
+    pub fn next_game(&mut self, views: &[DeskView]) -> Vec<DeskAction> {
+        if self.games.is_empty() {
+            return Vec::new();
+        }
+        let next = self.focus.map_or(0, |f| (f + 1) % self.games.len());
+        self.turn_to(next, views)
+    }
+
+    /// The spoken list: each game with whose move it is and its messages.
+    pub fn list(&self, views: &[DeskView]) -> Vec<DeskAction> {
+        let mut out = Vec::new();
+        let Some(at) = self.focus.or((!views.is_empty()).then_some(0)) else {
+            return out;
+        };
+        let entries: Vec<String> = views
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut entry = fill(
+                    &self.word("desk_list_entry"),
+                    &[("game", &self.games[i]), ("state", &v.turn_words)],
+                );
+                if let Some(messages) = self.messages_phrase(self.unseen[i]) {
+                    entry.push_str(", ");
+                    entry.push_str(&messages);
+                }
+                entry
+            })
+            .collect();
+        Self::say(at, entries.join(". "), &mut out);
+        out
+    }
+
+    /// The messages received per game since he last turned to it, to keep across restarts.
+    pub fn unseen(&self) -> &[u32] {
+        &self.unseen
+    }
+
+    /// Counts kept from the last run: game `index` had `n` messages he had not turned to.
+    pub fn restore_unseen(&mut self, index: usize, n: u32) {
+        if let Some(count) = self.unseen.get_mut(index) {
+            *count = n;
+        }
+    }
+
+    /// A message brought game `index` a move: counted until he turns to it.
+    pub fn message_received(&mut self, index: usize) {
+        if self.focus != Some(index)
+            && let Some(n) = self.unseen.get_mut(index)
+        {
+            *n = n.saturating_add(1);
+        }
+    }
+
+    /// Game `index`'s table stepped: while he sets up its position, a new target (a move by
+    /// mail) re-plans the set-up from the holes as they are.
+    pub fn view_changed(&mut self, index: usize, views: &[DeskView]) -> Vec<DeskAction> {
+        let mut out = Vec::new();
+        if self.focus != Some(index) {
+            return out;
+        }
+        if let Mode::SettingUp { guide, .. } = &self.mode
+            && guide.target() != &views[index].target
+        {
+            self.contents = guide.contents().clone();
+            self.begin_set_up(index, &views[index].target, &mut out);
+        }
+        out
+    }
+
+    /// The peg board's link came up or went down.
+    pub fn link(&mut self, up: bool, detail: &str) -> Vec<DeskAction> {
+        let mut out = Vec::new();
+        self.connected = up;
+        if !up {
+            self.seen = false;
+            if let Some(f) = self.focus
+                && matches!(self.mode, Mode::Playing)
+            {
+                out.push(DeskAction::Input {
+                    table: f,
+                    input: Input::Link {
+                        board: BoardId::Peg,
+                        up: false,
+                        detail: detail.to_owned(),
+                    },
+                });
+            }
+            if let Mode::SettingUp { guide, .. } = &self.mode {
+                self.contents = guide.contents().clone();
+            }
+            self.mode = Mode::Idle;
+        }
+        out
+    }
+
+    /// An event from the peg board.
+    pub fn sensor(&mut self, event: &SensorEvent, views: &[DeskView]) -> Vec<DeskAction> {
+        let mut out = Vec::new();
+        let vocab = self.vocab();
+        match event {
+            SensorEvent::Key(BoardKey::NextGame) => return self.next_game(views),
+            SensorEvent::Key(BoardKey::ListGames) => return self.list(views),
+            SensorEvent::Occupancy(occ) if !self.seen => {
+                self.seen = true;
+                return self.first_snapshot(*occ, views);
+            }
+            _ => {}
+        }
+        let Some(focus) = self.focus else {
+            self.contents.observe(event);
+            return out;
+        };
+        match &mut self.mode {
+            Mode::Idle => self.contents.observe(event),
+            Mode::Playing => {
+                self.contents.observe(event);
+                out.push(DeskAction::Input {
+                    table: focus,
+                    input: Input::Sensor {
+                        board: BoardId::Peg,
+                        event: event.clone(),
+                    },
+                });
+            }
+            Mode::SettingUp {
+                guide,
+                current,
+                said,
+            } => match event {
+                SensorEvent::Key(BoardKey::Repeat) => {
+                    let text = instruction_phrase(current, vocab);
+                    Self::say(focus, text, &mut out);
+                }
+                SensorEvent::Key(BoardKey::SetUp) => {
+                    if guide.accept_as_is().is_ok() {
+                        self.ready(focus, &mut out);
+                    } else {
+                        let text = instruction_phrase(current, vocab);
+                        Self::say(focus, text, &mut out);
+                    }
+                }
+                // Other keys (the time, the game's moves) are the game's.
+                SensorEvent::Key(_) => out.push(DeskAction::Input {
+                    table: focus,
+                    input: Input::Sensor {
+                        board: BoardId::Peg,
+                        event: event.clone(),
+                    },
+                }),
+                _ => match guide.observe(event) {
+                    Progress::Next(next) | Progress::Replanned(next) => {
+                        *said += 1;
+                        *current = next;
+                        let n = *said;
+                        let text = instruction_phrase(&next, vocab);
+                        let code = instruction_code(&next);
+                        Self::event(focus, format!("set-up {n} {code} {text}"), &mut out);
+                        Self::say(focus, text, &mut out);
+                    }
+                    Progress::Done => self.ready(focus, &mut out),
+                    Progress::Pending => {}
+                },
+            },
+        }
+        out
+    }
+
+    /// The board's first snapshot since it connected: the holes as they are. When they are
+    /// exactly the focused game's, the pegs are taken as its pieces (the board was left set
+    /// up for it); otherwise nobody knows which pegs they are.
+    fn first_snapshot(&mut self, occ: Bitboard, views: &[DeskView]) -> Vec<DeskAction> {
+        let mut out = Vec::new();
+        // A board it has not watched holds pegs nobody knows; what the desk followed itself
+        // (a reconnect with the same holes) stays known.
+        if self.contents.occupancy() != occ {
+            self.contents = PegContents::from_occupancy(occ);
+        }
+        if let Some(f) = self.focus {
+            self.begin_set_up(f, &views[f].target, &mut out);
+        }
+        out
+    }
+
+    /// Starts guiding the board to `target`; a board that already shows it is the game's.
+    fn begin_set_up(&mut self, table: usize, target: &Board, out: &mut Vec<DeskAction>) {
+        // A peg nobody knows in a hole where the game has a piece is taken for that piece, as
+        // the `KZ` key takes a whole board: a board left set up, or set up by hand while the
+        // daemon was off, costs no check of each piece; he feels a wrong one and swaps it.
+        for square in self.contents.unknown() & target.occupied() {
+            self.contents
+                .set(square, target.piece_at(square).map(Peg::Known));
+        }
+        let (guide, first) = SetupGuide::new(self.contents.clone(), target.clone());
+        match first {
+            None => {
+                self.contents = guide.contents().clone();
+                self.attach(table, out);
+            }
+            Some(first) => {
+                let steps = guide.remaining();
+                Self::event(table, format!("plan {steps}"), out);
+                let text = format!(
+                    "{}. {}",
+                    steps_phrase(steps, self.vocab()),
+                    instruction_phrase(&first, self.vocab())
+                );
+                Self::event(
+                    table,
+                    format!(
+                        "set-up 1 {} {}",
+                        instruction_code(&first),
+                        instruction_phrase(&first, self.vocab())
+                    ),
+                    out,
+                );
+                Self::say(table, text, out);
+                self.mode = Mode::SettingUp {
+                    guide: Box::new(guide),
+                    current: first,
+                    said: 1,
+                };
+            }
+        }
+    }
+
+    fn ready(&mut self, table: usize, out: &mut Vec<DeskAction>) {
+        Self::say(table, done_phrase(self.vocab()), out);
+        self.attach(table, out);
+    }
+
+    /// The focused table takes the board: its link comes up and it is shown the holes.
+    fn attach(&mut self, table: usize, out: &mut Vec<DeskAction>) {
+        if let Mode::SettingUp { guide, .. } = &self.mode {
+            self.contents = guide.contents().clone();
+        }
+        self.mode = Mode::Playing;
+        Self::event(table, "ready".to_owned(), out);
+        out.push(DeskAction::Input {
+            table,
+            input: Input::Link {
+                board: BoardId::Peg,
+                up: true,
+                detail: "the desk's peg board".to_owned(),
+            },
+        });
+        out.push(DeskAction::Input {
+            table,
+            input: Input::Sensor {
+                board: BoardId::Peg,
+                event: SensorEvent::Occupancy(self.contents.occupancy()),
+            },
+        });
+    }
+}
+
+/// An instruction for a program (the event line, a test that follows it):
+/// `move:Ng1:f3`, `aside:Ng1:h3`, `remove:Ng1` (`remove:?g1` for a peg nobody knows),
+/// `place:Ng1`, `check:Ng1`; the piece in FEN letters (upper case White).
+pub fn instruction_code(i: &Instruction) -> String {
+    let letter = |p: shakmaty::Piece| p.char();
+    match *i {
+        Instruction::Move { piece, from, to } => format!("move:{}{from}:{to}", letter(piece)),
+        Instruction::Aside { piece, from, to } => format!("aside:{}{from}:{to}", letter(piece)),
+        Instruction::Remove { piece, square } => {
+            format!("remove:{}{square}", piece.map_or('?', letter))
+        }
+        Instruction::Place { piece, square } => format!("place:{}{square}", letter(piece)),
+        Instruction::Check { piece, square } => format!("check:{}{square}", letter(piece)),
+    }
+}

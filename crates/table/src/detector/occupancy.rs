@@ -1,0 +1,434 @@
+//! The occupancy board (the peg board, DGT Centaur/Pegasus, Certabo Sentio): it senses only
+//! whether a hole holds a peg. Lifts and placements are numbered, so a move is concluded only
+//! when the occupancy matches a candidate *and* the order of events explains it; the pegs in the
+//! hand are followed to name the pieces in messages; a move that may be half of a castling is
+//! held (deferral, see the module header of `detector`).
+
+use shakmaty::{Bitboard, Board, Move, Piece, Position, Square};
+
+use super::table::{Cand, Turn, moved_squares, reachable};
+use super::{Conclusion, MoveDetector, Trigger};
+use annabella_boards::{Millis, SensorEvent};
+
+/// More pegs than squares can never be out of their holes; a cap keeps hostile input bounded.
+const MAX_HAND: usize = 64;
+
+/// What the detector knows of an occupancy board. Read only when the board is one.
+#[derive(Debug, Clone)]
+pub(super) struct PegBoard {
+    /// The holes that hold a peg now.
+    pub(super) occ: Bitboard,
+    /// Which piece the detector believes each occupied hole holds (guessed from the pegs in
+    /// hand; only names pieces in messages and corrections, never decides a move).
+    pub(super) belief: Board,
+    /// The pegs out of their holes, in lift order (at most [`MAX_HAND`]).
+    pub(super) hand: Vec<Peg>,
+    /// The number of the last lift or placement: the clock of event order.
+    pub(super) seq: u64,
+    /// `seq` when the current window began (the position last changed): only events after it
+    /// explain a move.
+    pub(super) window: u64,
+    /// Per square, the number of its last lift.
+    pub(super) last_lift: [u64; 64],
+    /// Per square, the number of its last placement.
+    pub(super) last_place: [u64; 64],
+    /// A complete move held because it may be half of a castling.
+    pub(super) deferred: Option<Deferred>,
+}
+
+impl PegBoard {
+    /// A board whose holes are those of `board`, believed to hold its pieces.
+    pub(super) fn new(board: &Board) -> PegBoard {
+        PegBoard {
+            occ: board.occupied(),
+            belief: board.clone(),
+            hand: Vec::new(),
+            seq: 0,
+            window: 0,
+            last_lift: [0; 64],
+            last_place: [0; 64],
+            deferred: None,
+        }
+    }
+}
+
+/// A peg out of its hole.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Peg {
+    /// The hole it was lifted from.
+    pub(super) origin: Square,
+    /// The piece it was believed to be there, if any.
+    pub(super) piece: Option<Piece>,
+    /// Event number of its lift.
+    pub(super) at: u64,
+}
+
+/// A complete move held back because it may be half of a castling.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Deferred {
+    /// The held move (the rook's or king's step alone).
+    pub(super) m: Move,
+    /// When it is concluded if nothing else happens.
+    pub(super) deadline: Millis,
+    /// The hole of the other castling piece, whose lift suspends the deadline.
+    pub(super) waiting: Square,
+    /// Event number when it was held; the waiting piece counts as lifted after it.
+    pub(super) since: u64,
+    /// The other castling piece is in the hand: no deadline until it is placed.
+    pub(super) suspended: bool,
+}
+
+impl MoveDetector {
+    /// One sensor event on an occupancy board (keys are handled by the caller).
+    pub(super) fn occ_event(&mut self, event: &SensorEvent, out: &mut Vec<Conclusion>) {
+        match event {
+            SensorEvent::Lift(sq) => {
+                if self.occ_lift(*sq, true, out) {
+                    self.evaluate(Trigger::Lift, out);
+                }
+            }
+            SensorEvent::Place(sq) => {
+                if self.occ_place(*sq, out) {
+                    self.evaluate(Trigger::Place, out);
+                }
+            }
+            SensorEvent::Occupancy(snap) => self.occ_snapshot(*snap, out),
+            SensorEvent::Pieces(board) => self.occ_snapshot(board.occupied(), out),
+            SensorEvent::SquareChanged { square, piece } => {
+                let changed = match piece {
+                    Some(_) => self.occ_place(*square, out),
+                    None => self.occ_lift(*square, true, out),
+                };
+                if changed {
+                    let trigger = if piece.is_some() {
+                        Trigger::Place
+                    } else {
+                        Trigger::Lift
+                    };
+                    self.evaluate(trigger, out);
+                }
+            }
+            SensorEvent::Key(_) | SensorEvent::Identity(_) | SensorEvent::Clock(_) => {}
+        }
+    }
+
+    /// A peg leaves `sq` (`touch`: seen as a lift, not inferred from a snapshot, so it is a
+    /// touch). A lift releases a held move unless it is the other castling piece's. Returns
+    /// whether the occupancy changed.
+    fn occ_lift(&mut self, sq: Square, touch: bool, out: &mut Vec<Conclusion>) -> bool {
+        if !self.pegs.occ.contains(sq) {
+            return false;
+        }
+        if let Some(d) = self.pegs.deferred {
+            if sq == d.waiting {
+                self.pegs.deferred = Some(Deferred {
+                    suspended: true,
+                    ..d
+                });
+            } else {
+                self.release(out);
+            }
+        }
+        self.pegs.seq += 1;
+        self.pegs.occ.discard(sq);
+        let piece = self.pegs.belief.remove_piece_at(sq);
+        if self.pegs.hand.len() >= MAX_HAND {
+            self.pegs.hand.remove(0);
+        }
+        self.pegs.hand.push(Peg {
+            origin: sq,
+            piece,
+            at: self.pegs.seq,
+        });
+        self.pegs.last_lift[sq as usize] = self.pegs.seq;
+        if touch
+            && self.table.turn == Turn::Own
+            && !self.line.game_over
+            && !self.touch.touched.contains(sq)
+        {
+            self.touch.touched.add(sq);
+            if let Some(p) = piece
+                && self.line.history[self.line.ply].piece_at(sq) == Some(p)
+            {
+                self.report_touch(sq, p, out);
+            }
+        }
+        true
+    }
+
+    /// A peg goes into `sq`. A placement releases a held move unless the other castling piece
+    /// is in the hand. Returns whether the occupancy changed.
+    fn occ_place(&mut self, sq: Square, out: &mut Vec<Conclusion>) -> bool {
+        if self.pegs.occ.contains(sq) {
+            return false;
+        }
+        if let Some(d) = self.pegs.deferred {
+            let waiting_in_hand = !self.pegs.occ.contains(d.waiting)
+                && self.pegs.last_lift[d.waiting as usize] > d.since;
+            if !waiting_in_hand {
+                self.release(out);
+            }
+        }
+        self.pegs.seq += 1;
+        self.pegs.occ.add(sq);
+        match self.take_from_hand(sq) {
+            Some(p) => self.pegs.belief.set_piece_at(sq, p),
+            None => self.pegs.belief.discard_piece_at(sq),
+        }
+        self.pegs.last_place[sq as usize] = self.pegs.seq;
+        true
+    }
+
+    /// Which peg went into `sq`. An occupancy board cannot tell; the guess only names pieces in
+    /// messages and never decides a move. In order: the mover's own peg put back where it came
+    /// from; the mover's latest peg that could go there; any peg put back where it came from;
+    /// the mover's latest peg; the latest peg. A peg from beside the board is believed to be
+    /// what the game wants there.
+    fn take_from_hand(&mut self, sq: Square) -> Option<Piece> {
+        let turn = self.line.base.turn();
+        let own = |p: &Peg| p.piece.is_some_and(|pc| pc.color == turn);
+        let could_go = |p: &Peg| {
+            p.piece
+                .is_some_and(|pc| pc.color == turn && reachable(&self.line.base, pc, p.origin, sq))
+        };
+        let i = self
+            .pegs
+            .hand
+            .iter()
+            .rposition(|p| p.origin == sq && own(p))
+            .or_else(|| self.pegs.hand.iter().rposition(could_go))
+            .or_else(|| self.pegs.hand.iter().rposition(|p| p.origin == sq))
+            .or_else(|| self.pegs.hand.iter().rposition(own))
+            .or_else(|| self.pegs.hand.len().checked_sub(1));
+        match i {
+            Some(i) => self.pegs.hand.remove(i).piece,
+            None => self
+                .table
+                .target
+                .piece_at(sq)
+                .or_else(|| self.line.history[self.line.ply].piece_at(sq)),
+        }
+    }
+
+    /// Every occupied hole at once: compared with the game after power-up or a reconnect,
+    /// otherwise taken as the lifts and placements that explain the difference.
+    fn occ_snapshot(&mut self, snap: Bitboard, out: &mut Vec<Conclusion>) {
+        if self.link.fresh {
+            self.link.fresh = false;
+            self.release(out);
+            self.pegs.occ = snap;
+            self.pegs.hand.clear();
+            self.new_window();
+            self.fresh_compare(out);
+            return;
+        }
+        if snap == self.pegs.occ {
+            return;
+        }
+        for sq in self.pegs.occ & !snap {
+            self.occ_lift(sq, false, out);
+        }
+        for sq in snap & !self.pegs.occ {
+            self.occ_place(sq, out);
+        }
+        self.evaluate(Trigger::Unexplained, out);
+    }
+
+    /// Concludes the held move. What happened after it was held (the other castling piece
+    /// lifted, then the opponent taking it) belongs to the next position's window: those
+    /// events keep counting, and a peg still in hand is a touch there.
+    pub(super) fn release(&mut self, out: &mut Vec<Conclusion>) {
+        let Some(d) = self.pegs.deferred.take() else {
+            return;
+        };
+        let carried: Vec<Peg> = self
+            .pegs
+            .hand
+            .iter()
+            .copied()
+            .filter(|p| p.at > d.since)
+            .collect();
+        let ply = self.line.ply;
+        self.conclude(d.m, out);
+        if self.line.ply == ply {
+            return;
+        }
+        self.pegs.window = d.since;
+        for peg in carried {
+            self.pegs.hand.push(peg);
+            if self.table.turn == Turn::Own
+                && !self.line.game_over
+                && !self.touch.touched.contains(peg.origin)
+                && let Some(p) = peg.piece
+                && self.line.history[self.line.ply].piece_at(peg.origin) == Some(p)
+            {
+                self.touch.touched.add(peg.origin);
+                self.report_touch(peg.origin, p, out);
+            }
+        }
+    }
+
+    /// Each moved peg's hole was emptied in this window and its destination filled after.
+    fn peg_moved(&self, (from, to): (Square, Square)) -> bool {
+        let lifted = self.pegs.last_lift[from as usize];
+        lifted > self.pegs.window && self.pegs.last_place[to as usize] > lifted
+    }
+
+    /// The window explains candidate `c`: every peg it moves was moved, and the piece it
+    /// captures was lifted (and, when the capturer went into its hole, after that lift).
+    pub(super) fn consistent(&self, c: &Cand) -> bool {
+        if !c.moved_pegs().iter().all(|&p| self.peg_moved(p)) {
+            return false;
+        }
+        match c.captured {
+            None => true,
+            Some(cap) => {
+                let lifted = self.pegs.last_lift[cap as usize];
+                lifted > self.pegs.window
+                    && (c.moved_pegs().iter().all(|&(_, to)| to != cap)
+                        || self.pegs.last_place[cap as usize] > lifted)
+            }
+        }
+    }
+
+    /// After an event: concludes the one candidate the board and the window show (or holds it,
+    /// or reports a promotion pending), else judges the board if it is at rest.
+    pub(super) fn evaluate(&mut self, trigger: Trigger, out: &mut Vec<Conclusion>) {
+        // Complete candidates.
+        let mut first: Option<usize> = None;
+        let mut others = false;
+        let mut castle: Option<usize> = None;
+        let mut all_by_castling_pieces = true;
+        for (i, c) in self.table.cands.iter().enumerate() {
+            if c.occ != self.pegs.occ || !self.consistent(c) {
+                continue;
+            }
+            if c.m.is_castle() {
+                castle = Some(i);
+            }
+            match first {
+                None => first = Some(i),
+                Some(f) => {
+                    let a = self.table.cands[f].m;
+                    if a.from() != c.m.from() || a.to() != c.m.to() || !c.m.is_promotion() {
+                        others = true;
+                    }
+                }
+            }
+        }
+        if others && let Some(k) = castle {
+            // King and rook were out of their holes together: in Chess960 a rook step into a
+            // hole the king left, or a king step, shows the same occupancy as the castling.
+            // The player handled both pieces (4.4.1 makes that castling), so castling wins.
+            let pieces = moved_squares(self.table.cands[k].m);
+            for c in &self.table.cands {
+                if c.m != self.table.cands[k].m
+                    && c.occ == self.pegs.occ
+                    && self.consistent(c)
+                    && !c.m.from().is_some_and(|f| pieces.contains(f))
+                {
+                    all_by_castling_pieces = false;
+                }
+            }
+            if all_by_castling_pieces {
+                first = Some(k);
+                others = false;
+            }
+        }
+        if let Some(i) = first {
+            let m = self.table.cands[i].m;
+            if m.is_promotion() && self.table.turn != Turn::Owed {
+                if !others && let Some(from) = m.from() {
+                    self.promotion_reached(from, m.to(), out);
+                }
+                return;
+            }
+            if others {
+                // Two moves explain the board equally: never a guess.
+                return;
+            }
+            if let Some(d) = self.pegs.deferred {
+                if d.m == m {
+                    self.release(out);
+                    return;
+                }
+                self.pegs.deferred = None;
+            }
+            if self.table.turn == Turn::Own
+                && let Some(waiting) = self.castling_half(i)
+            {
+                self.pegs.deferred = Some(Deferred {
+                    m,
+                    deadline: self.now.saturating_add(self.settings.settle_ms),
+                    waiting,
+                    since: self.pegs.seq,
+                    suspended: false,
+                });
+                return;
+            }
+            self.conclude(m, out);
+            return;
+        }
+        self.promotion.waiting = None;
+        if self.in_partial() || trigger == Trigger::Lift || !self.occ_at_rest() {
+            return;
+        }
+        if self.pegs.deferred.is_some() {
+            // The other castling piece went somewhere else: the held move stands, and what
+            // followed is judged against the position after it.
+            self.release(out);
+        }
+        self.settled(trigger != Trigger::Unexplained, out);
+    }
+
+    /// Whether the board is also half of a legal castling (other than candidate `i`); the hole
+    /// of the castling piece still to move.
+    fn castling_half(&self, i: usize) -> Option<Square> {
+        let m = self.table.cands[i].m;
+        self.table
+            .partials
+            .iter()
+            .filter(|p| p.of != m && p.of.is_castle())
+            .find(|p| p.occ == self.pegs.occ && self.peg_moved(p.moved))
+            .map(|p| p.waiting)
+    }
+
+    /// The board is a state a hand passes through on the way to a candidate.
+    fn in_partial(&self) -> bool {
+        self.table
+            .partials
+            .iter()
+            .any(|p| p.occ == self.pegs.occ && self.peg_moved(p.moved))
+    }
+
+    /// No peg in hand that a legal move would not capture, and not just the pieces a capture
+    /// takes lifted off (the capturer is still to come).
+    pub(super) fn occ_at_rest(&self) -> bool {
+        if !self
+            .pegs
+            .hand
+            .iter()
+            .all(|p| self.table.capturable.contains(p.origin))
+        {
+            return false;
+        }
+        let base = self.line.history[self.line.ply].occupied();
+        let missing = base & !self.pegs.occ;
+        let extra = self.pegs.occ & !base;
+        !(extra.is_empty() && missing.any() && missing.is_subset(self.table.capturable))
+    }
+
+    /// Names the pieces of occupied holes the belief leaves empty (what the game wants there,
+    /// else what stood there) and forgets those of empty holes.
+    pub(super) fn fill_belief(&mut self) {
+        let base = &self.line.history[self.line.ply];
+        for sq in self.pegs.occ & !self.pegs.belief.occupied() {
+            if let Some(p) = self.table.target.piece_at(sq).or_else(|| base.piece_at(sq)) {
+                self.pegs.belief.set_piece_at(sq, p);
+            }
+        }
+        for sq in self.pegs.belief.occupied() & !self.pegs.occ {
+            self.pegs.belief.discard_piece_at(sq);
+        }
+    }
+}

@@ -1,0 +1,504 @@
+//! The table's journal: every state change a table accepts, as one line of text.
+//!
+//! The table is event-sourced. A record is written durably before anything it caused is
+//! acknowledged or announced, and replaying a table's records through [`Table::restore`]
+//! (`crate::state`) rebuilds the game, the scoresheet and the clocks exactly, because the
+//! live path and the replay apply the very same records.
+//!
+//! Each line is an [`Entry`]: the record and the *table time* it was applied at (`<ms> move e2e4
+//! peg`). Table time is monotonic (the daemon's monotonic clock, continued across restarts from
+//! the last entry), so a replay recomputes every clock reading exactly and a wall clock stepped
+//! back or forward never reaches the chess clock. The journal keeps the wall time beside the
+//! line, for labels only (the PGN's date, the downtime after a crash). Lines written before
+//! table time existed start with the keyword; their journal wall time stands in for it.
+//!
+//! [`Table::restore`]: crate::state::Table::restore
+
+use std::fmt;
+use std::str::FromStr;
+
+use shakmaty::Color;
+use shakmaty::uci::UciMove;
+
+use annabella_boards::Millis;
+
+use crate::control::{GameTag, Role};
+use crate::reconcile::Side;
+use annabella_chess::game::GameResult;
+use annabella_chess::scoresheet::Recorder;
+use annabella_correspondence::day_clock::Leave;
+
+/// Longest record line: a scoresheet of some 800 half-moves in UCI (the journal keeps lines up
+/// to this length too); longer lines in a journal are corrupt.
+pub const MAX_RECORD_BYTES: usize = 4096;
+
+/// Where an accepted move came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// The blind player's peg board.
+    Peg,
+    /// The sighted player's electronic board.
+    Normal,
+    /// Typed on the control interface by someone in this role.
+    Control(Role),
+}
+
+impl Source {
+    /// Who wrote the move on the scoresheet.
+    pub fn recorder(self) -> Recorder {
+        match self {
+            Source::Peg | Source::Normal => Recorder::Board,
+            Source::Control(Role::Player(_)) => Recorder::Player,
+            Source::Control(Role::Assistant) => Recorder::Assistant,
+            Source::Control(Role::Arbiter | Role::Observer) => Recorder::Arbiter,
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Peg => f.write_str("peg"),
+            Source::Normal => f.write_str("normal"),
+            Source::Control(role) => write!(f, "{role}"),
+        }
+    }
+}
+
+impl FromStr for Source {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Source, String> {
+        match s {
+            "peg" => Ok(Source::Peg),
+            "normal" => Ok(Source::Normal),
+            _ => s
+                .parse::<Role>()
+                .map(Source::Control)
+                .map_err(|_| format!("unknown move source {s:?}; peg, normal or a role")),
+        }
+    }
+}
+
+/// One accepted state change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// A new game: `begin <chess960 0|1> <time control> <start FEN>`. White's clock (or the
+    /// side to move's) starts at the record's time.
+    Begin {
+        chess960: bool,
+        time_control: String,
+        fen: String,
+    },
+    /// `move <uci> <source>`: played, written on the scoresheet, the mover's clock pressed.
+    /// UCI as the game's castling mode writes it (Chess960: king takes rook).
+    Move { uci: UciMove, source: Source },
+    /// `undo`: the last move withdrawn (a slip of the tongue, D.2.8); the clocks go back to
+    /// the readings before it.
+    Undo,
+    /// `offer-draw <color>`.
+    DrawOffer { color: Color },
+    /// `agree-draw`: both sides agreed (5.2.3).
+    DrawAgreed,
+    /// `claim-draw [<uci>]`: a correct claim (9.2, 9.3), with the move the claimant wrote.
+    Claim { intended: Option<UciMove> },
+    /// `wrong-claim <color>`: a refused claim; the opponent gets the penalty time (9.5.3).
+    WrongClaim { color: Color },
+    /// `resign <color>`.
+    Resign { color: Color },
+    /// `flag <color>`: the flag fell (6.9 decides the result).
+    Flag { color: Color },
+    /// `adjust <color> <±ms>`: the arbiter changed a clock.
+    Adjust { color: Color, delta_ms: i64 },
+    /// `penalty <color>`: the arbiter ruled that `color` completed an illegal move (7.5.5):
+    /// the first time the opponent gets the penalty time, the second time `color` loses.
+    Penalty { color: Color },
+    /// `result <1-0|0-1|1/2-1/2>`: the arbiter declared the result (a result shown on the
+    /// e-board with DGT's kings gesture, or one he decided).
+    Result { result: GameResult },
+    /// `pause`: the arbiter stopped the clocks (6.11.1).
+    Pause,
+    /// `resume`: the arbiter restarted them.
+    Resume,
+    /// `sheet <a|b> [<uci>…]`: a player's scoresheet entered or corrected (D.2.9); only its
+    /// legal moves are kept.
+    Sheet { side: Side, moves: Vec<UciMove> },
+    /// `retract <plies>`: the moves after `plies` half-moves are taken back (D.2.9, the
+    /// sheets differ); both sheets are cut there and the clocks go back to that move.
+    Retract { plies: usize },
+    /// `tag <white|black|event|site|round> <text…>`: a PGN tag of the game (players' names,
+    /// the event); the text is the rest of the line.
+    Tag { tag: GameTag, value: String },
+    /// `rebase <ms>`: the daemon restarted; the running clock is charged `charged_ms` since its
+    /// last press (the time it ran while the daemon was up, plus the downtime only when the
+    /// configuration says so) and runs on from the record's time.
+    Rebase { charged_ms: u64 },
+    /// `day-penalty <color>`: a correspondence game's sender of an illegal or ambiguous move
+    /// is charged the days its rules say (BCA: one).
+    DayPenalty { color: Color },
+    /// `leave <color> <from> <to>`: days of leave in a correspondence game (UTC dates, both
+    /// included); the side's days do not run.
+    Leave { leave: Leave },
+}
+
+fn parse_uci(text: &str) -> Result<UciMove, String> {
+    UciMove::from_ascii(text.as_bytes()).map_err(|e| {
+        format!(
+            "{:?} is no UCI move: {e}",
+            text.chars().take(12).collect::<String>()
+        )
+    })
+}
+
+/// A record with the table time it was applied at: one journal line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Table time in milliseconds (monotonic; see the module's documentation).
+    pub t: Millis,
+    pub record: Record,
+}
+
+impl fmt::Display for Entry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.t, self.record)
+    }
+}
+
+impl Entry {
+    /// Reads a journal line; `wall_ms` (the journal's time beside it) is the table time of a
+    /// line written before lines carried one.
+    pub fn parse(line: &str, wall_ms: u64) -> Result<Entry, String> {
+        if line.len() > MAX_RECORD_BYTES {
+            return Err(format!(
+                "record of {} bytes; at most {MAX_RECORD_BYTES}",
+                line.len()
+            ));
+        }
+        let (first, rest) = line.split_once(' ').unwrap_or((line, ""));
+        if !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
+            let t = first
+                .parse()
+                .map_err(|_| format!("table time {first:?} is out of range"))?;
+            return Ok(Entry {
+                t,
+                record: rest.parse()?,
+            });
+        }
+        Ok(Entry {
+            t: wall_ms,
+            record: line.parse()?,
+        })
+    }
+}
+
+fn color_word(color: Color) -> &'static str {
+    match color {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+fn parse_color(s: &str) -> Result<Color, String> {
+    match s {
+        "white" => Ok(Color::White),
+        "black" => Ok(Color::Black),
+        _ => Err(format!("expected white or black, not {s:?}")),
+    }
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Record::Begin {
+                chess960,
+                time_control,
+                fen,
+            } => write!(f, "begin {} {time_control} {fen}", u8::from(*chess960)),
+            Record::Move { uci, source } => write!(f, "move {uci} {source}"),
+            Record::Undo => f.write_str("undo"),
+            Record::DrawOffer { color } => write!(f, "offer-draw {}", color_word(*color)),
+            Record::DrawAgreed => f.write_str("agree-draw"),
+            Record::Claim { intended: None } => f.write_str("claim-draw"),
+            Record::Claim { intended: Some(m) } => write!(f, "claim-draw {m}"),
+            Record::WrongClaim { color } => write!(f, "wrong-claim {}", color_word(*color)),
+            Record::Resign { color } => write!(f, "resign {}", color_word(*color)),
+            Record::Flag { color } => write!(f, "flag {}", color_word(*color)),
+            Record::Adjust { color, delta_ms } => {
+                write!(f, "adjust {} {delta_ms:+}", color_word(*color))
+            }
+            Record::Penalty { color } => write!(f, "penalty {}", color_word(*color)),
+            Record::DayPenalty { color } => write!(f, "day-penalty {}", color_word(*color)),
+            Record::Leave { leave } => write!(f, "{leave}"),
+            Record::Result { result } => write!(f, "result {}", result.pgn()),
+            Record::Pause => f.write_str("pause"),
+            Record::Resume => f.write_str("resume"),
+            Record::Sheet { side, moves } => {
+                write!(f, "sheet {side}")?;
+                for m in moves {
+                    write!(f, " {m}")?;
+                }
+                Ok(())
+            }
+            Record::Retract { plies } => write!(f, "retract {plies}"),
+            Record::Rebase { charged_ms } => write!(f, "rebase {charged_ms}"),
+            Record::Tag { tag, value } => write!(f, "tag {tag} {value}"),
+        }
+    }
+}
+
+impl FromStr for Record {
+    type Err = String;
+
+    fn from_str(line: &str) -> Result<Record, String> {
+        if line.len() > MAX_RECORD_BYTES {
+            return Err(format!(
+                "record of {} bytes; at most {MAX_RECORD_BYTES}",
+                line.len()
+            ));
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["begin", chess960, tc, fen @ ..] if !fen.is_empty() => Ok(Record::Begin {
+                chess960: match *chess960 {
+                    "0" => false,
+                    "1" => true,
+                    other => return Err(format!("begin: chess960 is 0 or 1, not {other:?}")),
+                },
+                time_control: (*tc).to_owned(),
+                fen: fen.join(" "),
+            }),
+            ["move", uci, source] => Ok(Record::Move {
+                uci: parse_uci(uci)?,
+                source: source.parse()?,
+            }),
+            ["undo"] => Ok(Record::Undo),
+            ["offer-draw", c] => Ok(Record::DrawOffer {
+                color: parse_color(c)?,
+            }),
+            ["agree-draw"] => Ok(Record::DrawAgreed),
+            ["claim-draw"] => Ok(Record::Claim { intended: None }),
+            ["claim-draw", m] => Ok(Record::Claim {
+                intended: Some(parse_uci(m)?),
+            }),
+            ["wrong-claim", c] => Ok(Record::WrongClaim {
+                color: parse_color(c)?,
+            }),
+            ["resign", c] => Ok(Record::Resign {
+                color: parse_color(c)?,
+            }),
+            ["flag", c] => Ok(Record::Flag {
+                color: parse_color(c)?,
+            }),
+            ["adjust", c, delta] => Ok(Record::Adjust {
+                color: parse_color(c)?,
+                delta_ms: delta
+                    .parse()
+                    .map_err(|_| format!("adjust: {delta:?} is no number of milliseconds"))?,
+            }),
+            ["penalty", c] => Ok(Record::Penalty {
+                color: parse_color(c)?,
+            }),
+            ["day-penalty", c] => Ok(Record::DayPenalty {
+                color: parse_color(c)?,
+            }),
+            ["leave", ..] => line
+                .parse::<Leave>()
+                .map(|leave| Record::Leave { leave })
+                .map_err(|e| e.to_string()),
+            ["result", r] => Ok(Record::Result {
+                result: GameResult::from_pgn(r)
+                    .ok_or_else(|| format!("result: {r:?} is no result; 1-0, 0-1 or 1/2-1/2"))?,
+            }),
+            ["pause"] => Ok(Record::Pause),
+            ["resume"] => Ok(Record::Resume),
+            ["sheet", side, moves @ ..] => Ok(Record::Sheet {
+                side: match *side {
+                    "a" => Side::A,
+                    "b" => Side::B,
+                    other => return Err(format!("sheet: side a or b, not {other:?}")),
+                },
+                moves: moves
+                    .iter()
+                    .map(|m| parse_uci(m))
+                    .collect::<Result<_, _>>()?,
+            }),
+            ["retract", n] => Ok(Record::Retract {
+                plies: n
+                    .parse()
+                    .map_err(|_| format!("retract: {n:?} is no number of half-moves"))?,
+            }),
+            ["rebase", ms] => Ok(Record::Rebase {
+                charged_ms: ms
+                    .parse()
+                    .map_err(|_| format!("rebase: {ms:?} is no number of milliseconds"))?,
+            }),
+            ["tag", tag, value @ ..] if !value.is_empty() => Ok(Record::Tag {
+                tag: GameTag::parse(tag).ok_or_else(|| {
+                    format!("tag: {tag:?} is no tag; white, black, event, site or round")
+                })?,
+                // Words are joined by one space, as the tag was written (one line, trimmed).
+                value: value.join(" "),
+            }),
+            ["begin", ..] => Err("begin needs chess960, a time control and a FEN".to_owned()),
+            [
+                kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
+                | "resign" | "flag" | "adjust" | "penalty" | "result" | "pause" | "resume"
+                | "sheet" | "retract" | "rebase" | "tag"),
+                rest @ ..,
+            ] => Err(format!(
+                "{kw:?} with {} word(s) after it is malformed",
+                rest.len()
+            )),
+            [] => Err("empty record".to_owned()),
+            [other, ..] => Err(format!(
+                "unknown record {:?}",
+                other.chars().take(40).collect::<String>()
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uci(text: &str) -> UciMove {
+        UciMove::from_ascii(text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn entries_carry_table_time_and_old_lines_take_the_wall_time() {
+        let e = Entry {
+            t: 1234,
+            record: Record::Undo,
+        };
+        assert_eq!(e.to_string(), "1234 undo");
+        assert_eq!(Entry::parse("1234 undo", 99), Ok(e));
+        assert_eq!(
+            Entry::parse("undo", 99),
+            Ok(Entry {
+                t: 99,
+                record: Record::Undo
+            })
+        );
+        assert!(
+            Entry::parse("99999999999999999999999 undo", 0)
+                .unwrap_err()
+                .contains("out of range")
+        );
+        assert!(
+            Entry::parse("12 jump", 0)
+                .unwrap_err()
+                .contains("unknown record")
+        );
+        assert!(
+            Entry::parse("move e2e9 peg", 0)
+                .unwrap_err()
+                .contains("no UCI move")
+        );
+    }
+
+    #[test]
+    fn every_record_reads_back() {
+        let records = [
+            Record::Begin {
+                chess960: false,
+                time_control: "40/5400+30:1800+30".into(),
+                fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            },
+            Record::Move {
+                uci: uci("e2e4"),
+                source: Source::Peg,
+            },
+            Record::Move {
+                uci: uci("e7e8q"),
+                source: Source::Control(Role::Player(Color::Black)),
+            },
+            Record::Move {
+                uci: uci("g8f6"),
+                source: Source::Control(Role::Assistant),
+            },
+            Record::Undo,
+            Record::DrawOffer {
+                color: Color::White,
+            },
+            Record::DrawAgreed,
+            Record::Claim { intended: None },
+            Record::Claim {
+                intended: Some(uci("g1f3")),
+            },
+            Record::WrongClaim {
+                color: Color::Black,
+            },
+            Record::Resign {
+                color: Color::Black,
+            },
+            Record::Flag {
+                color: Color::White,
+            },
+            Record::Adjust {
+                color: Color::White,
+                delta_ms: -120_000,
+            },
+            Record::Adjust {
+                color: Color::Black,
+                delta_ms: 120_000,
+            },
+            Record::Penalty {
+                color: Color::Black,
+            },
+            Record::DayPenalty {
+                color: Color::White,
+            },
+            Record::Leave {
+                leave: "leave black 2026-12-20 2027-01-05".parse().unwrap(),
+            },
+            Record::Result {
+                result: GameResult::Draw,
+            },
+            Record::Pause,
+            Record::Resume,
+            Record::Sheet {
+                side: Side::B,
+                moves: vec![uci("e2e4"), uci("e7e5")],
+            },
+            Record::Sheet {
+                side: Side::A,
+                moves: vec![],
+            },
+            Record::Retract { plies: 3 },
+            Record::Rebase { charged_ms: 5 },
+            Record::Tag {
+                tag: GameTag::White,
+                value: "Anna Müller".into(),
+            },
+        ];
+        for r in records {
+            let line = r.to_string();
+            assert!(!line.contains('\n'));
+            assert_eq!(line.parse::<Record>(), Ok(r), "{line}");
+        }
+    }
+
+    #[test]
+    fn corrupt_lines_are_errors_that_say_why() {
+        for (line, want) in [
+            ("", "empty record"),
+            ("jump e2e4", "unknown record \"jump\""),
+            ("move e2e4", "\"move\" with 1 word(s) after it is malformed"),
+            ("undo now", "\"undo\" with 1 word(s) after it is malformed"),
+            ("flag green", "expected white or black"),
+            ("adjust white lots", "no number of milliseconds"),
+            (
+                "begin 2 300 8/8/8/8/8/8/8/8 w - - 0 1",
+                "chess960 is 0 or 1",
+            ),
+            ("begin 0", "begin needs"),
+            ("move e2e4 ghost", "unknown move source"),
+        ] {
+            let err = line.parse::<Record>().unwrap_err();
+            assert!(err.contains(want), "{line:?}: {err}");
+        }
+        assert!("x".repeat(MAX_RECORD_BYTES + 1).parse::<Record>().is_err());
+    }
+}

@@ -1,0 +1,77 @@
+//! What the correspondence desk sees of one table: the position its peg board must show, what
+//! the peg board is believed to hold while the table has it, and the game's state in words for
+//! the blind player when he turns to the game (`focus`) or lists his games.
+
+use shakmaty::{Board, Color, Position};
+
+use crate::state::Table;
+use annabella_chess::game::Game;
+use annabella_chess::phrases::color_phrase;
+use annabella_correspondence::day_clock::MoveCharge;
+
+/// A table as the desk sees it after each step (`Table::desk_view`).
+#[derive(Debug, Clone)]
+pub struct DeskView {
+    /// The game's position: what the peg board must show to play this game.
+    pub target: Board,
+    /// The pieces the peg board holds, while this table has it and it agrees with the game
+    /// (`None` otherwise): what the desk hands to the next game.
+    pub peg_agrees: Option<Board>,
+    /// The game, for checking a message's record against it.
+    pub game: Game,
+    /// The blind player's colour.
+    pub peg_side: Color,
+    /// When each move was made (Unix ms), in step with the game's moves.
+    pub move_times: Vec<u64>,
+    /// Whose move, the last move of each side with its number, the days left, in words.
+    pub state_words: String,
+    /// "Weiß am Zug, noch zwölf Tage" or the result, in words: one entry of the spoken list.
+    pub turn_words: String,
+    /// What the last move cost in days and both sides' totals (a correspondence game).
+    pub last_charge: Option<MoveCharge>,
+}
+
+impl Table {
+    /// The table as the desk sees it at wall time `now_unix_ms` (its days left then).
+    pub fn desk_view(&self, now_unix_ms: u64) -> DeskView {
+        let game = &self.g.game;
+        let plies = game.ply_count();
+        let turn = match game.outcome() {
+            Some(_) => self.word("key_game_over"),
+            None => {
+                let color = color_phrase(game.turn(), self.vocab());
+                self.key_words("key_turn", &[("color", &color)])
+            }
+        };
+        // The list names the days of the side to move; the state, both sides' days.
+        let turn_words = match self.side_days_words(game.turn(), now_unix_ms) {
+            Some(days) if !game.is_over() => format!("{turn}, {days}"),
+            _ => turn.clone(),
+        };
+        let mut parts = vec![turn];
+        // The last move of each side, oldest first, each with its number and colour.
+        for ply in plies.saturating_sub(2)..plies {
+            if let Some(words) = self.numbered_move(ply) {
+                parts.push(words);
+            }
+        }
+        if plies == 0 {
+            parts.push(self.word("key_no_move"));
+        }
+        if let Some(days) = self.days_words(now_unix_ms).filter(|_| !game.is_over()) {
+            parts.push(days);
+        }
+        let peg = &self.peg;
+        let agrees = peg.connected && !peg.differs && !peg.owes(game);
+        DeskView {
+            target: game.position().board().clone(),
+            peg_agrees: agrees.then(|| peg.feed.detector().believed().clone()),
+            game: game.clone(),
+            peg_side: self.s.peg_side,
+            move_times: self.g.plies.iter().map(|p| p.unix_ms).collect(),
+            state_words: parts.join(". "),
+            turn_words,
+            last_charge: self.g.day_charges.last().copied().flatten(),
+        }
+    }
+}

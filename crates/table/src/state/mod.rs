@@ -1,0 +1,578 @@
+//! One table's state machine: the game, its scoresheets, the talking clock and both boards, fed
+//! with sensor events, link changes, control requests and the passing of time, answering each
+//! with a [`Step`]: the journal records it needs, then what to say to whom and tell subscribers.
+//!
+//! Pure and sans-IO (as in str0m): [`Table::handle`] and [`Table::request`] take [`Now`] (table
+//! time, monotonic, for every clock; wall time for labels only) and return a [`Step`];
+//! [`Table::next_deadline`] says when to call again. The actor in `annabella::app` writes a step's
+//! records to the journal in one transaction and only then performs its effects (FIDE D.2.3: a
+//! move is made only once announced, and nothing announced may be lost). A step whose records
+//! the journal refused is given back with [`Table::rollback`]: the table is then exactly as it
+//! was before the step, so nothing refused has changed.
+//!
+//! The table's parts live in files of their own:
+//! - `game_state.rs`: what records change, and `apply`, the one place it changes;
+//! - `boards.rs`: both boards' feeds, the detector's conclusions, guidance, links;
+//! - `keys.rs`: the peg board's key strip, answered to the blind player;
+//! - `requests.rs`: control requests, one function per kind;
+//! - `sheets.rs`: the two-scoresheet procedure (D.2.9);
+//! - `words.rs`: what is said and shown (announcements, status, exports).
+//!
+//! # Who hears what
+//! - The sighted side's move is announced to the blind player, who then replicates it on his
+//!   peg board: the table waits for it, confirms it ("in Ordnung") or says what differs; `KA`
+//!   repeats the move he owes, or the last move, with its number and colour.
+//! - The answers to the peg board's keys are his alone (`keys.rs`); what a key changes in the
+//!   game (a draw offer, a resignation, a claim's result) is announced as the request is.
+//! - The blind player's move is announced to the opponent as soon as it is made on the peg
+//!   board, and at the same instant his clock stops and the opponent's starts (D.2.3, D.2.4);
+//!   it is confirmed to himself when the settings ask for it.
+//! - Illegal positions, mismatches, takebacks and flag falls are urgent: they interrupt a long
+//!   phrase ([`Urgency`]).
+
+use shakmaty::Color;
+use shakmaty::uci::UciMove;
+
+use annabella_boards::{Millis, SensorEvent, Timed};
+use annabella_chess::game::Game;
+use annabella_chess::language::Language;
+use annabella_chess::notation::Verbosity;
+use annabella_chess::scoresheet::Scoresheet;
+mod boards;
+mod day_time;
+mod desk_view;
+mod game_state;
+mod keys;
+mod line_errors;
+mod new_game;
+mod page_view;
+mod physical_clock;
+mod requests;
+mod sheets;
+mod words;
+
+use crate::board_feed::min_opt;
+use crate::clock::{AnnounceSchedule, Clock, TimeControl};
+use crate::control::{Command, GameTag, Role as ControlRole};
+use crate::detector::TouchMove;
+pub use crate::event::{About, BoardId, Listener, Say, TableEvent, Urgency};
+use crate::name::TableName;
+use crate::record::{Entry, Record};
+pub use crate::reply::{Answer, Reply, reply_line};
+use boards::Board;
+pub use desk_view::DeskView;
+use game_state::GameState;
+pub use game_state::Proposal;
+
+/// What the sighted side plays on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NormalBoard {
+    /// No electronic board: his moves come from the control interface (assistant, arbiter,
+    /// correspondence player).
+    Virtual,
+    /// A piece-identity board (DGT) whose moves the table detects.
+    Identity,
+}
+
+/// A table's settings, fixed while it runs.
+#[derive(Clone, Debug)]
+pub struct TableSettings {
+    pub name: TableName,
+    /// The side the blind player plays on the peg board.
+    pub peg_side: Color,
+    pub normal: NormalBoard,
+    /// The language of announcements (and of replies to connections that chose none).
+    pub lang: &'static Language,
+    pub verbosity: Verbosity,
+    pub name_captured: bool,
+    /// Confirm the blind player's own moves aloud.
+    pub confirm_own_moves: bool,
+    /// Below this much time on the blind player's clock, the terse style: no confirmation of
+    /// his own moves, the opponent's in the short form, his own clock calls as the number alone.
+    pub terse_below_ms: Option<u64>,
+    pub touch_move: TouchMove,
+    /// Peg-board contact debounce window (0: none).
+    pub debounce_ms: Millis,
+    pub time_control: TimeControl,
+    pub announce: AnnounceSchedule,
+    /// The start position of a new game (FEN or X-FEN).
+    pub start_fen: Option<String>,
+    pub chess960: bool,
+    /// PGN tags every new game gets (players' names, event, site, round).
+    pub tags: Vec<(GameTag, String)>,
+    /// A game by mail on the desk's shared peg board, with its identifier in the messages:
+    /// the board comes and goes with the focus, silently (no "Brett getrennt" each time he
+    /// turns to another game), and the opponent's moves are announced with the game's name
+    /// and the move's number, as he has many games.
+    pub correspondence: Option<String>,
+    /// A correspondence game's time control in days and the rules that count them
+    /// (`annabella_correspondence::day_rules`); the chess clock then keeps no flag.
+    pub days: Option<annabella_correspondence::day_rules::CorrespondenceControl>,
+}
+
+impl TableSettings {
+    /// A table with the defaults of a plain setup: the sighted side's moves over the control
+    /// interface, short announcements, the blind player's own moves confirmed, touch-move
+    /// warned, no debounce window, the clock silent unless asked, the standard position.
+    pub fn new(
+        name: TableName,
+        peg_side: Color,
+        lang: &'static Language,
+        time_control: TimeControl,
+    ) -> TableSettings {
+        TableSettings {
+            name,
+            peg_side,
+            normal: NormalBoard::Virtual,
+            lang,
+            verbosity: Verbosity::Short,
+            name_captured: false,
+            confirm_own_moves: true,
+            terse_below_ms: None,
+            touch_move: TouchMove::Warn,
+            debounce_ms: 0,
+            time_control,
+            announce: AnnounceSchedule::none(),
+            start_fen: None,
+            chess960: false,
+            tags: Vec::new(),
+            correspondence: None,
+            days: None,
+        }
+    }
+}
+
+/// The time of an input: table time for everything that counts, wall time for labels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Now {
+    /// Table time in milliseconds: monotonic (never steps), continued across restarts from
+    /// the journal. Every clock reading, deadline and sensor stamp is in table time.
+    pub table_ms: Millis,
+    /// Wall time (Unix milliseconds): the PGN's date and the downtime after a crash, nothing
+    /// else.
+    pub unix_ms: u64,
+}
+
+impl Now {
+    /// Both times the same: tests and tools that have only one clock.
+    pub fn at(ms: u64) -> Now {
+        Now {
+            table_ms: ms,
+            unix_ms: ms,
+        }
+    }
+}
+
+/// What can happen at a table besides a control request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A decoded sensor event from a board, arriving now.
+    Sensor { board: BoardId, event: SensorEvent },
+    /// A board's link came up (`up`) or went down; `detail` names the device and why.
+    Link {
+        board: BoardId,
+        up: bool,
+        detail: String,
+    },
+    /// A line from a board that could not be decoded (reported, skipped).
+    DecodeError { board: BoardId, message: String },
+    /// Nothing but time passing (a deadline was reached).
+    Tick,
+}
+
+/// Something to do once the step's records are durable, in the order given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Tell subscribers; a [`TableEvent::Say`] is also spoken to its listener.
+    Event(TableEvent),
+    /// The game is over: archive it.
+    Finished { pgn: String },
+    /// A two-board reconciliation for the table's record (both sheets, both boards, what was
+    /// decided and why), several lines of text for the arbiter and for appeals.
+    Resolution { text: String },
+}
+
+/// What one input did. Write `records` durably (all or none), then perform `effects`; if the
+/// journal refuses, give the step back with [`Table::rollback`] and perform nothing.
+#[must_use]
+#[derive(Default)]
+pub struct Step {
+    /// Journal entries, in order, with the table time they were applied at.
+    pub records: Vec<Entry>,
+    pub effects: Vec<Effect>,
+    /// The step begins the table's next game: its records go to a new game of the journal.
+    pub begins_game: bool,
+    /// The table as it was before the step's first change (only while the step has records).
+    undo: Option<Box<GameState>>,
+}
+
+impl Step {
+    fn event(&mut self, event: TableEvent) {
+        self.effects.push(Effect::Event(event));
+    }
+
+    /// The events, for callers that look only at them.
+    pub fn events(&self) -> impl Iterator<Item = &TableEvent> {
+        self.effects.iter().filter_map(|e| match e {
+            Effect::Event(e) => Some(e),
+            _ => None,
+        })
+    }
+
+    /// What is said, to whom.
+    pub fn said(&self) -> impl Iterator<Item = &Say> {
+        self.events().filter_map(|e| match e {
+            TableEvent::Say(s) => Some(s),
+            _ => None,
+        })
+    }
+}
+
+impl std::fmt::Debug for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Step")
+            .field("records", &self.records)
+            .field("effects", &self.effects)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a journal could not be replayed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("journal record {index} ({line:?}): {why}")]
+pub struct RestoreError {
+    /// 1-based position of the record in the table's journal.
+    pub index: usize,
+    pub line: String,
+    pub why: String,
+}
+
+/// One table: a game between the blind player at the peg board and a sighted opponent.
+pub struct Table {
+    s: TableSettings,
+    /// Everything the journal records change.
+    g: GameState,
+    peg: Board,
+    normal: Option<Board>,
+    /// What the blind player heard last, for `KA` while his board differs.
+    last_to_blind: Option<String>,
+    /// What the peg board's keys remember between presses (`KH`, `KX`).
+    keys: keys::KeyState,
+    /// The chess clock on the e-board, which the talking clock follows.
+    physical_clock: physical_clock::PhysicalClock,
+}
+
+const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+impl Table {
+    /// A new game at `now`: the `begin` record and White's clock (the side to move's) started.
+    pub fn new(settings: TableSettings, now: Now) -> Result<(Table, Step), String> {
+        let start = Game::from_fen(
+            settings.start_fen.as_deref().unwrap_or(START_FEN),
+            settings.chess960,
+        )
+        .map_err(|e| format!("table {}: start position: {e}", settings.name))?;
+        let begin = Record::Begin {
+            chess960: settings.chess960,
+            time_control: settings.time_control.to_string(),
+            fen: start.fen(),
+        };
+        let mut table = Table::empty(settings, start);
+        let mut step = Step::default();
+        table.commit(now, begin, &mut step)?;
+        for (tag, value) in table.s.tags.clone() {
+            table.commit(now, Record::Tag { tag, value }, &mut step)?;
+        }
+        table.announce_begin(&mut step);
+        Ok((table, step))
+    }
+
+    fn empty(s: TableSettings, game: Game) -> Table {
+        let (peg, normal) = Board::pair(&s, &game);
+        Table {
+            g: GameState::new(&s, game),
+            peg,
+            normal,
+            last_to_blind: None,
+            keys: keys::KeyState::default(),
+            physical_clock: physical_clock::PhysicalClock::default(),
+            s,
+        }
+    }
+
+    /// Rebuilds a table from its journal: `(wall time, line)` in order, the first a `begin`.
+    /// The settings' start position and time control are those of the `begin` record, so a
+    /// changed configuration never rewrites a game in progress.
+    pub fn restore(
+        mut settings: TableSettings,
+        journal: &[(u64, String)],
+    ) -> Result<Table, RestoreError> {
+        let err = |index: usize, line: &str, why: String| RestoreError {
+            index: index + 1,
+            line: line.chars().take(120).collect(),
+            why,
+        };
+        let Some((first_at, first)) = journal.first() else {
+            return Err(err(0, "", "the journal is empty".to_owned()));
+        };
+        let Ok(Entry {
+            record:
+                Record::Begin {
+                    chess960,
+                    time_control,
+                    fen,
+                },
+            ..
+        }) = Entry::parse(first, *first_at)
+        else {
+            return Err(err(
+                0,
+                first,
+                "the first record is not a begin record".to_owned(),
+            ));
+        };
+        settings.chess960 = chess960;
+        settings.start_fen = Some(fen.clone());
+        settings.time_control = time_control
+            .parse()
+            .map_err(|e| err(0, first, format!("time control: {e}")))?;
+        let start = Game::from_fen(&fen, chess960).map_err(|e| err(0, first, e.to_string()))?;
+        let mut table = Table::empty(settings, start);
+        for (index, (at, line)) in journal.iter().enumerate() {
+            let entry = Entry::parse(line, *at).map_err(|why| err(index, line, why))?;
+            table
+                .g
+                .apply(&table.s, entry.t, *at, &entry.record)
+                .map_err(|why| err(index, line, why))?;
+        }
+        // A finished game was announced and archived before the crash.
+        table.g.end_reported = table.g.game.is_over();
+        // The boards were in play before the restart: their first snapshot may show a move
+        // made (or a promotion left pending) while the daemon was down.
+        table.peg.ever_connected = true;
+        if let Some(normal) = &mut table.normal {
+            normal.ever_connected = true;
+        }
+        Ok(table)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.s.name
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.g.game
+    }
+
+    /// The game's scoresheet: moves, who wrote them, clock readings.
+    pub fn sheet(&self) -> Scoresheet {
+        self.g.scoresheet()
+    }
+
+    pub fn clock(&self) -> &Clock {
+        &self.g.clock
+    }
+
+    pub fn settings(&self) -> &TableSettings {
+        &self.s
+    }
+
+    /// The table time of the last record: a restored table's time goes on from here.
+    pub fn table_time(&self) -> Millis {
+        self.g.last_t
+    }
+
+    /// Applies a live record to a copy of the game state, and keeps the copy only if the
+    /// record applies whole. The record goes to the journal ahead of what it causes.
+    fn commit(&mut self, now: Now, record: Record, out: &mut Step) -> Result<(), String> {
+        let mut next = self.g.clone();
+        next.apply(&self.s, now.table_ms, now.unix_ms, &record)?;
+        let before = std::mem::replace(&mut self.g, next);
+        if out.undo.is_none() {
+            out.undo = Some(Box::new(before));
+        }
+        out.records.push(Entry {
+            t: now.table_ms.max(self.g.last_t),
+            record,
+        });
+        Ok(())
+    }
+
+    /// The journal refused `step`'s records: the game, the clocks and the sheets go back to
+    /// what they were before it. The boards keep what they physically show; they are compared
+    /// with the game again on the next input, so a move the journal could not keep is guided
+    /// back on the board that made it.
+    pub fn rollback(&mut self, step: Step) {
+        if let Some(before) = step.undo {
+            self.g = *before;
+        }
+    }
+
+    /// After a restart at `now`: the daemon was last known alive at `last_alive_unix_ms` (its
+    /// last heartbeat). The running clock is charged for the time it ran while the daemon was
+    /// up, and for the downtime after it only when `charge_downtime`; then it runs on from
+    /// `now`. Across a restart there is no monotonic clock, so the time alive after the last
+    /// record and the downtime are wall-time differences, clamped at zero. Both boards are
+    /// compared with the game when they next report.
+    pub fn resume(&mut self, now: Now, last_alive_unix_ms: u64, charge_downtime: bool) -> Step {
+        let mut out = Step::default();
+        if let Some(since) = self.g.clock.state().running_since
+            && !self.g.game.is_over()
+        {
+            let last_wall = self.g.last_unix_ms;
+            let ran_before_last = self.g.last_t.saturating_sub(since);
+            let alive = last_alive_unix_ms.clamp(last_wall, now.unix_ms.max(last_wall));
+            let alive_after_last = alive - last_wall;
+            let downtime = now.unix_ms.saturating_sub(alive);
+            let charged_ms =
+                ran_before_last + alive_after_last + if charge_downtime { downtime } else { 0 };
+            if let Err(e) = self.commit(now, Record::Rebase { charged_ms }, &mut out) {
+                out.event(TableEvent::JournalError {
+                    message: format!("the clock could not be resumed: {e}"),
+                });
+            }
+            out.event(TableEvent::Resumed {
+                downtime_ms: downtime,
+                charged_ms,
+            });
+        }
+        out.event(TableEvent::Restored {
+            ply: self.g.game.ply_count(),
+            fen: self.g.game.fen(),
+        });
+        Self::end_step(out)
+    }
+
+    /// The earliest table time something is due: a flag, a clock announcement, a debounce
+    /// window, a detector hold.
+    pub fn next_deadline(&self, now: Millis) -> Option<Millis> {
+        let boards = min_opt(
+            self.peg.feed.next_deadline(),
+            self.normal.as_ref().and_then(|b| b.feed.next_deadline()),
+        );
+        let clock = if self.g.game.is_over() || self.s.days.is_some() {
+            None
+        } else {
+            self.g.clock.next_deadline(now)
+        };
+        min_opt(boards, clock)
+    }
+
+    /// The game state for a change that is no record (what the two-sheet procedure decided,
+    /// the talking clock's memory of what it said): the state as it was before the step's first
+    /// change is kept for [`Table::rollback`]. Inputs that change nothing copy nothing.
+    fn g_mut(&mut self, out: &mut Step) -> &mut GameState {
+        if out.undo.is_none() {
+            out.undo = Some(Box::new(self.g.clone()));
+        }
+        &mut self.g
+    }
+
+    fn end_step(mut out: Step) -> Step {
+        if out.records.is_empty() {
+            out.undo = None;
+        }
+        out
+    }
+
+    /// Handles one input at `now`.
+    pub fn handle(&mut self, now: Now, input: Input) -> Step {
+        let mut out = Step::default();
+        self.check_clock(now, &mut out);
+        match input {
+            Input::Sensor { board, event } => {
+                let reading = match &event {
+                    SensorEvent::Clock(r) if board == BoardId::Normal => Some(*r),
+                    _ => None,
+                };
+                let handled = match &event {
+                    SensorEvent::Key(key) if board == BoardId::Peg => self.key(now, *key, &mut out),
+                    _ => false,
+                };
+                if !handled {
+                    self.feed(
+                        board,
+                        Timed {
+                            at: now.table_ms,
+                            event,
+                        },
+                        now,
+                        &mut out,
+                    );
+                }
+                if let Some(r) = reading {
+                    self.follow_physical_clock(now, &r, &mut out);
+                }
+            }
+            Input::Link { board, up, detail } => self.link(board, up, &detail, &mut out),
+            Input::DecodeError { board, message } => {
+                // A few a second; the rest counted (`line_errors`).
+                if let Some(b) = self.board_mut(board)
+                    && let Some(held_back) = b.line_errors.admit(now.table_ms)
+                {
+                    let message = line_errors::with_held_back(message, held_back);
+                    out.event(TableEvent::BoardError { board, message });
+                }
+            }
+            Input::Tick => {}
+        }
+        self.poll_boards(now, &mut out);
+        Self::end_step(out)
+    }
+
+    /// A control request from `role`, whose connection reads moves in `lang`. Returns the
+    /// reply and what the request caused.
+    pub fn request(
+        &mut self,
+        now: Now,
+        role: ControlRole,
+        lang: &Language,
+        command: &Command,
+    ) -> (Reply, Step) {
+        let mut out = Step::default();
+        self.check_clock(now, &mut out);
+        let reply = self.answer(now, role, lang, command, &mut out);
+        self.poll_boards(now, &mut out);
+        (reply, Self::end_step(out))
+    }
+
+    /// The flag and the talking clock's announcements, before any input is judged.
+    fn check_clock(&mut self, now: Now, out: &mut Step) {
+        // A correspondence game's time is its days (`day_time.rs`): its chess clock only
+        // measures, it neither calls nor flags.
+        if self.g.game.is_over() || self.s.days.is_some() {
+            return;
+        }
+        if let Some(color) = self.g.clock.flagged(now.table_ms) {
+            match self.commit(now, Record::Flag { color }, out) {
+                Ok(()) => self.announce_end(out),
+                Err(e) => out.event(TableEvent::JournalError {
+                    message: format!("the flag could not be recorded: {e}"),
+                }),
+            }
+            return;
+        }
+        if !self.g.clock.announcement_due(now.table_ms) {
+            return;
+        }
+        let due = self.g_mut(out).clock.due_announcements(now.table_ms);
+        for a in due {
+            let text = self.clock_call(a.color, a.remaining_ms, now);
+            let urgency = if a.remaining_ms < 60_000 {
+                Urgency::Urgent
+            } else {
+                Urgency::Polite
+            };
+            let about = About::ClockCall {
+                color: a.color,
+                remaining_ms: a.remaining_ms,
+            };
+            self.say_about(Listener::BlindPlayer, text, urgency, about, out);
+        }
+    }
+
+    /// A move as the game's castling mode writes it in UCI.
+    fn uci(&self, m: shakmaty::Move) -> UciMove {
+        UciMove::from_move(m, self.g.game.castling_mode())
+    }
+}

@@ -1,0 +1,84 @@
+//! The next game at a table: the arbiter's `new-game` once the last one is over (from the
+//! standard position or a FEN), its announcement with the time control, the peg board guided to
+//! the new set-up; and the game's PGN tags (`tag white Anna Müller`).
+
+use crate::control::{ErrorCode, GameTag, Refusal};
+use crate::event::{Listener, TableEvent, Urgency};
+use crate::record::Record;
+use crate::state::{Answer, Now, Reply, START_FEN, Step, Table};
+use annabella_chess::game::Game;
+
+impl Table {
+    /// `new-game [fen FEN]`: begins the next game once the last one is over. Its records go to
+    /// a new game of the table's journal ([`Step::begins_game`]); the finished game was archived
+    /// when it ended. The configured tags (players, event) are written again; the arbiter sets
+    /// others with `tag`.
+    pub(super) fn new_game(&mut self, now: Now, fen: Option<&str>, out: &mut Step) -> Reply {
+        if let Some(running) = self.running_game() {
+            return Err(Refusal::new(
+                ErrorCode::State,
+                format!(
+                    "the game is not over ({running}): it ends by mate, a draw, a resignation, a \
+                     flag or the arbiter's decision before a new one begins"
+                ),
+            ));
+        }
+        let fen = fen.unwrap_or(START_FEN);
+        let start = Game::from_fen(fen, self.s.chess960)
+            .map_err(|e| Refusal::new(ErrorCode::Syntax, format!("new-game fen: {e}")))?;
+        let begin = Record::Begin {
+            chess960: self.s.chess960,
+            time_control: self.s.time_control.to_string(),
+            fen: start.fen(),
+        };
+        self.commit(now, begin, out)
+            .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+        out.begins_game = true;
+        for (tag, value) in self.s.tags.clone() {
+            self.commit(now, Record::Tag { tag, value }, out)
+                .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+        }
+        self.announce_begin(out);
+        Ok(Answer::NewGame {
+            fen: self.g.game.fen(),
+        })
+    }
+
+    /// Announces a game that begins: everyone hears it with its time control; the event says
+    /// where it starts. The boards are compared with the new position as they next report (the
+    /// peg board's player is guided to the set-up).
+    pub(super) fn announce_begin(&mut self, out: &mut Step) {
+        out.event(TableEvent::Begin {
+            time_control: self.s.time_control.to_string(),
+            fen: self.g.game.fen(),
+        });
+        let words = format!("{}. {}", self.word("new_game"), self.time_control_words());
+        self.say(Listener::Everyone, words, Urgency::Polite, out);
+    }
+
+    /// `tag white|black|event|site|round TEXT`: a PGN tag of the current game.
+    pub(super) fn set_tag(&mut self, now: Now, tag: GameTag, value: &str, out: &mut Step) -> Reply {
+        self.commit(
+            now,
+            Record::Tag {
+                tag,
+                value: value.to_owned(),
+            },
+            out,
+        )
+        .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+        Ok(Answer::Tagged {
+            tag,
+            value: value.to_owned(),
+        })
+    }
+
+    /// What is still going on, when the game is not over: `None` once it is.
+    fn running_game(&self) -> Option<String> {
+        if self.g.game.is_over() {
+            None
+        } else {
+            Some(format!("{} half-moves played", self.g.game.ply_count()))
+        }
+    }
+}

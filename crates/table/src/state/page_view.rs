@@ -1,0 +1,97 @@
+//! `view`: the table's whole state for a page — the position and last move in the table's
+//! letters and words, the result with its reason in words, each board's agreement and the
+//! correction its player is told, the two-sheet procedure while it is open — so that a page
+//! opened late, reloaded or reconnected shows what is true without replaying events.
+
+use shakmaty::{Color, Position};
+
+use crate::control::GameTag;
+use crate::corrections::spoken;
+use crate::reply::{BoardStatus, PageBoard, PageEnd, PageMove, PageProcedure, PageView};
+use crate::state::Table;
+use crate::state::boards::Board;
+use annabella_chess::notation::{Notation, Style, format_move};
+use annabella_chess::phrases::move_phrase;
+
+fn color_word(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+impl Table {
+    pub(super) fn page_view(&self) -> PageView {
+        let game = &self.g.game;
+        let status = self.status();
+        let last_move = game.ply_count().checked_sub(1).and_then(|ply| {
+            let before = game.position_before(ply)?;
+            let m = *game.moves().get(ply)?;
+            Some(PageMove {
+                uci: self.uci(m).to_string(),
+                san_local: format_move(
+                    &before,
+                    game.castling_mode(),
+                    m,
+                    Notation::San,
+                    &Style::new(self.s.lang),
+                ),
+                words: move_phrase(&before, m, &self.style()),
+                number: before.fullmoves().get(),
+                color: color_word(before.turn()),
+            })
+        });
+        let end = game.outcome().map(|end| {
+            let mut words = self.end_words(&end);
+            // A mate is said with its move: the view says it with the result.
+            if matches!(end.reason, annabella_chess::game::EndReason::Checkmate)
+                && let Some(m) = &last_move
+            {
+                words = format!("{}. {words}", m.words);
+            }
+            PageEnd {
+                result: end.result.pgn(),
+                words,
+            }
+        });
+        let board = |b: &Board, s: &BoardStatus| PageBoard {
+            connected: s.connected,
+            sync: s.sync.keyword(),
+            guide: b.guided.as_ref().map(|c| spoken(c, self.vocab())),
+        };
+        let procedure =
+            (self.g.proposal.is_some() || self.g.lagging.is_some()).then(|| PageProcedure {
+                proposal_plies: self.g.proposal.as_ref().map(|p| p.plies),
+                explain: self
+                    .g
+                    .proposal
+                    .as_ref()
+                    .map(|p| p.explanation.clone())
+                    .unwrap_or_default(),
+                lagging: self.g.lagging.map(|side| side.letter()),
+            });
+        let tag = |t: GameTag| self.g.tags.get(&t).cloned();
+        PageView {
+            table: self.s.name.to_string(),
+            lang: self.s.lang.code().to_owned(),
+            fen: game.fen(),
+            ply: game.ply_count(),
+            turn: color_word(game.turn()),
+            peg_side: color_word(self.s.peg_side),
+            time_control: self.s.time_control.to_string(),
+            white: tag(GameTag::White),
+            black: tag(GameTag::Black),
+            last_move,
+            result: status.result,
+            end,
+            peg: board(&self.peg, &status.peg),
+            normal: match (&self.normal, &status.normal) {
+                (Some(b), Some(s)) => Some(board(b, s)),
+                _ => None,
+            },
+            procedure,
+            draw_offer: status.draw_offer.map(color_word),
+            promotion: status.promotion.map(|(from, to)| format!("{from}{to}")),
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! Two boards, two scoresheets (FIDE D.2.9) at a live table: entering or correcting a player's
+//! sheet, a lagging sheet read out and confirmed or disputed, differing sheets proposed as a
+//! takeback that the arbiter confirms, overrides or rejects, with the clocks put back.
+
+use shakmaty::{Chess, Color, Move, Position};
+
+use annabella_chess::notation::{Notation, Style, format_move};
+use annabella_chess::phrases::{move_phrase, sheet_correction_phrase, square_phrase};
+
+use crate::control::{ErrorCode, Refusal, Resolve, Role};
+use crate::corrections::Observed;
+use crate::detector::BoardKind;
+use crate::event::{BoardId, Listener, ResolutionEvent, TableEvent, Urgency};
+use crate::reconcile::{
+    BoardInput, ClockRecord, ReconcileInput, Sheet, Side, Verdict, read_sheet, reconcile,
+};
+use crate::record::Record;
+use crate::state::game_state::Proposal;
+use crate::state::words::color_name;
+use crate::state::{Answer, Effect, Now, Reply, Step, Table};
+use annabella_chess::game::Game;
+use annabella_chess::language::Language;
+
+fn state(message: impl Into<String>) -> Refusal {
+    Refusal::new(ErrorCode::State, message)
+}
+
+impl Table {
+    /// `record a|b MOVES`: a player's sheet entered or corrected, then compared.
+    pub(super) fn record_sheet(
+        &mut self,
+        now: Now,
+        role: Role,
+        side: Side,
+        moves: &str,
+        lang: &Language,
+        out: &mut Step,
+    ) -> Reply {
+        self.may_write_sheet(role, side)?;
+        let start = Game::from_position(
+            self.g.game.start_position().clone(),
+            self.g.game.castling_mode(),
+        );
+        let sheet = read_sheet(side, moves, &start, lang);
+        self.commit_sheet(now, side, &sheet.moves, out)?;
+        let skipped = sheet.bad.as_ref().map(|bad| {
+            format!(
+                "ply {} ({}) {:?} is not kept: {}",
+                bad.ply, bad.label, bad.token, bad.reason
+            )
+        });
+        let verdict = self.reconcile_sheets(now, false, out);
+        Ok(Answer::SheetRecorded {
+            side,
+            plies: sheet.moves.len(),
+            skipped,
+            verdict,
+        })
+    }
+
+    /// `confirm a|b` (`accept`): the lagging player accepts the moves read out to him, which go
+    /// on his sheet; `dispute a|b`: he does not, and the sheets are compared as they are.
+    pub(super) fn answer_lag(
+        &mut self,
+        now: Now,
+        role: Role,
+        side: Side,
+        accept: bool,
+        out: &mut Step,
+    ) -> Reply {
+        self.may_write_sheet(role, side)?;
+        if self.g.lagging != Some(side) {
+            let what = if accept { "confirm" } else { "dispute" };
+            return Err(state(format!(
+                "sheet {side} does not lag: nothing to {what}"
+            )));
+        }
+        if accept {
+            let other = self.g.sheets[1 - side.index()].clone();
+            self.commit_sheet(now, side, &other, out)?;
+            let verdict = self.reconcile_sheets(now, false, out);
+            Ok(Answer::SheetConfirmed { side, verdict })
+        } else {
+            self.g_mut(out).lagging = None;
+            let verdict = self.reconcile_sheets(now, true, out);
+            Ok(Answer::SheetDisputed { side, verdict })
+        }
+    }
+
+    /// `resolve confirm|override N|reject`: the arbiter's decision on a proposed takeback.
+    pub(super) fn resolve(&mut self, now: Now, choice: Resolve, out: &mut Step) -> Reply {
+        let plies = match choice {
+            Resolve::Reject => {
+                if self.g_mut(out).proposal.take().is_none() {
+                    return Err(state("no resolution is proposed"));
+                }
+                out.event(TableEvent::Resolution(ResolutionEvent::Rejected));
+                // Everyone was told "the arbiter decides": everyone hears the decision.
+                let text = self.word("takeback_rejected");
+                self.say(Listener::Everyone, text, Urgency::Urgent, out);
+                return Ok(Answer::TakebackDropped);
+            }
+            Resolve::Confirm => {
+                self.g
+                    .proposal
+                    .as_ref()
+                    .ok_or_else(|| state("no resolution is proposed"))?
+                    .plies
+            }
+            Resolve::Override { plies } => plies,
+        };
+        let game_plies = self.g.game.ply_count();
+        if plies > game_plies {
+            return Err(state(format!(
+                "the game has {game_plies} half-moves; no takeback to {plies}"
+            )));
+        }
+        let retracted: Vec<String> = self.g.game.moves()[plies..]
+            .iter()
+            .map(|&m| self.uci(m).to_string())
+            .collect();
+        self.commit(now, Record::Retract { plies }, out)
+            .map_err(state)?;
+        let over = self.g.game.is_over();
+        self.g_mut(out).end_reported = over;
+        let r = self.g.clock.report(now.table_ms);
+        out.event(TableEvent::Takeback {
+            plies,
+            retracted,
+            white_ms: r.white_ms,
+            black_ms: r.black_ms,
+        });
+        let text = self.word("takeback_done");
+        self.say(Listener::Everyone, text, Urgency::Urgent, out);
+        Ok(Answer::TakenBack {
+            plies,
+            white_ms: r.white_ms,
+            black_ms: r.black_ms,
+        })
+    }
+
+    /// Journals a player's sheet as these moves.
+    fn commit_sheet(
+        &mut self,
+        now: Now,
+        side: Side,
+        moves: &[Move],
+        out: &mut Step,
+    ) -> Result<(), Refusal> {
+        let moves = moves.iter().map(|&m| self.uci(m)).collect();
+        self.commit(now, Record::Sheet { side, moves }, out)
+            .map_err(state)
+    }
+
+    /// Who may write a player's sheet: his assistant, the arbiter, or the player himself.
+    fn may_write_sheet(&self, role: Role, side: Side) -> Result<(), Refusal> {
+        let owner = self.sheet_owner(side);
+        match role {
+            Role::Assistant | Role::Arbiter => Ok(()),
+            Role::Player(c) if c == owner => Ok(()),
+            _ => Err(Refusal::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "sheet {side} is {}'s; only he, the assistant or the arbiter may write it",
+                    color_name(owner)
+                ),
+            )),
+        }
+    }
+
+    /// Sheet a is the blind player's, sheet b the sighted player's.
+    fn sheet_owner(&self, side: Side) -> Color {
+        match side {
+            Side::A => self.s.peg_side,
+            Side::B => !self.s.peg_side,
+        }
+    }
+
+    /// What each board shows, for the reconciliation: the peg board's occupancy with the pieces
+    /// its detector believes in; the e-board's pieces; a virtual board shows the game.
+    fn reconcile_board(&self, board: BoardId) -> BoardInput {
+        match self.board(board) {
+            Some(b) => {
+                let d = b.feed.detector();
+                BoardInput {
+                    observed: d.observed(),
+                    believed: (d.kind() == BoardKind::Occupancy).then(|| d.believed().clone()),
+                }
+            }
+            None => BoardInput {
+                observed: Observed::Pieces(self.g.game.position().board().clone()),
+                believed: None,
+            },
+        }
+    }
+
+    /// The D.2.9 procedure on both sheets and both boards as they are now: the resolution goes
+    /// to the table's record; a lag is read out, a difference becomes a takeback proposal for
+    /// the arbiter. Returns the verdict in a few words.
+    pub(super) fn reconcile_sheets(
+        &mut self,
+        now: Now,
+        lag_disputed: bool,
+        out: &mut Step,
+    ) -> String {
+        if let Some(verdict) = self.sheets_to_correct(out) {
+            return verdict;
+        }
+        let start = Game::from_position(
+            self.g.game.start_position().clone(),
+            self.g.game.castling_mode(),
+        );
+        let sheets = [
+            Sheet::from_moves(self.g.sheets[0].clone()),
+            Sheet::from_moves(self.g.sheets[1].clone()),
+        ];
+        let boards = [
+            self.reconcile_board(BoardId::Peg),
+            self.reconcile_board(BoardId::Normal),
+        ];
+        let plies_now = self.g.game.ply_count();
+        let clocks = ClockRecord {
+            used_now: [
+                self.g.clock.used(Color::White, now.table_ms),
+                self.g.clock.used(Color::Black, now.table_ms),
+            ],
+            plies_now,
+            after_ply: (0..=plies_now)
+                .map(|p| Some(self.g.used_after(p)))
+                .collect(),
+        };
+        let input = ReconcileInput {
+            start: &start,
+            sheets: [&sheets[0], &sheets[1]],
+            boards: [&boards[0], &boards[1]],
+            languages: [self.s.lang, self.s.lang],
+            clocks: Some(&clocks),
+            lag_disputed,
+        };
+        let r = reconcile(&input);
+        out.effects.push(Effect::Resolution {
+            text: r.record(&input),
+        });
+        for line in &r.explanation {
+            out.event(TableEvent::Explain { line: line.clone() });
+        }
+        match &r.verdict {
+            Verdict::Agree => {
+                let g = self.g_mut(out);
+                g.proposal = None;
+                g.lagging = None;
+                out.event(TableEvent::Resolution(ResolutionEvent::Agree {
+                    plies: r.agreed_plies,
+                }));
+                format!("the sheets agree ({} half-moves)", r.agreed_plies)
+            }
+            Verdict::Lagging {
+                side,
+                missing,
+                read_out,
+            } => {
+                self.g_mut(out).lagging = Some(*side);
+                out.event(TableEvent::Resolution(ResolutionEvent::Lagging {
+                    side: *side,
+                    missing: missing.iter().map(|&m| self.uci(m).to_string()).collect(),
+                }));
+                let listener = match side {
+                    Side::A => Listener::BlindPlayer,
+                    Side::B => Listener::Opponent,
+                };
+                let mut words = vec![self.word("sheet_lags")];
+                words.extend(read_out.iter().cloned());
+                self.say(listener, words.join(". "), Urgency::Polite, out);
+                format!(
+                    "sheet {side} lags by {} half-moves: read out to be confirmed (confirm {side}) or \
+                     disputed (dispute {side})",
+                    missing.len()
+                )
+            }
+            Verdict::Differ => {
+                self.g_mut(out).lagging = None;
+                let plies = r.agreed_plies;
+                self.g_mut(out).proposal = Some(Proposal {
+                    plies,
+                    explanation: r.explanation.clone(),
+                });
+                let (white, black) = match &r.clocks {
+                    Some(c) => (c.used[0], c.used[1]),
+                    None => (0, 0),
+                };
+                out.event(TableEvent::Resolution(ResolutionEvent::Proposed {
+                    plies,
+                    retract_a: r.retracted_uci(Side::A),
+                    retract_b: r.retracted_uci(Side::B),
+                    used_white_ms: white,
+                    used_black_ms: black,
+                }));
+                let text = self.word("sheets_differ");
+                self.say(Listener::Everyone, text, Urgency::Urgent, out);
+                format!(
+                    "the sheets differ after {plies} half-moves: a takeback to there is proposed \
+                     to the arbiter (resolve confirm, resolve override N, resolve reject)"
+                )
+            }
+        }
+    }
+}
+
+/// A sheet entry that contradicts the game while both boards show it.
+struct WrongEntry {
+    side: Side,
+    /// The half-move (1-based) and the position before it.
+    ply: usize,
+    before: Chess,
+    played: Move,
+    written: Move,
+}
+
+impl Table {
+    /// D.2.9 is about the boards: when both boards show the game and a sheet holds a move the
+    /// game does not, the game is right and the sheet is a clerical error. Its writer is told
+    /// which move to correct (in his language, to him alone); no takeback is proposed. `None`
+    /// when a board differs from the game, or no sheet contradicts it (agreeing or lagging
+    /// sheets go through the usual procedure).
+    fn sheets_to_correct(&mut self, out: &mut Step) -> Option<String> {
+        let boards_agree = !self.peg.differs && self.normal.as_ref().is_none_or(|b| !b.differs);
+        if !boards_agree {
+            return None;
+        }
+        let played = self.g.game.moves();
+        let mut wrong = Vec::new();
+        for side in Side::BOTH {
+            let sheet = &self.g.sheets[side.index()];
+            let Some(k) = sheet
+                .iter()
+                .zip(played)
+                .position(|(written, played)| written != played)
+            else {
+                continue;
+            };
+            let before = self.g.game.position_before(k)?;
+            wrong.push(WrongEntry {
+                side,
+                ply: k + 1,
+                before,
+                played: played[k],
+                written: sheet[k],
+            });
+        }
+        if wrong.is_empty() {
+            return None;
+        }
+        let english = Style::new(Language::english());
+        let mode = self.g.game.castling_mode();
+        let san = |pos: &Chess, m: Move| {
+            if pos.is_legal(m) {
+                format_move(pos, mode, m, Notation::San, &english)
+            } else {
+                m.to_uci(mode).to_string()
+            }
+        };
+        let mut verdict = Vec::new();
+        for w in &wrong {
+            let style = self.style();
+            let said_played = move_phrase(&w.before, w.played, &style);
+            let said_written = if w.before.is_legal(w.written) {
+                move_phrase(&w.before, w.written, &style)
+            } else {
+                // No move there: say its squares.
+                let from = w
+                    .written
+                    .from()
+                    .map(|sq| square_phrase(sq, self.vocab()))
+                    .unwrap_or_default();
+                format!("{from} {}", square_phrase(w.written.to(), self.vocab()))
+                    .trim()
+                    .to_owned()
+            };
+            let color = w.before.turn();
+            let number = w.before.fullmoves().get();
+            let text =
+                sheet_correction_phrase(color, number, &said_played, &said_written, self.vocab());
+            let listener = match self.sheet_owner(w.side) {
+                c if c == self.s.peg_side => Listener::BlindPlayer,
+                _ => Listener::Opponent,
+            };
+            self.say(listener, text, Urgency::Polite, out);
+            let label = match color {
+                Color::White => format!("{number}."),
+                Color::Black => format!("{number}..."),
+            };
+            let line = format!(
+                "Sheet {} has {label}{} at half-move {} where the game, shown by both boards, has                  {label}{}: both boards agree with the game, so the sheet is corrected, not the                  game (FIDE D.2.9 is about the boards); its writer is told which move.",
+                w.side,
+                san(&w.before, w.written),
+                w.ply,
+                san(&w.before, w.played),
+            );
+            out.event(TableEvent::Explain { line });
+            verdict.push(format!(
+                "sheet {} differs from the game at half-move {} ({}{} written, {}{} played) \
+                 while both boards show the game: a sheet to correct, not a takeback",
+                w.side,
+                w.ply,
+                label,
+                san(&w.before, w.written),
+                label,
+                san(&w.before, w.played),
+            ));
+        }
+        let g = self.g_mut(out);
+        g.proposal = None;
+        g.lagging = None;
+        Some(verdict.join("; "))
+    }
+}

@@ -1,0 +1,747 @@
+//! The one async driver of control sessions: a [`Session`] fed from a transport (a TCP
+//! connection of the control interface, a WebSocket of the web page), its actions carried out
+//! against the [`Hub`]'s tables, its replies and the subscribed table's events written back.
+//!
+//! The transports only frame lines; what a connection may do, and every reply, is the
+//! session's. Both transports share one connection cap ([`ControlService::slot`]).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
+
+use std::net::IpAddr;
+
+use crate::control::guessers::Guessers;
+use crate::control::hub::{EVENT_BACKLOG, Hub};
+use crate::control::session::{
+    self, Action, Answer, ControlSettings, Notice, SHUTDOWN_LINE, Session,
+};
+use crate::control::waiting_room::{DISPLACEABLE_AFTER_MS, WaitingRoom};
+use crate::io::clock;
+use crate::io::lines::Line;
+use crate::io::tokens::{Grant, Tokens};
+use crate::table::control::{Refusal, Role};
+use crate::table::event::TableEvent;
+
+/// What a transport read.
+#[derive(Debug)]
+pub enum Incoming {
+    /// One request line (or an overlong one, or a runaway).
+    Line(Line),
+    /// Input that is not a request line in this transport (a binary WebSocket message); the
+    /// refusal is the reply.
+    Refused(Refusal),
+    /// The client has gone.
+    Closed,
+}
+
+/// One client connection, line for line.
+pub trait Transport: Send {
+    /// The next input. Cancel-safe: it races events and shutdown, and a read interrupted there
+    /// loses nothing.
+    fn next(&mut self) -> impl Future<Output = Incoming> + Send;
+    /// Writes one line (without its line feed); `false` when the client has gone or has not
+    /// read it in time.
+    fn send(&mut self, line: &str) -> impl Future<Output = bool> + Send;
+    /// Writes one table event; by default its control-protocol line (the one encoder,
+    /// `TableEvent::line`). The page's transport writes its fields by name instead.
+    fn send_event(&mut self, event: &TableEvent) -> impl Future<Output = bool> + Send {
+        let line = event.line();
+        async move { self.send(&line).await }
+    }
+    /// Ends the connection after the last line; bounded in time.
+    fn close(&mut self) -> impl Future<Output = ()> + Send;
+}
+
+/// What every control connection needs: the tables, the tokens, the limits and the shared
+/// connection slots. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ControlService {
+    hub: Hub,
+    tokens: Tokens,
+    tables: Arc<[Arc<str>]>,
+    settings: Arc<ControlSettings>,
+    /// Slots anyone may take, and the last few kept for the arbiter.
+    slots: Arc<Semaphore>,
+    reserved: Arc<Semaphore>,
+    /// Slots held per client address: one address cannot take them all.
+    per_address: PerAddress,
+    /// Wrong tokens on the whole daemon, whatever connection they come on.
+    wrong_tokens: Arc<std::sync::Mutex<Guessers>>,
+    /// Connections not yet authenticated: when every slot is taken, the oldest makes room.
+    waiting: WaitingRoom,
+    /// The addresses of the newcomers waiting for room: one each, so that an attacker's
+    /// newcomers cannot take every place in the queue.
+    room_waiters: RoomWaiters,
+}
+
+/// Newcomers that may wait for room at once (each from another address); more are refused.
+pub const ROOM_WAITERS: usize = 16;
+
+type RoomWaiters = Arc<std::sync::Mutex<std::collections::HashSet<IpAddr>>>;
+
+/// A newcomer's place in the queue for room (dropped: free again).
+#[derive(Debug)]
+pub struct RoomWaiter {
+    address: IpAddr,
+    waiters: RoomWaiters,
+}
+
+impl Drop for RoomWaiter {
+    fn drop(&mut self) {
+        if let Ok(mut waiters) = self.waiters.lock() {
+            waiters.remove(&self.address);
+        }
+    }
+}
+
+/// Why a connection got no slot, and the line it is told.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoSlot {
+    /// Its address holds its share already.
+    AddressShare(String),
+    /// Every slot is taken.
+    Full(String),
+}
+
+impl NoSlot {
+    pub fn line(&self) -> &str {
+        match self {
+            NoSlot::AddressShare(line) | NoSlot::Full(line) => line,
+        }
+    }
+}
+
+/// How long a newcomer who finds every slot taken waits for a connection that has not
+/// authenticated to make room: long enough for one that has just come to have waited
+/// [`DISPLACEABLE_AFTER_MS`] and to leave.
+const ROOM_WAIT: std::time::Duration =
+    std::time::Duration::from_millis(DISPLACEABLE_AFTER_MS + 1_000);
+
+/// Slots held per client address.
+type PerAddress = Arc<std::sync::Mutex<std::collections::HashMap<IpAddr, usize>>>;
+
+/// A connection slot, held for the connection's life (dropped: free again).
+#[derive(Debug)]
+pub struct Slot {
+    _permit: OwnedSemaphorePermit,
+    address: Option<(IpAddr, PerAddress)>,
+    /// One of the slots kept for the arbiter: any other role is closed once it authenticates.
+    pub for_arbiter: bool,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some((ip, map)) = &self.address
+            && let Ok(mut map) = map.lock()
+            && let Some(n) = map.get_mut(ip)
+        {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(ip);
+            }
+        }
+    }
+}
+
+impl ControlService {
+    pub fn new(hub: Hub, tokens: Tokens, settings: ControlSettings) -> ControlService {
+        let tables = hub.tables().iter().map(|t| t.name.clone()).collect();
+        let reserve = arbiter_reserve(settings.max_connections);
+        ControlService {
+            hub,
+            tokens,
+            tables,
+            slots: Arc::new(Semaphore::new(settings.max_connections - reserve)),
+            reserved: Arc::new(Semaphore::new(reserve)),
+            per_address: Arc::default(),
+            wrong_tokens: Arc::new(std::sync::Mutex::new(Guessers::new(clock::now_ms()))),
+            waiting: WaitingRoom::default(),
+            room_waiters: RoomWaiters::default(),
+            settings: Arc::new(settings),
+        }
+    }
+
+    /// A slot for a client at `address`: refused (with the line to say) when that address
+    /// already holds its share or every slot is taken; the last slots only for an arbiter.
+    pub fn slot_for(&self, address: IpAddr) -> Result<Slot, NoSlot> {
+        let max = self.settings.max_connections;
+        let share = per_address_share(max);
+        let mut map = self
+            .per_address
+            .lock()
+            .map_err(|_| NoSlot::Full(self.too_many_connections()))?;
+        let held = map.get(&address).copied().unwrap_or(0);
+        // Below eight slots there is no share: the cap itself is the limit.
+        if share < max && held >= share {
+            return Err(NoSlot::AddressShare(session::too_many_from_address(share)));
+        }
+        let (permit, for_arbiter) = match Arc::clone(&self.slots).try_acquire_owned() {
+            Ok(p) => (p, false),
+            Err(_) => match Arc::clone(&self.reserved).try_acquire_owned() {
+                Ok(p) => (p, true),
+                Err(_) => return Err(NoSlot::Full(self.too_many_connections())),
+            },
+        };
+        *map.entry(address).or_insert(0) += 1;
+        Ok(Slot {
+            _permit: permit,
+            address: Some((address, Arc::clone(&self.per_address))),
+            for_arbiter,
+        })
+    }
+
+    /// A slot for a newcomer who found every slot taken (waiting in `_place`): the connection
+    /// that has waited longest without authenticating (at least [`DISPLACEABLE_AFTER_MS`]) is
+    /// asked to leave, and its slot taken as soon as it has gone. Another newcomer may be
+    /// quicker to take it; then another connection is asked, at most every 100 ms. Refused
+    /// after [`ROOM_WAIT`] when every connection has authenticated.
+    pub async fn slot_once_room_is_made(
+        &self,
+        address: IpAddr,
+        _place: RoomWaiter,
+    ) -> Result<Slot, NoSlot> {
+        self.once_room_is_made(|| self.slot_for(address)).await
+    }
+
+    /// A page's slot when every slot was taken (waiting in `_place`), as
+    /// [`ControlService::slot_once_room_is_made`]; `None` when no connection made room.
+    pub async fn page_slot_once_room_is_made(
+        &self,
+        _place: RoomWaiter,
+    ) -> Option<OwnedSemaphorePermit> {
+        let full = || NoSlot::Full(self.too_many_connections());
+        self.once_room_is_made(|| self.slot().ok_or_else(full))
+            .await
+            .ok()
+    }
+
+    /// Takes a slot with `take` once a connection that has not authenticated has made room.
+    async fn once_room_is_made<T>(
+        &self,
+        take: impl Fn() -> Result<T, NoSlot>,
+    ) -> Result<T, NoSlot> {
+        const ASK_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
+        let deadline = tokio::time::Instant::now() + ROOM_WAIT;
+        let mut asked: Option<tokio::time::Instant> = None;
+        loop {
+            match take() {
+                Err(NoSlot::Full(line)) if tokio::time::Instant::now() >= deadline => {
+                    return Err(NoSlot::Full(line));
+                }
+                Err(NoSlot::Full(_)) => {
+                    let now = tokio::time::Instant::now();
+                    if asked.is_none_or(|at| now - at >= ASK_AGAIN_AFTER)
+                        && self.waiting.make_room(clock::now_ms())
+                    {
+                        asked = Some(now);
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await
+                }
+                taken => return taken,
+            }
+        }
+    }
+
+    /// A place for a newcomer from `address` to wait for room when every slot is taken: none
+    /// when that address has a newcomer waiting already or [`ROOM_WAITERS`] are waiting.
+    pub fn room_waiter(&self, address: IpAddr) -> Option<RoomWaiter> {
+        let mut waiters = self.room_waiters.lock().ok()?;
+        if waiters.len() >= ROOM_WAITERS || !waiters.insert(address) {
+            return None;
+        }
+        Some(RoomWaiter {
+            address,
+            waiters: Arc::clone(&self.room_waiters),
+        })
+    }
+
+    pub fn settings(&self) -> &ControlSettings {
+        &self.settings
+    }
+
+    /// A connection slot, held for the connection's life; `None` when `max_connections` are
+    /// open (TCP connections and pages together).
+    pub fn slot(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.slots)
+            .try_acquire_owned()
+            .or_else(|_| Arc::clone(&self.reserved).try_acquire_owned())
+            .ok()
+    }
+
+    /// Whether an `auth` from `address` is answered without a look at its token: the
+    /// address has guessed wrong lately and the guessers have used up their allowance.
+    fn refuse_unchecked(&self, address: Option<IpAddr>) -> bool {
+        self.wrong_tokens
+            .lock()
+            .map(|g| g.refuse_unchecked(address, clock::now_ms()))
+            .unwrap_or(false)
+    }
+
+    /// The line a connection beyond the cap gets before it is closed.
+    pub fn too_many_connections(&self) -> String {
+        session::too_many_connections(self.settings.max_connections)
+    }
+
+    /// Whether `token` may use `table`, by the sessions' own check ([`session::authorize`]).
+    pub fn authorize(&self, token: &str, table: &str) -> Result<Grant, Refusal> {
+        session::authorize(&self.tokens, &self.tables, token, table)
+    }
+
+    /// Runs one connection's session until the client leaves, the session closes it, or
+    /// `shutdown` turns true (every connection then gets `event shutdown`). `peer` names the
+    /// client in the log; `address` is where it connects from, if known (wrong tokens are
+    /// counted by address).
+    pub async fn converse<T: Transport>(
+        &self,
+        transport: T,
+        peer: &str,
+        address: Option<IpAddr>,
+        shutdown: watch::Receiver<bool>,
+    ) {
+        self.converse_in(transport, peer, address, shutdown, false)
+            .await;
+    }
+
+    /// [`ControlService::converse`] in a slot kept for the arbiter when `for_arbiter`: a
+    /// connection that authenticates with another role is told so and closed.
+    pub async fn converse_in<T: Transport>(
+        &self,
+        mut transport: T,
+        peer: &str,
+        address: Option<IpAddr>,
+        mut shutdown: watch::Receiver<bool>,
+        for_arbiter: bool,
+    ) {
+        tracing::debug!(peer, "control connection");
+        let settings = &*self.settings;
+        let mut session = Session::new(
+            self.tokens.clone(),
+            self.tables.clone(),
+            settings.clone(),
+            clock::now_ms(),
+        );
+        let mut events: Option<broadcast::Receiver<Arc<TableEvent>>> = None;
+        let auth_timer = tokio::time::sleep(settings.auth_timeout);
+        tokio::pin!(auth_timer);
+        // Until it authenticates, the connection may be asked to make room.
+        let mut waiting = Some(self.waiting.enter(clock::now_ms(), for_arbiter));
+        let displaced = waiting.as_ref().map(|w| Arc::clone(&w.displaced));
+        'conversation: loop {
+            let step = tokio::select! {
+                biased;
+                () = stopped(&mut shutdown) => Step::Shutdown,
+                _ = &mut auth_timer, if session.role().is_none() => Step::AuthTimeout,
+                () = notified(displaced.as_deref()), if waiting.is_some() => Step::Displaced,
+                input = transport.next() => Step::Input(input),
+                event = maybe_next_event(events.as_mut()) => Step::Event(event),
+            };
+            let (lines, close) = match step {
+                Step::Shutdown => {
+                    // Events already published still reach a subscriber, then the goodbye.
+                    let mut lines = drain_events(events.as_mut());
+                    lines.push(Out::Line(SHUTDOWN_LINE.to_owned()));
+                    (lines, true)
+                }
+                Step::AuthTimeout => match session.on_auth_timeout() {
+                    Some(line) => (vec![Out::Line(line)], true),
+                    None => continue,
+                },
+                Step::Displaced => {
+                    tracing::info!(
+                        peer,
+                        "control connection closed: not authenticated, and a newcomer needed its slot"
+                    );
+                    (vec![Out::Line(session::displaced())], true)
+                }
+                Step::Input(Incoming::Line(line))
+                    if session.role().is_none()
+                        && matches!(&line, Line::Text(t) if t.starts_with(b"auth "))
+                        && self.refuse_unchecked(address) =>
+                {
+                    (vec![Out::Line(session::too_many_wrong_tokens())], false)
+                }
+                Step::Input(Incoming::Line(line)) => {
+                    let action = session.on_line(line, clock::now_ms());
+                    self.perform(action, &mut session, &mut events).await
+                }
+                Step::Input(Incoming::Refused(refusal)) => {
+                    let action = session.on_refused(refusal, clock::now_ms());
+                    self.perform(action, &mut session, &mut events).await
+                }
+                Step::Input(Incoming::Closed) => break,
+                Step::Event(Some(out)) => (vec![out], false),
+                Step::Event(None) => {
+                    events = None;
+                    session.on_events_closed();
+                    continue;
+                }
+            };
+            let mut close = close;
+            let mut lines = lines;
+            let notice = session.take_notice();
+            if matches!(notice, Some(Notice::Authenticated(_))) {
+                waiting = None;
+            }
+            match notice {
+                Some(Notice::Authenticated(role)) if for_arbiter && role != Role::Arbiter => {
+                    tracing::info!(peer, %role, "control connection closed: the last slots are the arbiter's");
+                    lines = vec![Out::Line(session::kept_for_arbiter(arbiter_reserve(
+                        self.settings.max_connections,
+                    )))];
+                    close = true;
+                }
+                Some(Notice::Authenticated(role)) => {
+                    tracing::info!(peer, %role, "control connection authenticated");
+                }
+                Some(Notice::WrongToken) => {
+                    if let Ok(mut guessers) = self.wrong_tokens.lock() {
+                        guessers.wrong(address, clock::now_ms());
+                    }
+                    tracing::warn!(peer, "control connection: wrong token");
+                }
+                Some(Notice::Flood) => {
+                    tracing::warn!(peer, "control connection closed: request flood");
+                }
+                None => {}
+            }
+            for out in &lines {
+                let sent = match out {
+                    Out::Line(line) => transport.send(line).await,
+                    Out::Event(event) => transport.send_event(event).await,
+                };
+                if !sent {
+                    tracing::debug!(peer, "control connection dropped: the client does not read");
+                    break 'conversation;
+                }
+            }
+            if close {
+                break;
+            }
+        }
+        transport.close().await;
+        tracing::debug!(peer, "control connection closed");
+    }
+
+    /// Carries out a session's action: the lines to write, and whether to close after them.
+    async fn perform(
+        &self,
+        action: Action,
+        session: &mut Session,
+        events: &mut Option<broadcast::Receiver<Arc<TableEvent>>>,
+    ) -> (Vec<Out>, bool) {
+        match action {
+            Action::Reply(line) => (vec![Out::Line(line)], false),
+            Action::Close(line) => (vec![Out::Line(line)], true),
+            Action::Ask(ask) => {
+                let answer = match self.hub.route(&ask.table, &ask.command) {
+                    Some(table) => {
+                        let asked = table.ask(ask.role, ask.lang, ask.command);
+                        match tokio::time::timeout(self.settings.reply_timeout, asked).await {
+                            Ok(line) => Answer::Line(line),
+                            Err(_) => Answer::TimedOut,
+                        }
+                    }
+                    None => Answer::Stopped,
+                };
+                (
+                    vec![Out::Line(session.on_answer(&ask.table, answer))],
+                    false,
+                )
+            }
+            Action::Subscribe { table, reply } => {
+                // The previous table's receiver is dropped here: its events stop.
+                *events = self.hub.get(&table).map(|t| t.events.subscribe());
+                if events.is_none() {
+                    session.on_events_closed();
+                }
+                (vec![Out::Line(reply)], false)
+            }
+        }
+    }
+}
+
+/// Slots kept for the arbiter: an eighth of them, none below eight.
+pub fn arbiter_reserve(max: usize) -> usize {
+    if max >= 8 { max / 8 } else { 0 }
+}
+
+/// Slots one client address may hold: half of those anyone may take, all of them below
+/// eight (a small cap is a test's or a single user's).
+pub fn per_address_share(max: usize) -> usize {
+    if max >= 8 {
+        (max - arbiter_reserve(max)) / 2
+    } else {
+        max
+    }
+}
+
+/// What the driver writes: a line the session made, or a table's event for the transport to
+/// encode.
+enum Out {
+    Line(String),
+    Event(Arc<TableEvent>),
+}
+
+enum Step {
+    Shutdown,
+    AuthTimeout,
+    /// Not yet authenticated, and a newcomer needs the slot (`WaitingRoom::make_room`).
+    Displaced,
+    Input(Incoming),
+    Event(Option<Out>),
+}
+
+/// Resolves once shutdown is asked for, or its sender is gone. (The guard `wait_for` returns
+/// is dropped here: held across an await it would make the task not `Send`.)
+pub async fn stopped(shutdown: &mut watch::Receiver<bool>) {
+    let _ = shutdown.wait_for(|&stop| stop).await;
+}
+
+/// The next event line for a subscriber, or `None` when the table's feed has closed; a
+/// subscriber that fell behind gets one `event lagged N` line instead of what it missed.
+async fn next_event(events: &mut broadcast::Receiver<Arc<TableEvent>>) -> Option<Out> {
+    match events.recv().await {
+        Ok(event) => Some(Out::Event(event)),
+        Err(broadcast::error::RecvError::Lagged(missed)) => {
+            Some(Out::Line(session::lagged_line(missed)))
+        }
+        Err(broadcast::error::RecvError::Closed) => None,
+    }
+}
+
+/// Resolves when `notify` is notified; never without one.
+async fn notified(notify: Option<&tokio::sync::Notify>) {
+    match notify {
+        Some(notify) => notify.notified().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn maybe_next_event(
+    events: Option<&mut broadcast::Receiver<Arc<TableEvent>>>,
+) -> Option<Out> {
+    match events {
+        Some(events) => next_event(events).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The event lines already waiting for a subscriber, at most a backlog's worth.
+fn drain_events(events: Option<&mut broadcast::Receiver<Arc<TableEvent>>>) -> Vec<Out> {
+    let mut lines = Vec::new();
+    let Some(events) = events else {
+        return lines;
+    };
+    while lines.len() < EVENT_BACKLOG {
+        match events.try_recv() {
+            Ok(event) => lines.push(Out::Event(event)),
+            Err(broadcast::error::TryRecvError::Lagged(n)) => {
+                lines.push(Out::Line(session::lagged_line(n)))
+            }
+            Err(_) => break,
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::control::hub::{Request, TableHandle};
+    use crate::io::tokens::Origin;
+    use crate::table::control::Role;
+    use std::time::Duration;
+    use tokio::sync::mpsc;
+
+    const TOKEN: &str = "observer-token-0123456789";
+
+    /// A transport from a script of inputs; what the driver writes is collected.
+    struct Scripted {
+        inputs: mpsc::Receiver<Incoming>,
+        sent: mpsc::UnboundedSender<String>,
+    }
+
+    impl Transport for Scripted {
+        async fn next(&mut self) -> Incoming {
+            self.inputs.recv().await.unwrap_or(Incoming::Closed)
+        }
+
+        async fn send(&mut self, line: &str) -> bool {
+            self.sent.send(line.to_owned()).is_ok()
+        }
+
+        async fn close(&mut self) {
+            let _ = self.sent.send("<closed>".to_owned());
+        }
+    }
+
+    fn explain(line: &str) -> Arc<TableEvent> {
+        Arc::new(TableEvent::Explain {
+            line: line.to_owned(),
+        })
+    }
+
+    fn text(line: &str) -> Incoming {
+        Incoming::Line(Line::Text(line.as_bytes().to_vec()))
+    }
+
+    /// One table that answers `ok <keyword>`, and never answers `clock`.
+    fn service(settings: ControlSettings) -> (ControlService, broadcast::Sender<Arc<TableEvent>>) {
+        let (requests, mut inbox) = mpsc::channel::<Request>(8);
+        let (events, _) = broadcast::channel(4);
+        tokio::spawn(async move {
+            let mut silent = Vec::new();
+            while let Some(request) = inbox.recv().await {
+                if request.command.keyword() == "clock" {
+                    silent.push(request.reply);
+                } else {
+                    let _ = request
+                        .reply
+                        .send(format!("ok {}", request.command.keyword()));
+                }
+            }
+        });
+        let table = TableHandle {
+            name: Arc::from("table-1"),
+            requests,
+            events: events.clone(),
+        };
+        let tokens = Tokens::new([(
+            TOKEN.to_owned(),
+            Grant {
+                role: Role::Observer,
+                tables: None,
+            },
+            Origin::File,
+        )]);
+        (
+            ControlService::new(Hub::new(vec![table]), tokens, settings),
+            events,
+        )
+    }
+
+    struct Run {
+        inputs: mpsc::Sender<Incoming>,
+        sent: mpsc::UnboundedReceiver<String>,
+        stop: watch::Sender<bool>,
+        task: tokio::task::JoinHandle<()>,
+    }
+
+    fn start(service: &ControlService) -> Run {
+        let (inputs, script) = mpsc::channel(16);
+        let (out, sent) = mpsc::unbounded_channel();
+        let (stop, shutdown) = watch::channel(false);
+        let service = service.clone();
+        let task = tokio::spawn(async move {
+            let transport = Scripted {
+                inputs: script,
+                sent: out,
+            };
+            service.converse(transport, "test", None, shutdown).await;
+        });
+        Run {
+            inputs,
+            sent,
+            stop,
+            task,
+        }
+    }
+
+    impl Run {
+        async fn line(&mut self) -> String {
+            tokio::time::timeout(Duration::from_secs(5), self.sent.recv())
+                .await
+                .expect("a line within 5 s")
+                .expect("the driver is running")
+        }
+
+        async fn ask(&mut self, input: Incoming) -> String {
+            self.inputs.send(input).await.unwrap();
+            self.line().await
+        }
+    }
+
+    #[tokio::test]
+    async fn requests_reach_the_table_and_events_come_between_replies() {
+        let (service, feed) = service(ControlSettings::default());
+        let mut run = start(&service);
+        assert_eq!(
+            run.ask(text(&format!("auth {TOKEN}"))).await,
+            "ok observer table-1"
+        );
+        assert_eq!(run.ask(text("board")).await, "ok board");
+        assert_eq!(run.ask(text("events")).await, "ok events table-1");
+        // Each event is written by the transport's encoder: here the protocol's line.
+        feed.send(explain("one\ntwo")).unwrap();
+        assert_eq!(run.line().await, "event explain one two");
+        // More events than the backlog: the subscriber is told how many it missed.
+        for i in 0..10 {
+            feed.send(explain(&format!("n {i}"))).unwrap();
+        }
+        assert_eq!(run.line().await, "event lagged 6");
+        for i in 6..10 {
+            assert_eq!(run.line().await, format!("event explain n {i}"));
+        }
+        assert_eq!(
+            run.ask(Incoming::Refused(Refusal::new(
+                crate::table::control::ErrorCode::Syntax,
+                "binary messages are not requests"
+            )))
+            .await,
+            "error syntax binary messages are not requests"
+        );
+        assert_eq!(run.ask(text("quit")).await, "ok bye");
+        assert_eq!(run.line().await, "<closed>");
+        run.task.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_silent_table_times_out_and_shutdown_says_goodbye_after_pending_events() {
+        let (service, feed) = service(ControlSettings {
+            reply_timeout: Duration::from_millis(100),
+            ..ControlSettings::default()
+        });
+        let mut run = start(&service);
+        run.ask(text(&format!("auth {TOKEN}"))).await;
+        assert_eq!(
+            run.ask(text("clock")).await,
+            "error state table table-1 did not answer within 0.1 s"
+        );
+        assert_eq!(run.ask(text("events")).await, "ok events table-1");
+        feed.send(explain("last")).unwrap();
+        run.stop.send(true).unwrap();
+        let mut lines = vec![run.line().await];
+        while lines.last().map(String::as_str) != Some("<closed>") {
+            lines.push(run.line().await);
+        }
+        assert_eq!(lines, ["event explain last", "event shutdown", "<closed>"]);
+        run.task.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn no_auth_in_time_closes_and_the_slots_are_shared() {
+        let (service, _feed) = service(ControlSettings {
+            auth_timeout: Duration::from_millis(100),
+            max_connections: 1,
+            ..ControlSettings::default()
+        });
+        let slot = service.slot().expect("a free slot");
+        assert!(service.slot().is_none());
+        assert_eq!(
+            service.too_many_connections(),
+            "error rate too many connections (at most 1); try again later"
+        );
+        drop(slot);
+        assert!(service.slot().is_some());
+        let mut run = start(&service);
+        assert_eq!(
+            run.line().await,
+            "error auth no auth within 0.1 s of connecting; closing"
+        );
+        assert_eq!(run.line().await, "<closed>");
+        assert!(service.authorize(TOKEN, "table-1").is_ok());
+        assert!(service.authorize(TOKEN, "table-2").is_err());
+    }
+}
