@@ -115,7 +115,7 @@ impl Table {
 
     /// A board together with the game it is judged against.
     fn split(&mut self, board: BoardId) -> Option<(&mut Board, &Game)> {
-        let game = &self.g.game;
+        let game = &self.state.game;
         let b = match board {
             BoardId::Peg => &mut self.peg,
             BoardId::Normal => self.normal.as_mut()?,
@@ -218,9 +218,9 @@ impl Table {
             {
                 continue;
             }
-            let plies = self.g.game.ply_count();
+            let plies = self.state.game.ply_count();
             self.on_conclusion(b, now, c, out);
-            if self.g.game.ply_count() != plies && polls < 16 {
+            if self.state.game.ply_count() != plies && polls < 16 {
                 polls += 1;
                 for other in [BoardId::Peg, BoardId::Normal] {
                     let more = self.poll_detector(other, now);
@@ -237,7 +237,7 @@ impl Table {
     /// short correction; the move the piece ended on follows as an ordinary move. Returns
     /// whether it did.
     fn amend_last_move(&mut self, now: Now, takeback: &Conclusion, out: &mut Step) -> bool {
-        let game = &self.g.game;
+        let game = &self.state.game;
         let Some(&last) = game.moves().last() else {
             return false;
         };
@@ -246,7 +246,7 @@ impl Table {
             .normal
             .as_ref()
             .is_some_and(|b| b.feed.detector().has_clock());
-        if game.is_over() || game.turn() != self.s.peg_side || clocked {
+        if game.is_over() || game.turn() != self.settings.peg_side || clocked {
             return false;
         }
         let Some(before) = game.position_before(game.ply_count() - 1) else {
@@ -258,7 +258,7 @@ impl Table {
         }
         out.event(TableEvent::Detected {
             board: BoardId::Normal,
-            description: takeback.describe(self.g.game.castling_mode()),
+            description: takeback.describe(self.state.game.castling_mode()),
         });
         out.event(TableEvent::Undo {
             uci: self.uci(last).to_string(),
@@ -276,7 +276,7 @@ impl Table {
             Conclusion::Illegal { .. } | Conclusion::Mismatch { .. } | Conclusion::Takeback { .. }
         );
         self.react(board, now, c, out);
-        if board_differs && self.g.proposal.is_none() && self.g.lagging.is_none() {
+        if board_differs && self.state.proposal.is_none() && self.state.lagging.is_none() {
             self.reconcile_sheets(now, false, out);
         }
     }
@@ -284,7 +284,7 @@ impl Table {
     fn react(&mut self, board: BoardId, now: Now, c: Conclusion, out: &mut Step) {
         out.event(TableEvent::Detected {
             board,
-            description: c.describe(self.g.game.castling_mode()),
+            description: c.describe(self.state.game.castling_mode()),
         });
         let listener = listener_of(board);
         match c {
@@ -330,9 +330,9 @@ impl Table {
                         });
                         // The move stands on the board but not in the game: the player hears
                         // why (the corrections follow from the detector's judgement below).
-                        let why = if self.g.game.is_over() {
+                        let why = if self.state.game.is_over() {
                             Some(RefusalReason::GameOver)
-                        } else if self.g.clock.is_paused() {
+                        } else if self.state.clock.is_paused() {
                             Some(RefusalReason::ClocksStopped)
                         } else {
                             None
@@ -497,7 +497,7 @@ impl Table {
         let owed_ply = b.feed.detector().board_ply();
         let observed = b.feed.detector().observed();
         let fixes = self.corrections_for(board);
-        let game = &self.g.game;
+        let game = &self.state.game;
         let shows_owed_position = owed_ply < game.ply_count()
             && game
                 .position_before(owed_ply)
@@ -521,7 +521,7 @@ impl Table {
 
     /// The fewest hand actions that make `board` show the game's position.
     pub(super) fn corrections_for(&self, board: BoardId) -> Vec<Correction> {
-        let target = self.g.game.position().board().clone();
+        let target = self.state.game.position().board().clone();
         match self.board(board) {
             Some(b) => {
                 let d = b.feed.detector();
@@ -554,7 +554,7 @@ impl Table {
             detail: detail.to_owned(),
         });
         let listener = listener_of(board);
-        if self.s.correspondence.is_some() {
+        if self.settings.correspondence.is_some() {
             // The desk's board comes and goes with the focus; the desk says what happens.
         } else if up && !was && again {
             let text = event_phrase(Event::BoardReconnected, self.vocab());
@@ -574,14 +574,14 @@ impl Table {
         out: &mut Step,
     ) -> bool {
         let mut found = Vec::new();
-        let game = &self.g.game;
+        let game = &self.state.game;
         self.peg
             .feed
             .detector_mut()
             .choose_promotion(game, role, &mut found);
-        let before = self.g.game.ply_count();
+        let before = self.state.game.ply_count();
         self.conclude(BoardId::Peg, now, found, out);
-        self.g.game.ply_count() > before
+        self.state.game.ply_count() > before
     }
 
     /// Plays an accepted move: journal, clock, announcements.
@@ -592,31 +592,37 @@ impl Table {
         source: Source,
         out: &mut Step,
     ) -> Result<(), Refusal> {
-        if let Some(end) = self.g.game.outcome() {
+        if let Some(end) = self.state.game.outcome() {
             return Err(Refusal::new(
                 ErrorCode::State,
                 format!("the game is over: {end}"),
             ));
         }
-        if self.g.clock.is_paused() {
+        if self.state.clock.is_paused() {
             return Err(Refusal::new(
                 ErrorCode::State,
                 "the arbiter has stopped the clocks; no move until they run again (resume)",
             ));
         }
-        let before = self.g.game.position().clone();
+        let before = self.state.game.position().clone();
         let mover = before.turn();
         let uci = self.uci(m);
         self.commit(now, Record::Move { uci, source }, out)
             .map_err(|e| Refusal::new(ErrorCode::Move, e))?;
-        let mode = self.g.game.castling_mode();
+        let mode = self.state.game.castling_mode();
         out.event(TableEvent::Move {
-            ply: self.g.game.ply_count(),
+            ply: self.state.game.ply_count(),
             color: mover,
             uci: uci.to_string(),
             san: english_san(&before, mode, m),
             source,
-            san_local: format_move(&before, mode, m, Notation::San, &Style::new(self.s.lang)),
+            san_local: format_move(
+                &before,
+                mode,
+                m,
+                Notation::San,
+                &Style::new(self.settings.lang),
+            ),
             words: annabella_chess::phrases::move_phrase(&before, m, &self.style()),
             number: before.fullmoves().get(),
         });

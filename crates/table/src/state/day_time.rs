@@ -96,7 +96,7 @@ fn apply_event(days: &mut DayClock, event: DayEvent) -> Result<(), String> {
 impl Table {
     /// The day clock's reading now, in a correspondence game.
     pub(super) fn day_reading(&self, now_unix_ms: u64) -> Option<DayReading> {
-        self.g.days.as_ref().map(|d| d.reading(now_unix_ms))
+        self.state.days.as_ref().map(|d| d.reading(now_unix_ms))
     }
 
     /// Both sides' days left in words ("Weiß noch zwölf Tage, Schwarz noch acht Tage").
@@ -125,7 +125,7 @@ impl Table {
         to: &str,
         out: &mut Step,
     ) -> Reply {
-        if self.s.days.is_none() {
+        if self.settings.days.is_none() {
             return Err(Refusal::new(
                 ErrorCode::State,
                 "leave is for a correspondence game (kind = \"correspondence\")",

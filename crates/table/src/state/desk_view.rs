@@ -34,7 +34,7 @@ pub struct DeskView {
 impl Table {
     /// The table as the desk sees it at wall time `now_unix_ms` (its days left then).
     pub fn desk_view(&self, now_unix_ms: u64) -> DeskView {
-        let game = &self.g.game;
+        let game = &self.state.game;
         let plies = game.ply_count();
         let turn = match game.outcome() {
             Some(_) => self.word("key_game_over"),
@@ -67,11 +67,11 @@ impl Table {
             target: game.position().board().clone(),
             peg_agrees: agrees.then(|| peg.feed.detector().believed().clone()),
             game: game.clone(),
-            peg_side: self.s.peg_side,
-            move_times: self.g.plies.iter().map(|p| p.unix_ms).collect(),
+            peg_side: self.settings.peg_side,
+            move_times: self.state.plies.iter().map(|p| p.unix_ms).collect(),
             state_words: parts.join(". "),
             turn_words,
-            last_charge: self.g.day_charges.last().copied().flatten(),
+            last_charge: self.state.day_charges.last().copied().flatten(),
         }
     }
 }

@@ -96,11 +96,12 @@ pub(super) struct GameState {
 }
 
 impl GameState {
-    pub fn new(s: &TableSettings, game: Game) -> GameState {
+    pub fn new(settings: &TableSettings, game: Game) -> GameState {
         GameState {
             game,
             plies: Vec::new(),
-            clock: Clock::new(s.time_control.clone()).with_schedule(s.announce.clone()),
+            clock: Clock::new(settings.time_control.clone())
+                .with_schedule(settings.announce.clone()),
             draw_offer: None,
             sheets: [Vec::new(), Vec::new()],
             proposal: None,
@@ -111,7 +112,7 @@ impl GameState {
             last_t: 0,
             last_unix_ms: 0,
             tags: BTreeMap::new(),
-            days: s.days.map(DayClock::new),
+            days: settings.days.map(DayClock::new),
             day_charges: Vec::new(),
             day_events: Vec::new(),
         }
@@ -147,10 +148,10 @@ impl GameState {
             .map_err(|e| format!("{uci} is illegal here: {e}"))
     }
 
-    fn restored_clock(&self, s: &TableSettings, state: ClockState) -> Result<Clock, String> {
-        Ok(Clock::from_state(s.time_control.clone(), state)
+    fn restored_clock(&self, settings: &TableSettings, state: ClockState) -> Result<Clock, String> {
+        Ok(Clock::from_state(settings.time_control.clone(), state)
             .map_err(|e| e.to_string())?
-            .with_schedule(s.announce.clone()))
+            .with_schedule(settings.announce.clone()))
     }
 
     /// Cuts the game and everything kept per move back to `plies` half-moves.
@@ -167,7 +168,7 @@ impl GameState {
     /// state may be half-changed: callers apply to a copy (live) or give up (replay).
     pub fn apply(
         &mut self,
-        s: &TableSettings,
+        settings: &TableSettings,
         t: Millis,
         unix_ms: u64,
         record: &Record,
@@ -183,7 +184,7 @@ impl GameState {
                     return Err("begin in the middle of a game".to_owned());
                 }
                 let game = Game::from_fen(fen, *chess960).map_err(|e| e.to_string())?;
-                *self = GameState::new(s, game);
+                *self = GameState::new(settings, game);
                 self.days_begin(unix_ms);
                 self.clock
                     .start_with(self.game.turn(), t)
@@ -236,7 +237,7 @@ impl GameState {
                     .plies
                     .last()
                     .ok_or_else(|| "no move to withdraw".to_owned())?;
-                let clock = self.restored_clock(s, last.before_press.clone())?;
+                let clock = self.restored_clock(settings, last.before_press.clone())?;
                 let plies = self.game.ply_count() - 1;
                 self.cut(plies);
                 self.clock = clock;
@@ -255,7 +256,7 @@ impl GameState {
                 self.stop_clock(t);
             }
             Record::WrongClaim { color } => {
-                let one_minute = s.time_control.pace().one_minute_penalties();
+                let one_minute = settings.time_control.pace().one_minute_penalties();
                 self.clock
                     .penalty_wrong_claim(*color, one_minute, t)
                     .map_err(|e| e.to_string())?;
@@ -289,7 +290,7 @@ impl GameState {
                         .map_err(|e| e.to_string())?;
                     self.stop_clock(t);
                 } else {
-                    let one_minute = s.time_control.pace().one_minute_penalties();
+                    let one_minute = settings.time_control.pace().one_minute_penalties();
                     self.clock
                         .penalty_illegal_move(*color, one_minute, t)
                         .map_err(|e| e.to_string())?;
@@ -325,7 +326,7 @@ impl GameState {
                     // The clocks show what they showed when that move was made; the side to
                     // move runs from now (D.2.9: "the arbiter adjusts the clocks").
                     let mut clock =
-                        self.restored_clock(s, self.plies[plies].before_press.clone())?;
+                        self.restored_clock(settings, self.plies[plies].before_press.clone())?;
                     clock.rebase(t, 0);
                     self.cut(plies);
                     self.clock = clock;

@@ -68,9 +68,12 @@ impl Table {
             BoardKey::Repeat => self.key_again(out),
             BoardKey::Time => self.key_time(now, out),
             BoardKey::OwnTime => {
-                let left = self.g.clock.remaining(self.s.peg_side, now.table_ms);
+                let left = self
+                    .state
+                    .clock
+                    .remaining(self.settings.peg_side, now.table_ms);
                 let time = self
-                    .side_days_words(self.s.peg_side, now.unix_ms)
+                    .side_days_words(self.settings.peg_side, now.unix_ms)
                     .unwrap_or_else(|| duration_phrase(left, self.vocab()));
                 let text = self.key_words("key_own_time", &[("time", &time)]);
                 self.tell(text, out);
@@ -108,7 +111,7 @@ impl Table {
     /// The game's move at index `ply` (0-based) with its number and colour: "Zug zwölf, Weiß:
     /// Springer Felix drei".
     pub(super) fn numbered_move(&self, ply: usize) -> Option<String> {
-        let game = &self.g.game;
+        let game = &self.state.game;
         let pos = game.position_before(ply)?;
         let m = *game.moves().get(ply)?;
         let number = number_phrase(pos.fullmoves().get(), self.vocab());
@@ -124,7 +127,7 @@ impl Table {
     /// differs from the game, the correction said last; otherwise the game's last move. Never
     /// a confirmation such as "in Ordnung", which says nothing about the game.
     fn key_again(&mut self, out: &mut Step) {
-        let plies = self.g.game.ply_count();
+        let plies = self.state.game.ply_count();
         let owed = self.peg.feed.detector().board_ply();
         let correction = self
             .peg
@@ -148,11 +151,11 @@ impl Table {
     /// make before his next time control (FIDE D.2.6.1).
     fn key_time(&mut self, now: Now, out: &mut Step) {
         let mut parts = vec![self.clock_words(now)];
-        if !self.g.game.is_over() {
-            let color = color_phrase(self.g.game.turn(), self.vocab());
+        if !self.state.game.is_over() {
+            let color = color_phrase(self.state.game.turn(), self.vocab());
             parts.push(self.key_words("key_turn", &[("color", &color)]));
         }
-        if let Some(n) = self.g.clock.moves_to_control(self.s.peg_side) {
+        if let Some(n) = self.state.clock.moves_to_control(self.settings.peg_side) {
             let moves = move_count_phrase(n, self.vocab());
             parts.push(self.key_words("key_to_control", &[("moves", &moves)]));
         }
@@ -162,7 +165,7 @@ impl Table {
     /// `KH`: the last move at the first press, one move further back at each further one;
     /// before the first move, that there is none.
     fn key_history(&mut self, history: Option<(usize, usize)>, out: &mut Step) {
-        let plies = self.g.game.ply_count();
+        let plies = self.state.game.ply_count();
         let back = match history {
             Some((anchor, back)) if anchor == plies => (back + 1).min(plies),
             _ => 0,
@@ -188,8 +191,8 @@ impl Table {
         command: &Command,
         out: &mut Step,
     ) -> Result<Answer, Refusal> {
-        let role = Role::Player(self.s.peg_side);
-        let lang = self.s.lang;
+        let role = Role::Player(self.settings.peg_side);
+        let lang = self.settings.lang;
         self.answer(now, role, lang, command, out)
     }
 
@@ -199,7 +202,7 @@ impl Table {
             board: BoardId::Peg,
             reason: refusal.message,
         });
-        let key = if self.g.game.is_over() {
+        let key = if self.state.game.is_over() {
             "key_game_over"
         } else {
             "key_not_possible"
@@ -220,14 +223,14 @@ impl Table {
     /// the game (announced to both); a wrong one is explained to him, with the time his
     /// opponent receives for it (9.5.3).
     fn key_claim(&mut self, now: Now, out: &mut Step) {
-        let claimant = self.g.game.turn();
-        if !self.g.game.is_over() && claimant != self.s.peg_side {
+        let claimant = self.state.game.turn();
+        if !self.state.game.is_over() && claimant != self.settings.peg_side {
             let text = self.word("key_claim_not_your_turn");
             self.tell(text, out);
             return;
         }
-        let grounds = self.g.game.claim_draw(None);
-        let before = self.g.clock.remaining(!claimant, now.table_ms);
+        let grounds = self.state.game.claim_draw(None);
+        let before = self.state.clock.remaining(!claimant, now.table_ms);
         let command = Command::ClaimDraw { intended: None };
         let Err(refusal) = self.as_blind_player(now, &command, out) else {
             return;
@@ -236,7 +239,7 @@ impl Table {
             self.refused(refusal, out);
             return;
         };
-        let after = self.g.clock.remaining(!claimant, now.table_ms);
+        let after = self.state.clock.remaining(!claimant, now.table_ms);
         let v = self.vocab();
         let moves = move_count_phrase(halfmoves / 2, v);
         let mut words = vec![self.key_words("key_claim_refused", &[("moves", &moves)])];
@@ -253,7 +256,7 @@ impl Table {
     fn key_resign(&mut self, now: Now, armed: Option<Millis>, out: &mut Step) {
         let confirmed =
             armed.is_some_and(|at| now.table_ms.saturating_sub(at) <= RESIGN_CONFIRM_MS);
-        if self.g.game.is_over() {
+        if self.state.game.is_over() {
             let text = self.word("key_game_over");
             self.tell(text, out);
         } else if confirmed {
@@ -269,7 +272,7 @@ impl Table {
 
     /// `KS`: `confirm a`, his sheet (a) taking the moves read out to him.
     fn key_confirm_sheet(&mut self, now: Now, out: &mut Step) {
-        if self.g.lagging != Some(Side::A) {
+        if self.state.lagging != Some(Side::A) {
             let text = self.word("key_nothing_to_confirm");
             self.tell(text, out);
             return;
@@ -292,7 +295,7 @@ impl Table {
             // The peg board is an occupancy board; nothing else reaches this key.
             return;
         };
-        let target = self.g.game.position().board().occupied();
+        let target = self.state.game.position().board().occupied();
         let differing = (occupied ^ target).count();
         if differing == 0 {
             self.adopt_game_on_peg_board();
@@ -320,7 +323,7 @@ impl Table {
     fn adopt_game_on_peg_board(&mut self) {
         let d = self.peg.feed.detector();
         let (kind, settings) = (d.kind(), *d.settings());
-        self.peg.feed = BoardFeed::new(kind, settings, self.s.debounce_ms, &self.g.game);
+        self.peg.feed = BoardFeed::new(kind, settings, self.settings.debounce_ms, &self.state.game);
         self.peg.differs = false;
         self.peg.guided = None;
     }

@@ -249,9 +249,9 @@ pub struct RestoreError {
 
 /// One table: a game between the blind player at the peg board and a sighted opponent.
 pub struct Table {
-    s: TableSettings,
+    settings: TableSettings,
     /// Everything the journal records change.
-    g: GameState,
+    state: GameState,
     peg: Board,
     normal: Option<Board>,
     /// What the blind player heard last, for `KA` while his board differs.
@@ -280,23 +280,23 @@ impl Table {
         let mut table = Table::empty(settings, start);
         let mut step = Step::default();
         table.commit(now, begin, &mut step)?;
-        for (tag, value) in table.s.tags.clone() {
+        for (tag, value) in table.settings.tags.clone() {
             table.commit(now, Record::Tag { tag, value }, &mut step)?;
         }
         table.announce_begin(&mut step);
         Ok((table, step))
     }
 
-    fn empty(s: TableSettings, game: Game) -> Table {
-        let (peg, normal) = Board::pair(&s, &game);
+    fn empty(settings: TableSettings, game: Game) -> Table {
+        let (peg, normal) = Board::pair(&settings, &game);
         Table {
-            g: GameState::new(&s, game),
+            state: GameState::new(&settings, game),
             peg,
             normal,
             last_to_blind: None,
             keys: keys::KeyState::default(),
             physical_clock: physical_clock::PhysicalClock::default(),
-            s,
+            settings,
         }
     }
 
@@ -341,12 +341,12 @@ impl Table {
         for (index, (at, line)) in journal.iter().enumerate() {
             let entry = Entry::parse(line, *at).map_err(|why| err(index, line, why))?;
             table
-                .g
-                .apply(&table.s, entry.t, *at, &entry.record)
+                .state
+                .apply(&table.settings, entry.t, *at, &entry.record)
                 .map_err(|why| err(index, line, why))?;
         }
         // A finished game was announced and archived before the crash.
-        table.g.end_reported = table.g.game.is_over();
+        table.state.end_reported = table.state.game.is_over();
         // The boards were in play before the restart: their first snapshot may show a move
         // made (or a promotion left pending) while the daemon was down.
         table.peg.ever_connected = true;
@@ -357,42 +357,42 @@ impl Table {
     }
 
     pub fn name(&self) -> &str {
-        &self.s.name
+        &self.settings.name
     }
 
     pub fn game(&self) -> &Game {
-        &self.g.game
+        &self.state.game
     }
 
     /// The game's scoresheet: moves, who wrote them, clock readings.
     pub fn sheet(&self) -> Scoresheet {
-        self.g.scoresheet()
+        self.state.scoresheet()
     }
 
     pub fn clock(&self) -> &Clock {
-        &self.g.clock
+        &self.state.clock
     }
 
     pub fn settings(&self) -> &TableSettings {
-        &self.s
+        &self.settings
     }
 
     /// The table time of the last record: a restored table's time goes on from here.
     pub fn table_time(&self) -> Millis {
-        self.g.last_t
+        self.state.last_t
     }
 
     /// Applies a live record to a copy of the game state, and keeps the copy only if the
     /// record applies whole. The record goes to the journal ahead of what it causes.
     fn commit(&mut self, now: Now, record: Record, out: &mut Step) -> Result<(), String> {
-        let mut next = self.g.clone();
-        next.apply(&self.s, now.table_ms, now.unix_ms, &record)?;
-        let before = std::mem::replace(&mut self.g, next);
+        let mut next = self.state.clone();
+        next.apply(&self.settings, now.table_ms, now.unix_ms, &record)?;
+        let before = std::mem::replace(&mut self.state, next);
         if out.undo.is_none() {
             out.undo = Some(Box::new(before));
         }
         out.records.push(Entry {
-            t: now.table_ms.max(self.g.last_t),
+            t: now.table_ms.max(self.state.last_t),
             record,
         });
         Ok(())
@@ -404,7 +404,7 @@ impl Table {
     /// back on the board that made it.
     pub fn rollback(&mut self, step: Step) {
         if let Some(before) = step.undo {
-            self.g = *before;
+            self.state = *before;
         }
     }
 
@@ -416,11 +416,11 @@ impl Table {
     /// compared with the game when they next report.
     pub fn resume(&mut self, now: Now, last_alive_unix_ms: u64, charge_downtime: bool) -> Step {
         let mut out = Step::default();
-        if let Some(since) = self.g.clock.state().running_since
-            && !self.g.game.is_over()
+        if let Some(since) = self.state.clock.state().running_since
+            && !self.state.game.is_over()
         {
-            let last_wall = self.g.last_unix_ms;
-            let ran_before_last = self.g.last_t.saturating_sub(since);
+            let last_wall = self.state.last_unix_ms;
+            let ran_before_last = self.state.last_t.saturating_sub(since);
             let alive = last_alive_unix_ms.clamp(last_wall, now.unix_ms.max(last_wall));
             let alive_after_last = alive - last_wall;
             let downtime = now.unix_ms.saturating_sub(alive);
@@ -437,8 +437,8 @@ impl Table {
             });
         }
         out.event(TableEvent::Restored {
-            ply: self.g.game.ply_count(),
-            fen: self.g.game.fen(),
+            ply: self.state.game.ply_count(),
+            fen: self.state.game.fen(),
         });
         Self::end_step(out)
     }
@@ -450,10 +450,10 @@ impl Table {
             self.peg.feed.next_deadline(),
             self.normal.as_ref().and_then(|b| b.feed.next_deadline()),
         );
-        let clock = if self.g.game.is_over() || self.s.days.is_some() {
+        let clock = if self.state.game.is_over() || self.settings.days.is_some() {
             None
         } else {
-            self.g.clock.next_deadline(now)
+            self.state.clock.next_deadline(now)
         };
         min_opt(boards, clock)
     }
@@ -461,11 +461,11 @@ impl Table {
     /// The game state for a change that is no record (what the two-sheet procedure decided,
     /// the talking clock's memory of what it said): the state as it was before the step's first
     /// change is kept for [`Table::rollback`]. Inputs that change nothing copy nothing.
-    fn g_mut(&mut self, out: &mut Step) -> &mut GameState {
+    fn state_mut(&mut self, out: &mut Step) -> &mut GameState {
         if out.undo.is_none() {
-            out.undo = Some(Box::new(self.g.clone()));
+            out.undo = Some(Box::new(self.state.clone()));
         }
-        &mut self.g
+        &mut self.state
     }
 
     fn end_step(mut out: Step) -> Step {
@@ -540,10 +540,10 @@ impl Table {
     fn check_clock(&mut self, now: Now, out: &mut Step) {
         // A correspondence game's time is its days (`day_time.rs`): its chess clock only
         // measures, it neither calls nor flags.
-        if self.g.game.is_over() || self.s.days.is_some() {
+        if self.state.game.is_over() || self.settings.days.is_some() {
             return;
         }
-        if let Some(color) = self.g.clock.flagged(now.table_ms) {
+        if let Some(color) = self.state.clock.flagged(now.table_ms) {
             match self.commit(now, Record::Flag { color }, out) {
                 Ok(()) => self.announce_end(out),
                 Err(e) => out.event(TableEvent::JournalError {
@@ -552,10 +552,10 @@ impl Table {
             }
             return;
         }
-        if !self.g.clock.announcement_due(now.table_ms) {
+        if !self.state.clock.announcement_due(now.table_ms) {
             return;
         }
-        let due = self.g_mut(out).clock.due_announcements(now.table_ms);
+        let due = self.state_mut(out).clock.due_announcements(now.table_ms);
         for a in due {
             let text = self.clock_call(a.color, a.remaining_ms, now);
             let urgency = if a.remaining_ms < 60_000 {
@@ -573,6 +573,6 @@ impl Table {
 
     /// A move as the game's castling mode writes it in UCI.
     fn uci(&self, m: shakmaty::Move) -> UciMove {
-        UciMove::from_move(m, self.g.game.castling_mode())
+        UciMove::from_move(m, self.state.game.castling_mode())
     }
 }

@@ -24,23 +24,23 @@ impl Table {
             ));
         }
         let fen = fen.unwrap_or(START_FEN);
-        let start = Game::from_fen(fen, self.s.chess960)
+        let start = Game::from_fen(fen, self.settings.chess960)
             .map_err(|e| Refusal::new(ErrorCode::Syntax, format!("new-game fen: {e}")))?;
         let begin = Record::Begin {
-            chess960: self.s.chess960,
-            time_control: self.s.time_control.to_string(),
+            chess960: self.settings.chess960,
+            time_control: self.settings.time_control.to_string(),
             fen: start.fen(),
         };
         self.commit(now, begin, out)
             .map_err(|e| Refusal::new(ErrorCode::State, e))?;
         out.begins_game = true;
-        for (tag, value) in self.s.tags.clone() {
+        for (tag, value) in self.settings.tags.clone() {
             self.commit(now, Record::Tag { tag, value }, out)
                 .map_err(|e| Refusal::new(ErrorCode::State, e))?;
         }
         self.announce_begin(out);
         Ok(Answer::NewGame {
-            fen: self.g.game.fen(),
+            fen: self.state.game.fen(),
         })
     }
 
@@ -49,8 +49,8 @@ impl Table {
     /// peg board's player is guided to the set-up).
     pub(super) fn announce_begin(&mut self, out: &mut Step) {
         out.event(TableEvent::Begin {
-            time_control: self.s.time_control.to_string(),
-            fen: self.g.game.fen(),
+            time_control: self.settings.time_control.to_string(),
+            fen: self.state.game.fen(),
         });
         let words = format!("{}. {}", self.word("new_game"), self.time_control_words());
         self.say(Listener::Everyone, words, Urgency::Polite, out);
@@ -75,10 +75,10 @@ impl Table {
 
     /// What is still going on, when the game is not over: `None` once it is.
     fn running_game(&self) -> Option<String> {
-        if self.g.game.is_over() {
+        if self.state.game.is_over() {
             None
         } else {
-            Some(format!("{} half-moves played", self.g.game.ply_count()))
+            Some(format!("{} half-moves played", self.state.game.ply_count()))
         }
     }
 }

@@ -22,7 +22,7 @@ fn color_word(c: Color) -> &'static str {
 
 impl Table {
     pub(super) fn page_view(&self) -> PageView {
-        let game = &self.g.game;
+        let game = &self.state.game;
         let status = self.status();
         let last_move = game.ply_count().checked_sub(1).and_then(|ply| {
             let before = game.position_before(ply)?;
@@ -34,7 +34,7 @@ impl Table {
                     game.castling_mode(),
                     m,
                     Notation::San,
-                    &Style::new(self.s.lang),
+                    &Style::new(self.settings.lang),
                 ),
                 words: move_phrase(&before, m, &self.style()),
                 number: before.fullmoves().get(),
@@ -60,25 +60,27 @@ impl Table {
             guide: b.guided.as_ref().map(|c| spoken(c, self.vocab())),
         };
         let procedure =
-            (self.g.proposal.is_some() || self.g.lagging.is_some()).then(|| PageProcedure {
-                proposal_plies: self.g.proposal.as_ref().map(|p| p.plies),
-                explain: self
-                    .g
-                    .proposal
-                    .as_ref()
-                    .map(|p| p.explanation.clone())
-                    .unwrap_or_default(),
-                lagging: self.g.lagging.map(|side| side.letter()),
+            (self.state.proposal.is_some() || self.state.lagging.is_some()).then(|| {
+                PageProcedure {
+                    proposal_plies: self.state.proposal.as_ref().map(|p| p.plies),
+                    explain: self
+                        .state
+                        .proposal
+                        .as_ref()
+                        .map(|p| p.explanation.clone())
+                        .unwrap_or_default(),
+                    lagging: self.state.lagging.map(|side| side.letter()),
+                }
             });
-        let tag = |t: GameTag| self.g.tags.get(&t).cloned();
+        let tag = |t: GameTag| self.state.tags.get(&t).cloned();
         PageView {
-            table: self.s.name.to_string(),
-            lang: self.s.lang.code().to_owned(),
+            table: self.settings.name.to_string(),
+            lang: self.settings.lang.code().to_owned(),
             fen: game.fen(),
             ply: game.ply_count(),
             turn: color_word(game.turn()),
-            peg_side: color_word(self.s.peg_side),
-            time_control: self.s.time_control.to_string(),
+            peg_side: color_word(self.settings.peg_side),
+            time_control: self.settings.time_control.to_string(),
             white: tag(GameTag::White),
             black: tag(GameTag::Black),
             last_move,

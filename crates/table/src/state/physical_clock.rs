@@ -43,7 +43,7 @@ impl Table {
     /// blind player's.
     pub(super) fn learn_clock_sides(&mut self, reading: &ClockReading) {
         let blind_on_right = reading.right_runs;
-        let white_is_blind = self.s.peg_side == Color::White;
+        let white_is_blind = self.settings.peg_side == Color::White;
         self.physical_clock.white_on_right = Some(blind_on_right == white_is_blind);
     }
 
@@ -57,7 +57,7 @@ impl Table {
         let Some(white_on_right) = self.physical_clock.white_on_right else {
             return;
         };
-        if !reading.running || self.g.game.is_over() || self.g.clock.is_paused() {
+        if !reading.running || self.state.game.is_over() || self.state.clock.is_paused() {
             return;
         }
         let (white_ms, black_ms) = if white_on_right {
@@ -66,7 +66,7 @@ impl Table {
             (reading.left_ms, reading.right_ms)
         };
         for (color, shown) in [(Color::White, white_ms), (Color::Black, black_ms)] {
-            let ours = self.g.clock.remaining(color, now.table_ms);
+            let ours = self.state.clock.remaining(color, now.table_ms);
             if ours.abs_diff(shown) <= TOLERANCE_MS {
                 continue;
             }
@@ -85,7 +85,7 @@ impl Table {
             out.event(TableEvent::ClockAdjusted {
                 color,
                 delta_ms,
-                remaining_ms: self.g.clock.remaining(color, now.table_ms),
+                remaining_ms: self.state.clock.remaining(color, now.table_ms),
             });
         }
     }

@@ -34,7 +34,7 @@ impl Table {
         command: &Command,
         out: &mut Step,
     ) -> Reply {
-        let turn = self.g.game.turn();
+        let turn = self.state.game.turn();
         let side = if *command == Command::Undo {
             !turn
         } else {
@@ -44,9 +44,9 @@ impl Table {
         match command {
             Command::Move { text } => self.move_request(now, role, text, lang, out),
             Command::Board => Ok(Answer::Position {
-                fen: self.g.game.fen(),
+                fen: self.state.game.fen(),
             }),
-            Command::BoardAt { ply } => match self.g.game.position_before(*ply) {
+            Command::BoardAt { ply } => match self.state.game.position_before(*ply) {
                 Some(position) => Ok(Answer::Position {
                     fen: shakmaty::fen::Fen::from_position(
                         &position,
@@ -58,8 +58,8 @@ impl Table {
                     ErrorCode::Syntax,
                     format!(
                         "the game has {} half-moves; board takes 0 to {}",
-                        self.g.game.ply_count(),
-                        self.g.game.ply_count()
+                        self.state.game.ply_count(),
+                        self.state.game.ply_count()
                     ),
                 )),
             },
@@ -127,7 +127,7 @@ impl Table {
     }
 
     fn running(&self) -> Result<(), Refusal> {
-        match self.g.game.outcome() {
+        match self.state.game.outcome() {
             Some(end) => Err(state(format!("the game is over: {end}"))),
             None => Ok(()),
         }
@@ -143,8 +143,8 @@ impl Table {
         out: &mut Step,
     ) -> Reply {
         self.running()?;
-        let mode = self.g.game.castling_mode();
-        let before = self.g.game.position().clone();
+        let mode = self.state.game.castling_mode();
+        let before = self.state.game.position().clone();
         let text = self.numbered_move_text(text, lang)?;
         let m = parse_move(&before, mode, text, None, lang).map_err(bad_move)?;
         self.play(now, m, Source::Control(role), out)?;
@@ -164,7 +164,7 @@ impl Table {
         let Some((number, color)) = written.number else {
             return Ok(written.rest);
         };
-        let game = (self.g.game.fullmove_number(), self.g.game.turn());
+        let game = (self.state.game.fullmove_number(), self.state.game.turn());
         if (number, color) == game {
             return Ok(written.rest);
         }
@@ -173,14 +173,14 @@ impl Table {
             && game == (number, Color::Black)
             && let Some((first, second)) = written.rest.split_once(char::is_whitespace)
         {
-            let last = self.g.game.ply_count().checked_sub(1);
+            let last = self.state.game.ply_count().checked_sub(1);
             let (Some(pos), Some(&played)) = (
-                last.and_then(|ply| self.g.game.position_before(ply)),
-                self.g.game.moves().last(),
+                last.and_then(|ply| self.state.game.position_before(ply)),
+                self.state.game.moves().last(),
             ) else {
                 return Err(bad_move(wrong_number((number, color), game)));
             };
-            let mode = self.g.game.castling_mode();
+            let mode = self.state.game.castling_mode();
             let recorded = parse_move(&pos, mode, first, None, lang).map_err(bad_move)?;
             if recorded != played {
                 return Err(bad_move(format!(
@@ -196,9 +196,9 @@ impl Table {
     /// `clock`: both clocks; spoken to the blind player when he or his assistant asks (D.2.10:
     /// the assistant tells him on request). `clock quiet` is never spoken.
     fn clock_request(&mut self, now: Now, role: Role, spoken: bool, out: &mut Step) -> Answer {
-        let r = self.g.clock.report(now.table_ms);
-        let for_blind_player =
-            matches!(role, Role::Player(c) if c == self.s.peg_side) || role == Role::Assistant;
+        let r = self.state.clock.report(now.table_ms);
+        let for_blind_player = matches!(role, Role::Player(c) if c == self.settings.peg_side)
+            || role == Role::Assistant;
         if spoken && for_blind_player {
             let words = self.clock_words(now);
             self.say(Listener::BlindPlayer, words, Urgency::Polite, out);
@@ -216,9 +216,9 @@ impl Table {
         match role {
             Role::Player(c) => c,
             // The assistant serves the blind player (D.2.10).
-            Role::Assistant => self.s.peg_side,
+            Role::Assistant => self.settings.peg_side,
             // The arbiter records an offer for the side that has just moved (9.1.2.1).
-            _ => !self.g.game.turn(),
+            _ => !self.state.game.turn(),
         }
     }
 
@@ -226,7 +226,7 @@ impl Table {
     fn offer_draw(&mut self, now: Now, role: Role, out: &mut Step) -> Reply {
         self.running()?;
         let color = self.side_of(role);
-        if self.g.draw_offer == Some(!color) {
+        if self.state.draw_offer == Some(!color) {
             self.commit(now, Record::DrawAgreed, out).map_err(state)?;
             self.announce_end(out);
             return Ok(Answer::DrawAgreed);
@@ -249,7 +249,7 @@ impl Table {
         out: &mut Step,
     ) -> Reply {
         self.running()?;
-        let claimant = self.g.game.turn();
+        let claimant = self.state.game.turn();
         if let Role::Player(c) = role
             && c != claimant
         {
@@ -261,14 +261,14 @@ impl Table {
                 ),
             ));
         }
-        let mode = self.g.game.castling_mode();
+        let mode = self.state.game.castling_mode();
         let m = match intended {
-            Some(text) => {
-                Some(parse_move(self.g.game.position(), mode, text, None, lang).map_err(bad_move)?)
-            }
+            Some(text) => Some(
+                parse_move(self.state.game.position(), mode, text, None, lang).map_err(bad_move)?,
+            ),
             None => None,
         };
-        match self.g.game.claim_draw(m) {
+        match self.state.game.claim_draw(m) {
             Ok(reason) => {
                 let intended = m.map(|m| self.uci(m));
                 self.commit(now, Record::Claim { intended }, out)
@@ -297,8 +297,8 @@ impl Table {
         self.running()?;
         let color = match role {
             Role::Player(c) => c,
-            Role::Assistant => self.s.peg_side,
-            _ => self.g.game.turn(),
+            Role::Assistant => self.settings.peg_side,
+            _ => self.state.game.turn(),
         };
         self.commit(now, Record::Resign { color }, out)
             .map_err(state)?;
@@ -315,7 +315,7 @@ impl Table {
     /// it finishes again (the actor archives on every [`Effect::Finished`], to the same file
     /// while the table plays the same game).
     fn undo(&mut self, now: Now, role: Role, out: &mut Step) -> Reply {
-        let game = &self.g.game;
+        let game = &self.state.game;
         let Some(&last) = game.moves().last() else {
             return Err(state("no move to withdraw"));
         };
@@ -335,8 +335,8 @@ impl Table {
             .position_before(game.ply_count() - 1)
             .ok_or_else(|| state("no move to withdraw"))?;
         self.commit(now, Record::Undo, out).map_err(state)?;
-        let over = self.g.game.is_over();
-        self.g_mut(out).end_reported = over;
+        let over = self.state.game.is_over();
+        self.state_mut(out).end_reported = over;
         let uci = self.uci(last).to_string();
         out.event(TableEvent::Undo { uci: uci.clone() });
         let withdrawn = move_phrase(&before, last, &self.style());
@@ -353,7 +353,7 @@ impl Table {
     fn adjust(&mut self, now: Now, color: Color, delta_ms: i64, out: &mut Step) -> Reply {
         self.commit(now, Record::Adjust { color, delta_ms }, out)
             .map_err(state)?;
-        let left = self.g.clock.remaining(color, now.table_ms);
+        let left = self.state.clock.remaining(color, now.table_ms);
         out.event(TableEvent::ClockAdjusted {
             color,
             delta_ms,
@@ -378,7 +378,7 @@ impl Table {
     /// `penalty COLOR`: an illegal move completed (7.5.5).
     fn penalty(&mut self, now: Now, color: Color, out: &mut Step) -> Reply {
         self.running()?;
-        if self.s.days.is_some() {
+        if self.settings.days.is_some() {
             // A correspondence game: the sender of an illegal or ambiguous move is charged
             // its rules' days (BCA: one), not the over-the-board penalty time.
             self.commit(now, Record::DayPenalty { color }, out)
@@ -394,15 +394,15 @@ impl Table {
             .map_err(state)?;
         out.event(TableEvent::Penalty {
             color,
-            count: self.g.illegal_moves[color as usize],
+            count: self.state.illegal_moves[color as usize],
         });
-        if self.g.game.is_over() {
+        if self.state.game.is_over() {
             self.announce_end(out);
             Ok(Answer::SecondIllegalMove { by: color })
         } else {
             Ok(Answer::PenaltyTime {
                 by: color,
-                opponent_ms: self.g.clock.remaining(!color, now.table_ms),
+                opponent_ms: self.state.clock.remaining(!color, now.table_ms),
             })
         }
     }
@@ -422,11 +422,11 @@ impl Table {
 
     /// `parse TEXT`: what the table would understand, without playing it.
     fn parse_request(&self, text: &str, lang: &Language) -> Reply {
-        let pos = self.g.game.position();
-        let mode = self.g.game.castling_mode();
+        let pos = self.state.game.position();
+        let mode = self.state.game.castling_mode();
         let m = parse_move(pos, mode, text, None, lang).map_err(bad_move)?;
         let mut style = Style::new(lang);
-        style.verbosity = self.s.verbosity;
+        style.verbosity = self.settings.verbosity;
         Ok(Answer::Parsed {
             uci: self.uci(m).to_string(),
             san: format_move(pos, mode, m, Notation::San, &Style::new(lang)),
@@ -437,7 +437,7 @@ impl Table {
     /// `promote PIECE`: the piece for a pending promotion, or for the next one.
     fn promote(&mut self, now: Now, piece: shakmaty::Role, out: &mut Step) -> Answer {
         let played = self.choose_promotion(now, piece, out);
-        match self.g.game.moves().last() {
+        match self.state.game.moves().last() {
             Some(&m) if played => Answer::Promoted {
                 uci: self.uci(m).to_string(),
             },

@@ -38,8 +38,8 @@ impl Table {
     ) -> Reply {
         self.may_write_sheet(role, side)?;
         let start = Game::from_position(
-            self.g.game.start_position().clone(),
-            self.g.game.castling_mode(),
+            self.state.game.start_position().clone(),
+            self.state.game.castling_mode(),
         );
         let sheet = read_sheet(side, moves, &start, lang);
         self.commit_sheet(now, side, &sheet.moves, out)?;
@@ -69,19 +69,19 @@ impl Table {
         out: &mut Step,
     ) -> Reply {
         self.may_write_sheet(role, side)?;
-        if self.g.lagging != Some(side) {
+        if self.state.lagging != Some(side) {
             let what = if accept { "confirm" } else { "dispute" };
             return Err(state(format!(
                 "sheet {side} does not lag: nothing to {what}"
             )));
         }
         if accept {
-            let other = self.g.sheets[1 - side.index()].clone();
+            let other = self.state.sheets[1 - side.index()].clone();
             self.commit_sheet(now, side, &other, out)?;
             let verdict = self.reconcile_sheets(now, false, out);
             Ok(Answer::SheetConfirmed { side, verdict })
         } else {
-            self.g_mut(out).lagging = None;
+            self.state_mut(out).lagging = None;
             let verdict = self.reconcile_sheets(now, true, out);
             Ok(Answer::SheetDisputed { side, verdict })
         }
@@ -91,7 +91,7 @@ impl Table {
     pub(super) fn resolve(&mut self, now: Now, choice: Resolve, out: &mut Step) -> Reply {
         let plies = match choice {
             Resolve::Reject => {
-                if self.g_mut(out).proposal.take().is_none() {
+                if self.state_mut(out).proposal.take().is_none() {
                     return Err(state("no resolution is proposed"));
                 }
                 out.event(TableEvent::Resolution(ResolutionEvent::Rejected));
@@ -101,7 +101,7 @@ impl Table {
                 return Ok(Answer::TakebackDropped);
             }
             Resolve::Confirm => {
-                self.g
+                self.state
                     .proposal
                     .as_ref()
                     .ok_or_else(|| state("no resolution is proposed"))?
@@ -109,21 +109,21 @@ impl Table {
             }
             Resolve::Override { plies } => plies,
         };
-        let game_plies = self.g.game.ply_count();
+        let game_plies = self.state.game.ply_count();
         if plies > game_plies {
             return Err(state(format!(
                 "the game has {game_plies} half-moves; no takeback to {plies}"
             )));
         }
-        let retracted: Vec<String> = self.g.game.moves()[plies..]
+        let retracted: Vec<String> = self.state.game.moves()[plies..]
             .iter()
             .map(|&m| self.uci(m).to_string())
             .collect();
         self.commit(now, Record::Retract { plies }, out)
             .map_err(state)?;
-        let over = self.g.game.is_over();
-        self.g_mut(out).end_reported = over;
-        let r = self.g.clock.report(now.table_ms);
+        let over = self.state.game.is_over();
+        self.state_mut(out).end_reported = over;
+        let r = self.state.clock.report(now.table_ms);
         out.event(TableEvent::Takeback {
             plies,
             retracted,
@@ -171,8 +171,8 @@ impl Table {
     /// Sheet a is the blind player's, sheet b the sighted player's.
     fn sheet_owner(&self, side: Side) -> Color {
         match side {
-            Side::A => self.s.peg_side,
-            Side::B => !self.s.peg_side,
+            Side::A => self.settings.peg_side,
+            Side::B => !self.settings.peg_side,
         }
     }
 
@@ -188,7 +188,7 @@ impl Table {
                 }
             }
             None => BoardInput {
-                observed: Observed::Pieces(self.g.game.position().board().clone()),
+                observed: Observed::Pieces(self.state.game.position().board().clone()),
                 believed: None,
             },
         }
@@ -207,33 +207,33 @@ impl Table {
             return verdict;
         }
         let start = Game::from_position(
-            self.g.game.start_position().clone(),
-            self.g.game.castling_mode(),
+            self.state.game.start_position().clone(),
+            self.state.game.castling_mode(),
         );
         let sheets = [
-            Sheet::from_moves(self.g.sheets[0].clone()),
-            Sheet::from_moves(self.g.sheets[1].clone()),
+            Sheet::from_moves(self.state.sheets[0].clone()),
+            Sheet::from_moves(self.state.sheets[1].clone()),
         ];
         let boards = [
             self.reconcile_board(BoardId::Peg),
             self.reconcile_board(BoardId::Normal),
         ];
-        let plies_now = self.g.game.ply_count();
+        let plies_now = self.state.game.ply_count();
         let clocks = ClockRecord {
             used_now: [
-                self.g.clock.used(Color::White, now.table_ms),
-                self.g.clock.used(Color::Black, now.table_ms),
+                self.state.clock.used(Color::White, now.table_ms),
+                self.state.clock.used(Color::Black, now.table_ms),
             ],
             plies_now,
             after_ply: (0..=plies_now)
-                .map(|p| Some(self.g.used_after(p)))
+                .map(|p| Some(self.state.used_after(p)))
                 .collect(),
         };
         let input = ReconcileInput {
             start: &start,
             sheets: [&sheets[0], &sheets[1]],
             boards: [&boards[0], &boards[1]],
-            languages: [self.s.lang, self.s.lang],
+            languages: [self.settings.lang, self.settings.lang],
             clocks: Some(&clocks),
             lag_disputed,
         };
@@ -246,9 +246,9 @@ impl Table {
         }
         match &r.verdict {
             Verdict::Agree => {
-                let g = self.g_mut(out);
-                g.proposal = None;
-                g.lagging = None;
+                let state = self.state_mut(out);
+                state.proposal = None;
+                state.lagging = None;
                 out.event(TableEvent::Resolution(ResolutionEvent::Agree {
                     plies: r.agreed_plies,
                 }));
@@ -259,7 +259,7 @@ impl Table {
                 missing,
                 read_out,
             } => {
-                self.g_mut(out).lagging = Some(*side);
+                self.state_mut(out).lagging = Some(*side);
                 out.event(TableEvent::Resolution(ResolutionEvent::Lagging {
                     side: *side,
                     missing: missing.iter().map(|&m| self.uci(m).to_string()).collect(),
@@ -278,9 +278,9 @@ impl Table {
                 )
             }
             Verdict::Differ => {
-                self.g_mut(out).lagging = None;
+                self.state_mut(out).lagging = None;
                 let plies = r.agreed_plies;
-                self.g_mut(out).proposal = Some(Proposal {
+                self.state_mut(out).proposal = Some(Proposal {
                     plies,
                     explanation: r.explanation.clone(),
                 });
@@ -327,10 +327,10 @@ impl Table {
         if !boards_agree {
             return None;
         }
-        let played = self.g.game.moves();
+        let played = self.state.game.moves();
         let mut wrong = Vec::new();
         for side in Side::BOTH {
-            let sheet = &self.g.sheets[side.index()];
+            let sheet = &self.state.sheets[side.index()];
             let Some(k) = sheet
                 .iter()
                 .zip(played)
@@ -338,7 +338,7 @@ impl Table {
             else {
                 continue;
             };
-            let before = self.g.game.position_before(k)?;
+            let before = self.state.game.position_before(k)?;
             wrong.push(WrongEntry {
                 side,
                 ply: k + 1,
@@ -351,7 +351,7 @@ impl Table {
             return None;
         }
         let english = Style::new(Language::english());
-        let mode = self.g.game.castling_mode();
+        let mode = self.state.game.castling_mode();
         let san = |pos: &Chess, m: Move| {
             if pos.is_legal(m) {
                 format_move(pos, mode, m, Notation::San, &english)
@@ -381,7 +381,7 @@ impl Table {
             let text =
                 sheet_correction_phrase(color, number, &said_played, &said_written, self.vocab());
             let listener = match self.sheet_owner(w.side) {
-                c if c == self.s.peg_side => Listener::BlindPlayer,
+                c if c == self.settings.peg_side => Listener::BlindPlayer,
                 _ => Listener::Opponent,
             };
             self.say(listener, text, Urgency::Polite, out);
@@ -408,9 +408,9 @@ impl Table {
                 san(&w.before, w.played),
             ));
         }
-        let g = self.g_mut(out);
-        g.proposal = None;
-        g.lagging = None;
+        let state = self.state_mut(out);
+        state.proposal = None;
+        state.lagging = None;
         Some(verdict.join("; "))
     }
 }

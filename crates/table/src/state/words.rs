@@ -24,14 +24,14 @@ use annabella_chess::vocabulary::fill;
 
 impl Table {
     pub(super) fn vocab(&self) -> &'static Vocabulary {
-        self.s.lang.vocabulary()
+        self.settings.lang.vocabulary()
     }
 
     /// The announcements' style: the table's language, verbosity and captures setting.
     pub(super) fn style(&self) -> Style<'static> {
-        let mut style = Style::new(self.s.lang);
-        style.verbosity = self.s.verbosity;
-        style.name_captured = self.s.name_captured;
+        let mut style = Style::new(self.settings.lang);
+        style.verbosity = self.settings.verbosity;
+        style.name_captured = self.settings.name_captured;
         style
     }
 
@@ -68,7 +68,7 @@ impl Table {
             text,
             urgency,
             about,
-            lang: self.s.lang.code(),
+            lang: self.settings.lang.code(),
         }));
     }
 
@@ -92,9 +92,9 @@ impl Table {
         // In his time trouble the blind player hears the fewest words: no confirmation of the
         // move he has just made, the opponent's move in its short form.
         let terse = self.terse(now);
-        if mover == self.s.peg_side {
+        if mover == self.settings.peg_side {
             self.say_about(Listener::Opponent, phrase, polite, about, out);
-            if self.s.confirm_own_moves && !terse {
+            if self.settings.confirm_own_moves && !terse {
                 let own = move_phrase(before, m, &self.style());
                 self.say_about(Listener::BlindPlayer, own, polite, about, out);
             }
@@ -107,7 +107,7 @@ impl Table {
                 phrase
             };
             // Of his many games by mail, he hears which one, and the move's number.
-            let phrase = match &self.s.correspondence {
+            let phrase = match &self.settings.correspondence {
                 Some(game) => {
                     let number = number_phrase(before.fullmoves().get(), self.vocab());
                     let color = color_phrase(mover, self.vocab());
@@ -128,9 +128,12 @@ impl Table {
     /// Whether the blind player is in the last minutes the terse style is set for
     /// (`speech.terse_below_s`): his clock now.
     pub(super) fn terse(&self, now: Now) -> bool {
-        self.s
-            .terse_below_ms
-            .is_some_and(|below| self.g.clock.remaining(self.s.peg_side, now.table_ms) < below)
+        self.settings.terse_below_ms.is_some_and(|below| {
+            self.state
+                .clock
+                .remaining(self.settings.peg_side, now.table_ms)
+                < below
+        })
     }
 
     /// The time control in words ("Bedenkzeit 40 Züge in 90 Minuten plus 30 Sekunden pro Zug,
@@ -138,7 +141,7 @@ impl Table {
     pub(super) fn time_control_words(&self) -> String {
         let v = self.vocab();
         let periods: Vec<String> = self
-            .s
+            .settings
             .time_control
             .periods()
             .iter()
@@ -172,12 +175,12 @@ impl Table {
 
     /// A control reached by the move just made: the mover's new period begins with its time.
     fn announce_control(&mut self, mover: Color, out: &mut Step) {
-        let tc = &self.s.time_control;
-        let Some(before) = self.g.plies.last().map(|p| p.before_press.moves_made) else {
+        let tc = &self.settings.time_control;
+        let Some(before) = self.state.plies.last().map(|p| p.before_press.moves_made) else {
             return;
         };
         let (was, _) = tc.period_of(*before.get(mover));
-        let now = self.g.clock.period_index(mover);
+        let now = self.state.clock.period_index(mover);
         if now > was {
             let added = duration_phrase(tc.period(now).seconds * 1000, self.vocab());
             let text = fill(
@@ -193,13 +196,13 @@ impl Table {
 
     /// The end of the game, once: its reason and result to everyone, and the game archived.
     pub(super) fn announce_end(&mut self, out: &mut Step) {
-        let Some(end) = self.g.game.outcome() else {
+        let Some(end) = self.state.game.outcome() else {
             return;
         };
-        if self.g.end_reported {
+        if self.state.end_reported {
             return;
         }
-        self.g_mut(out).end_reported = true;
+        self.state_mut(out).end_reported = true;
         let words = self.end_words(&end);
         out.event(TableEvent::End {
             result: end.result,
@@ -270,7 +273,7 @@ impl Table {
     /// player has to replicate).
     pub(super) fn owed_phrase(&self) -> Option<String> {
         let ply = self.peg.feed.detector().board_ply();
-        let game = &self.g.game;
+        let game = &self.state.game;
         if ply >= game.ply_count() {
             return None;
         }
@@ -285,14 +288,14 @@ impl Table {
         if let Some(days) = self.days_words(now.unix_ms) {
             return days;
         }
-        let r = self.g.clock.report(now.table_ms);
+        let r = self.state.clock.report(now.table_ms);
         clock_phrase(r.white_ms, r.black_ms, r.moves_played, self.vocab())
     }
 
     /// One side's time, as the talking clock calls it by itself; in the terse style the blind
     /// player's own time is the number alone.
     pub(super) fn clock_call(&self, color: Color, remaining_ms: u64, now: Now) -> String {
-        if color == self.s.peg_side && self.terse(now) {
+        if color == self.settings.peg_side && self.terse(now) {
             return duration_phrase(remaining_ms, self.vocab());
         }
         format!(
@@ -304,16 +307,17 @@ impl Table {
 
     /// The game so far as PGN, with the clock readings.
     pub fn pgn(&self) -> String {
-        self.g.scoresheet().to_pgn(&self.headers())
+        self.state.scoresheet().to_pgn(&self.headers())
     }
 
     fn headers(&self) -> Headers {
-        let tag = |t: GameTag| self.g.tags.get(&t).cloned();
+        let tag = |t: GameTag| self.state.tags.get(&t).cloned();
         let mut headers = Headers {
-            event: tag(GameTag::Event).unwrap_or_else(|| format!("annabella {}", self.s.name)),
-            date: pgn_date(self.g.began_at_unix_ms),
-            result: self.g.game.outcome().map(|e: GameEnd| e.result),
-            time_control: Some(self.s.time_control.to_string()),
+            event: tag(GameTag::Event)
+                .unwrap_or_else(|| format!("annabella {}", self.settings.name)),
+            date: pgn_date(self.state.began_at_unix_ms),
+            result: self.state.game.outcome().map(|e: GameEnd| e.result),
+            time_control: Some(self.settings.time_control.to_string()),
             ..Headers::default()
         };
         for (field, t) in [
@@ -332,10 +336,10 @@ impl Table {
     /// The game in an export format: PGN (English SAN, clock comments), the ICCF numeric
     /// score, or the Braille scoresheet in the reader's notation (Unicode or BRF).
     pub fn export(&self, format: &str, lang: &Language) -> Option<String> {
-        let mode = self.g.game.castling_mode();
+        let mode = self.state.game.castling_mode();
         let style = Style::new(lang);
         let headers = self.headers();
-        let sheet = self.g.scoresheet();
+        let sheet = self.state.scoresheet();
         match format.to_ascii_lowercase().as_str() {
             "pgn" => Some(sheet.to_pgn(&headers)),
             "iccf" => Some(sheet.to_iccf(Some(&headers), |pos, m| {
@@ -358,8 +362,8 @@ impl Table {
     /// A SAN move list from the start (`1. e4 e5 2. Sf3`), in `lang`'s letters.
     fn numbered(&self, moves: &[Move], lang: &Language) -> Vec<String> {
         let style = Style::new(lang);
-        let mode = self.g.game.castling_mode();
-        let mut pos = self.g.game.start_position().clone();
+        let mode = self.state.game.castling_mode();
+        let mut pos = self.state.game.start_position().clone();
         let mut words = Vec::new();
         for (i, &m) in moves.iter().enumerate() {
             if pos.turn() == Color::White {
@@ -375,13 +379,14 @@ impl Table {
 
     /// A player's scoresheet (`sheet a|b`).
     pub(super) fn sheet_text(&self, side: Side, lang: &Language) -> String {
-        self.numbered(&self.g.sheets[side.index()], lang).join(" ")
+        self.numbered(&self.state.sheets[side.index()], lang)
+            .join(" ")
     }
 
     /// The game's moves and result (`sheet`).
     pub(super) fn movetext(&self, lang: &Language) -> String {
-        let mut words = self.numbered(self.g.game.moves(), lang);
-        if let Some(end) = self.g.game.outcome() {
+        let mut words = self.numbered(self.state.game.moves(), lang);
+        if let Some(end) = self.state.game.outcome() {
             words.push(end.result.pgn().to_owned());
         }
         words.join(" ")
@@ -389,7 +394,7 @@ impl Table {
 
     /// `status`: the table at a glance.
     pub(super) fn status(&self) -> Status {
-        let game = &self.g.game;
+        let game = &self.state.game;
         let board_status = |b: &Board| BoardStatus {
             connected: b.connected,
             sync: if b.differs {
@@ -401,13 +406,13 @@ impl Table {
             },
         };
         Status {
-            table: self.s.name.to_string(),
+            table: self.settings.name.to_string(),
             ply: game.ply_count(),
             turn: game.turn(),
             result: game.outcome().map_or("*", |e| e.result.pgn()),
             peg: board_status(&self.peg),
             normal: self.normal.as_ref().map(board_status),
-            draw_offer: self.g.draw_offer,
+            draw_offer: self.state.draw_offer,
             promotion: self.peg.feed.detector().pending_promotion(),
         }
     }
