@@ -17,6 +17,7 @@ use annabella::io::tokens::{Grant, Origin, Tokens};
 use annabella::table::control::{Command as Request_, Role, permitted};
 use annabella::table::event::TableEvent;
 use annabella::table::record::Source;
+use annabella::table::reply::Answer;
 use common::fs::scratch_dir;
 use common::net::free_port;
 use common::process::{annabella, text};
@@ -101,19 +102,22 @@ fn stand_in_table(name: &str, asked: Arc<AtomicUsize>) -> TableHandle {
         while let Some(request) = inbox.recv().await {
             asked.fetch_add(1, Ordering::SeqCst);
             let reply = match permitted(request.role, &request.command, Color::White) {
-                Err(refusal) => refusal.line(),
-                Ok(()) => match &request.command {
+                Err(refusal) => Err(refusal),
+                Ok(()) => Ok(match &request.command {
                     Request_::Move { .. } => {
                         let _ = feed.send(e2e4());
-                        "ok e2e4 e4".to_owned()
+                        Answer::Played {
+                            uci: "e2e4".into(),
+                            san: "e4".into(),
+                        }
                     }
-                    Request_::Board => format!("ok {FEN}"),
+                    Request_::Board => Answer::Position { fen: FEN.into() },
                     Request_::Status => {
-                        format!("ok {table} {} {}", request.role, request.lang.code())
+                        Answer::Moves(format!("{table} {} {}", request.role, request.lang.code()))
                     }
-                    Request_::Promote { piece } => format!("ok promote {piece:?}"),
-                    _ => "ok".to_owned(),
-                },
+                    Request_::Promote { piece } => Answer::Moves(format!("promote {piece:?}")),
+                    _ => Answer::Moves(String::new()),
+                }),
             };
             let _ = request.reply.send(reply);
         }

@@ -5,13 +5,12 @@
 
 use annabella::boards::SensorEvent;
 use annabella::chess::language::Language;
+use annabella::control::wire::reply_line;
 use annabella::table::control::Role;
 use annabella::table::corrections::Correction;
 use annabella::table::detector::TouchMove;
 use annabella::table::event::TableEvent;
-use annabella::table::state::{
-    BoardId, Effect, Input, Listener, Now, Step, Table, TableSettings, reply_line,
-};
+use annabella::table::state::{BoardId, Effect, Input, Listener, Now, Step, Table, TableSettings};
 use shakmaty::{Bitboard, CastlingMode, Color, Move, Position, Square};
 
 const T0: u64 = 1_700_000_000_000;

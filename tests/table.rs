@@ -5,6 +5,7 @@
 use annabella::boards::{BoardKey, SensorEvent};
 use annabella::chess::language::Language;
 use annabella::chess::notation::Verbosity;
+use annabella::control::wire::reply_line;
 use annabella::table::clock::AnnounceSchedule;
 use annabella::table::control::{Command, GameTag, Role};
 use annabella::table::record::Record;
@@ -12,7 +13,6 @@ use annabella::table::record::Record;
 use annabella::table::event::TableEvent;
 use annabella::table::state::{
     BoardId, Effect, Input, Listener, NormalBoard, Now, Step, Table, TableSettings, Urgency,
-    reply_line,
 };
 use shakmaty::{Bitboard, Color, Position, Role as Piece, Square};
 

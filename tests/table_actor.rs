@@ -12,6 +12,7 @@ use annabella::app::table_actor::{BoardMessage, Journal, TableActor};
 use annabella::boards::SensorEvent;
 use annabella::chess::language::Language;
 use annabella::control::hub::TableHandle;
+use annabella::control::wire::reply_line;
 use annabella::io::clock::TableClock;
 use annabella::io::link::LinkEvent;
 use annabella::io::speech::Speaker;
@@ -121,7 +122,7 @@ async fn start(tc: &str) -> Running {
 impl Running {
     async fn ask(&self, role: Role, line: &str) -> String {
         let command: Command = parse_line(line.as_bytes()).unwrap();
-        self.handle.ask(role, Language::german(), command).await
+        reply_line(&self.handle.ask(role, Language::german(), command).await)
     }
 
     async fn peg(&self, event: SensorEvent) {

@@ -198,11 +198,18 @@ fn the_page_is_a_control_session_without_the_control_port() {
         let (events, _) = broadcast::channel(16);
         tokio::spawn(async move {
             while let Some(request) = inbox.recv().await {
+                use annabella::table::reply::Answer;
                 let reply = match request.command.keyword() {
-                    "board" => "ok 8/8/8/8/8/8/8/8 w - - 0 1".to_owned(),
-                    keyword => format!("ok {keyword} {} {}", request.role, request.lang.code()),
+                    "board" => Answer::Position {
+                        fen: "8/8/8/8/8/8/8/8 w - - 0 1".to_owned(),
+                    },
+                    keyword => Answer::Moves(format!(
+                        "{keyword} {} {}",
+                        request.role,
+                        request.lang.code()
+                    )),
                 };
-                let _ = request.reply.send(reply);
+                let _ = request.reply.send(Ok(reply));
             }
         });
         TableHandle {

@@ -15,10 +15,14 @@ use crate::control::hub::Request;
 use crate::io::clock::unix_ms;
 use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};
-use crate::table::control::Command;
+use crate::table::control::{Command, ErrorCode, Refusal};
 use crate::table::desk::{Desk, DeskAction};
 use crate::table::event::{Listener, Say, TableEvent};
+use crate::table::reply::{Answer, Reply};
 use crate::table::state::{BoardId, DeskView, Input};
+
+/// How long a stopping desk waits for the notices of tasks finishing their last step.
+const NOTICE_DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// One correspondence table as the desk reaches it.
 pub struct DeskTable {
@@ -120,6 +124,18 @@ impl DeskActor {
                 else => break,
             }
         }
+        // A message the mail desk played just before the daemon was told to stop must still be
+        // counted as waiting after the restart: the notices already sent, and those of tasks
+        // finishing their last step, are taken until every sender has gone (or a moment passed).
+        let drain = async {
+            while let Some(notice) = notices.recv().await {
+                if let Notice::MessageReceived(i) = notice {
+                    self.desk.message_received(i);
+                    self.keep_message_counts();
+                }
+            }
+        };
+        tokio::time::timeout(NOTICE_DRAIN, drain).await.ok();
     }
 
     /// Writes each game's count of messages he has not turned to.
@@ -138,21 +154,26 @@ impl DeskActor {
         self.tables.iter().position(|t| &*t.name == name)
     }
 
-    async fn answer(&mut self, command: &Command) -> String {
+    async fn answer(&mut self, command: &Command) -> Reply {
         match command {
             Command::Focus { table } => match self.index(table) {
                 Some(index) => {
                     let actions = self.desk.turn_to(index, &self.views());
                     self.carry_out(actions).await;
-                    format!("ok focus {table}")
+                    Ok(Answer::Focused {
+                        table: table.clone(),
+                    })
                 }
                 None => {
                     let names: Vec<&str> = self.tables.iter().map(|t| &*t.name).collect();
-                    format!(
-                        "error syntax no correspondence table {:?}; the desk has {}",
-                        crate::table::event::one_line(table),
-                        names.join(", ")
-                    )
+                    Err(Refusal::new(
+                        ErrorCode::Syntax,
+                        format!(
+                            "no correspondence table {:?}; the desk has {}",
+                            crate::table::control::one_line(table),
+                            names.join(", ")
+                        ),
+                    ))
                 }
             },
             Command::Games => {
@@ -165,12 +186,12 @@ impl DeskActor {
                     })
                     .unwrap_or_default();
                 self.carry_out(actions).await;
-                format!("ok games {text}")
+                Ok(Answer::Games { text })
             }
-            other => format!(
-                "error state {} is answered by a table, not the desk",
-                other.keyword()
-            ),
+            other => Err(Refusal::new(
+                ErrorCode::State,
+                format!("{} is answered by a table, not the desk", other.keyword()),
+            )),
         }
     }
 

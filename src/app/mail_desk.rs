@@ -218,7 +218,7 @@ impl MailDesk {
                             },
                         )
                         .await;
-                    tracing::info!(table = %t.handle.name, %reply, "an illegal or ambiguous move by mail: the sender's penalty");
+                    tracing::info!(table = %t.handle.name, reply = %crate::control::wire::reply_line(&reply), "an illegal or ambiguous move by mail: the sender's penalty");
                 }
             }
         }
@@ -258,7 +258,13 @@ impl MailDesk {
                 Command::Move { text: line },
             )
             .await;
-        if reply.starts_with("ok") {
+        if let Err(refusal) = reply {
+            // The refusal as the arbiter reads it in the event and the log: its code and why.
+            let why = format!("{} {}", refusal.code.as_str(), refusal.message);
+            self.refuse(i, &why, &why);
+            return;
+        }
+        {
             let start = crate::chess::game::Game::from_position(
                 view.game.start_position().clone(),
                 view.game.castling_mode(),
@@ -278,9 +284,6 @@ impl MailDesk {
             if let Some(used) = message::time_used_for_ear(parsed, t.lang) {
                 self.say(i, used);
             }
-        } else {
-            let why = reply.trim_start_matches("error ").to_owned();
-            self.refuse(i, &why, &why);
         }
     }
 

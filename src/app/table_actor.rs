@@ -15,8 +15,9 @@ use crate::control::hub::Request;
 use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};
+use crate::table::control::{ErrorCode, Refusal};
 use crate::table::event::TableEvent;
-use crate::table::state::{BoardId, DeskView, Effect, Input, Step, Table, reply_line};
+use crate::table::state::{BoardId, DeskView, Effect, Input, Step, Table};
 
 /// Where a table's records go: durable when `append` returns (the SQLite journal).
 pub trait Journal: Send + Sync + 'static {
@@ -146,12 +147,14 @@ impl<J: Journal> TableActor<J> {
             &request.command,
         );
         let reply = match self.perform(step).await {
-            Ok(()) => reply_line(&reply),
-            Err(e) => format!(
-                "error state the journal could not record this ({}); nothing changed and \
-                 nothing was announced",
-                crate::table::event::one_line(&e)
-            ),
+            Ok(()) => reply,
+            Err(e) => Err(Refusal::new(
+                ErrorCode::State,
+                format!(
+                    "the journal could not record this ({e}); nothing changed and nothing was \
+                     announced"
+                ),
+            )),
         };
         // The requester may have gone; the table goes on.
         request.reply.send(reply).ok();

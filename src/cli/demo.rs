@@ -17,8 +17,10 @@ use tokio::sync::{broadcast, oneshot, watch};
 
 use crate::app::daemon::{self, Options, Running};
 use crate::config::{RawConfig, RawTable};
+use crate::control::wire::{answer_text, reply_line};
 use crate::table::control::Role;
 use crate::table::event::{BoardId, TableEvent};
+use crate::table::reply::{Answer, BoardSync};
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
@@ -155,12 +157,18 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
                 crate::table::control::Command::Status,
             )
             .await;
-        if status.contains("peg connected in-sync") {
-            println!("   table: {}", status.trim_start_matches("ok "));
+        if let Ok(Answer::Status(s)) = &status
+            && s.peg.connected
+            && s.peg.sync == BoardSync::InSync
+        {
+            println!("   table: {}", answer_text(&Answer::Status(s.clone())));
             break;
         }
         if tokio::time::Instant::now() > deadline {
-            bail!("the simulated peg board did not report the start position: {status}");
+            bail!(
+                "the simulated peg board did not report the start position: {}",
+                reply_line(&status)
+            );
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -202,8 +210,11 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
                         crate::table::control::Command::Board,
                     )
                     .await;
+                let Ok(Answer::Position { fen }) = fen else {
+                    bail!("the table did not show its position: {}", reply_line(&fen));
+                };
                 operator
-                    .send(format!("fen {}", fen.trim_start_matches("ok ")))
+                    .send(format!("fen {fen}"))
                     .map_err(|_| anyhow::anyhow!("the simulated board has stopped"))?;
             }
             Step::Opponent(what, request) => {

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::chess::language::Language;
-use crate::table::control::{Command, Role};
+use crate::table::control::{Command, ErrorCode, Refusal, Role};
 use crate::table::event::TableEvent;
+use crate::table::reply::Reply;
 
 /// Events a slow subscriber may fall behind by before it is told it missed some.
 pub const EVENT_BACKLOG: usize = 256;
@@ -27,8 +28,8 @@ pub struct Request {
     /// What is asked. Connection-level requests (auth, lang, events, help, quit, table, tables)
     /// never reach a table.
     pub command: Command,
-    /// The reply line, `ok …` or `error <code> <message>`, one line without a newline.
-    pub reply: oneshot::Sender<String>,
+    /// The answer, typed; each transport writes it in its own form (`control::wire`).
+    pub reply: oneshot::Sender<Reply>,
 }
 
 /// A running table, cheap to clone.
@@ -44,9 +45,9 @@ pub struct TableHandle {
 }
 
 impl TableHandle {
-    /// Sends a request and waits for its reply; a table that has stopped answers with an error
-    /// line rather than leaving the caller waiting.
-    pub async fn ask(&self, role: Role, lang: &'static Language, command: Command) -> String {
+    /// Sends a request and waits for its reply; a table that has stopped answers with a refusal
+    /// rather than leaving the caller waiting.
+    pub async fn ask(&self, role: Role, lang: &'static Language, command: Command) -> Reply {
         let (reply, answer) = oneshot::channel();
         let request = Request {
             role,
@@ -54,12 +55,11 @@ impl TableHandle {
             command,
             reply,
         };
+        let stopped = || Refusal::new(ErrorCode::State, format!("table {} has stopped", self.name));
         if self.requests.send(request).await.is_err() {
-            return format!("error state table {} has stopped", self.name);
+            return Err(stopped());
         }
-        answer
-            .await
-            .unwrap_or_else(|_| format!("error state table {} has stopped", self.name))
+        answer.await.unwrap_or_else(|_| Err(stopped()))
     }
 }
 

@@ -13,6 +13,7 @@
 //!   for a newcomer when every slot is taken.
 //! - [`tcp`]: the TCP control port (listener, connection cap, lines framed for a session).
 //! - [`web`]: the table's web page; its WebSocket is a control session of its own.
+//! - [`wire`]: the one encoder of each wire: control lines and the page's JSON.
 
 pub mod guessers;
 pub mod hub;
@@ -22,3 +23,4 @@ pub mod session_driver;
 pub mod tcp;
 pub mod waiting_room;
 pub mod web;
+pub mod wire;

@@ -12,11 +12,13 @@ use std::sync::Arc;
 use crate::boards::Millis;
 use crate::chess::language::Language;
 use crate::control::rate_limit::RateLimiter;
+use crate::control::wire::reply_line;
 use crate::io::lines::Line;
 use crate::io::tokens::{Grant, Tokens};
 use crate::table::control::{
     self, Command, ErrorCode, KEYWORDS, MAX_LINE_BYTES, Refusal, Role, ok_line, one_line,
 };
+use crate::table::reply::Reply;
 
 /// Bytes of one overlong line skipped before the connection is closed: a client that sends
 /// this much without a line feed is not typing requests.
@@ -154,8 +156,8 @@ impl Eq for Ask {}
 /// How a table answered an [`Ask`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    /// The table's reply line.
-    Line(String),
+    /// The table's reply, typed; [`Session::on_answer`] writes it as the control line.
+    Replied(Reply),
     /// No answer within the reply timeout.
     TimedOut,
     /// The table has stopped (or is not running).
@@ -278,7 +280,7 @@ impl Session {
     /// The reply line for an [`Action::Ask`] to `table`, given how the table answered.
     pub fn on_answer(&self, table: &str, answer: Answer) -> String {
         match answer {
-            Answer::Line(line) => one_line(&line),
+            Answer::Replied(reply) => reply_line(&reply),
             Answer::TimedOut => Refusal::new(
                 ErrorCode::State,
                 format!(
@@ -496,6 +498,7 @@ fn no_table() -> String {
 mod tests {
     use super::*;
     use crate::io::tokens::Origin;
+    use crate::table::reply::Answer as TableAnswer;
     use shakmaty::Color;
 
     const WHITE: &str = "white-token-0123456789";
@@ -762,7 +765,10 @@ mod tests {
     fn the_tables_answer_is_one_line_and_silence_is_an_error() {
         let s = authenticated(WHITE);
         assert_eq!(
-            s.on_answer("table-1", Answer::Line("ok e2e4\ne4".into())),
+            s.on_answer(
+                "table-1",
+                Answer::Replied(Ok(TableAnswer::Moves("e2e4\ne4".into())))
+            ),
             "ok e2e4 e4"
         );
         assert_eq!(

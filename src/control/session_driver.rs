@@ -439,7 +439,7 @@ impl ControlService {
                     Some(table) => {
                         let asked = table.ask(ask.role, ask.lang, ask.command);
                         match tokio::time::timeout(self.settings.reply_timeout, asked).await {
-                            Ok(line) => Answer::Line(line),
+                            Ok(reply) => Answer::Replied(reply),
                             Err(_) => Answer::TimedOut,
                         }
                     }
@@ -597,9 +597,10 @@ mod tests {
                 if request.command.keyword() == "clock" {
                     silent.push(request.reply);
                 } else {
+                    let keyword = request.command.keyword().to_owned();
                     let _ = request
                         .reply
-                        .send(format!("ok {}", request.command.keyword()));
+                        .send(Ok(crate::table::reply::Answer::Moves(keyword)));
                 }
             }
         });

@@ -1,26 +1,15 @@
-//! What a table answers to a control request, as typed values, and the one encoder of each into
-//! the text after `ok` in the control protocol's reply line (`docs/control-protocol.md`).
-//! A refusal is a [`Refusal`] (`error <code> <message>`).
-
-use std::fmt;
+//! What a table answers to a control request, as typed values (`docs/control-protocol.md`); a
+//! refusal is a [`Refusal`]. Their text on the wire is written at the edge, by the daemon's
+//! encoders (`annabella::control::wire`), never here.
 
 use shakmaty::{Bitboard, Board, Color, Role, Square};
 
-use crate::control::{GameTag, Refusal, ok_line};
+use crate::control::{GameTag, Refusal};
 use crate::reconcile::Side;
 use annabella_chess::game::GameResult;
-use annabella_chess::scoresheet::format_clock;
 
 /// A table's answer to a request, or why it refused.
 pub type Reply = Result<Answer, Refusal>;
-
-/// The reply's line in the control protocol.
-pub fn reply_line(reply: &Reply) -> String {
-    match reply {
-        Ok(answer) => ok_line(&answer.to_string()),
-        Err(refusal) => refusal.line(),
-    }
-}
 
 /// How a board stands with the game, for `status`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,33 +105,6 @@ pub struct PageProcedure {
     pub explain: Vec<String>,
     /// The sheet that lags (`a` or `b`), its player asked to confirm.
     pub lagging: Option<&'static str>,
-}
-
-impl PageView {
-    /// The reply's JSON object (`docs/control-protocol.md`, `view`).
-    pub fn json(&self) -> serde_json::Value {
-        use serde_json::json;
-        let board =
-            |b: &PageBoard| json!({"connected": b.connected, "sync": b.sync, "guide": b.guide});
-        json!({
-            "table": self.table, "lang": self.lang, "fen": self.fen, "ply": self.ply,
-            "turn": self.turn, "peg_side": self.peg_side, "time_control": self.time_control,
-            "white": self.white, "black": self.black,
-            "last_move": self.last_move.as_ref().map(|m| json!({
-                "uci": m.uci, "san_local": m.san_local, "words": m.words,
-                "number": m.number, "color": m.color
-            })),
-            "result": self.result,
-            "end": self.end.as_ref().map(|e| json!({"result": e.result, "words": e.words})),
-            "peg": board(&self.peg),
-            "normal": self.normal.as_ref().map(board),
-            "procedure": self.procedure.as_ref().map(|p| json!({
-                "proposal_plies": p.proposal_plies, "explain": p.explain, "lagging": p.lagging
-            })),
-            "draw_offer": self.draw_offer,
-            "promotion": self.promotion,
-        })
-    }
 }
 
 impl BoardSync {
@@ -284,238 +246,18 @@ pub enum Answer {
     LeaveTaken {
         leave: String,
     },
-}
-
-fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-impl fmt::Display for BoardStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {}",
-            if self.connected {
-                "connected"
-            } else {
-                "disconnected"
-            },
-            match self.sync {
-                BoardSync::Differs => "differs",
-                BoardSync::OwesMove => "owes-move",
-                BoardSync::InSync => "in-sync",
-            }
-        )
-    }
-}
-
-fn link(connected: bool) -> &'static str {
-    if connected {
-        "connected"
-    } else {
-        "disconnected"
-    }
-}
-
-impl fmt::Display for Answer {
-    /// The reply's text after `ok`: the one place reply texts are written.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Answer::Played { uci, san } => write!(f, "{uci} {san}"),
-            Answer::Position { fen } => f.write_str(fen),
-            Answer::Clock {
-                white_ms,
-                black_ms,
-                moves,
-                running,
-            } => write!(
-                f,
-                "white {} black {} moves {moves} running {}",
-                format_clock(*white_ms),
-                format_clock(*black_ms),
-                running.map_or("none", color_name)
-            ),
-            Answer::Moves(text) => f.write_str(text),
-            Answer::Status(s) => {
-                write!(
-                    f,
-                    "table {} ply {} turn {} result {} peg {} normal ",
-                    s.table,
-                    s.ply,
-                    color_name(s.turn),
-                    s.result,
-                    s.peg
-                )?;
-                match &s.normal {
-                    Some(b) => write!(f, "{b}")?,
-                    None => f.write_str("virtual")?,
-                }
-                write!(
-                    f,
-                    " draw-offer {} promotion ",
-                    s.draw_offer.map_or("none", color_name)
-                )?;
-                match s.promotion {
-                    Some((from, to)) => write!(f, "{from}{to}"),
-                    None => f.write_str("none"),
-                }
-            }
-            Answer::Boards(b) => {
-                write!(
-                    f,
-                    "peg {} {} {} normal ",
-                    link(b.peg_connected),
-                    b.peg_holes,
-                    b.peg_believed
-                )?;
-                match &b.normal {
-                    None => f.write_str("virtual"),
-                    Some((connected, board)) => write!(f, "{} {board}", link(*connected)),
-                }
-            }
-            Answer::DrawOffered { by } => write!(f, "{} offers a draw", color_name(*by)),
-            Answer::DrawAgreed => f.write_str("draw agreed"),
-            Answer::DrawByClaim { reason } => write!(f, "draw by {reason}"),
-            Answer::Resigned { by } => write!(f, "{} resigns", color_name(*by)),
-            Answer::Withdrawn { uci } => write!(f, "withdrawn {uci}"),
-            Answer::ClockAdjusted {
-                color,
-                remaining_ms,
-            } => write!(f, "{} {}", color_name(*color), format_clock(*remaining_ms)),
-            Answer::PenaltyTime { by, opponent_ms } => write!(
-                f,
-                "{} gets the penalty time; {} left",
-                color_name(!*by),
-                format_clock(*opponent_ms)
-            ),
-            Answer::ResultDeclared { result } => write!(f, "result {}", result.pgn()),
-            Answer::SecondIllegalMove { by } => write!(
-                f,
-                "second illegal move by {}: the game is over",
-                color_name(*by)
-            ),
-            Answer::ClockRunning { running } => f.write_str(if *running {
-                "clock running"
-            } else {
-                "clock paused"
-            }),
-            Answer::SheetRecorded {
-                side,
-                plies,
-                skipped,
-                verdict,
-            } => {
-                write!(f, "sheet {side}: {plies} half-moves")?;
-                if let Some(skipped) = skipped {
-                    write!(f, "; {skipped}")?;
-                }
-                write!(f, "; {verdict}")
-            }
-            Answer::SheetConfirmed { side, verdict } => {
-                write!(f, "sheet {side} confirmed; {verdict}")
-            }
-            Answer::SheetDisputed { side, verdict } => {
-                write!(f, "sheet {side} disputed; {verdict}")
-            }
-            Answer::TakebackDropped => f.write_str("the proposed takeback is dropped"),
-            Answer::TakenBack {
-                plies,
-                white_ms,
-                black_ms,
-            } => write!(
-                f,
-                "back to {plies} half-moves; white {} black {}",
-                format_clock(*white_ms),
-                format_clock(*black_ms)
-            ),
-            Answer::Parsed { uci, san, spoken } => write!(f, "{uci} {san} {spoken}"),
-            Answer::Export { text } => f.write_str(&json_string(text)),
-            Answer::Promoted { uci } => f.write_str(uci),
-            Answer::NewGame { fen } => write!(f, "new game {fen}"),
-            Answer::Tagged { tag, value } => write!(f, "{tag} {value}"),
-            Answer::DaysCharged { by, total_days } => write!(
-                f,
-                "{} is charged the penalty days; days used white {} black {}",
-                color_name(*by),
-                total_days[0],
-                total_days[1]
-            ),
-            Answer::LeaveTaken { leave } => f.write_str(leave),
-            Answer::View(view) => write!(f, "{}", view.json()),
-            Answer::PromotionChosen { piece } => write!(
-                f,
-                "{} chosen for the next promotion",
-                annabella_chess::role_name(*piece)
-            ),
-        }
-    }
-}
-
-/// `text` as one JSON string literal: an export fits on one reply line.
-fn json_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    /// `focus`: the correspondence desk's peg board now shows this table's game.
+    Focused {
+        table: String,
+    },
+    /// `games`: the correspondence games in words, as the desk says them.
+    Games {
+        text: String,
+    },
 }
 
 /// The peg board's holes as its snapshot line (`S…`), for `boards`.
 pub fn holes(occupancy: Bitboard) -> String {
     annabella_boards::peg::encode(&annabella_boards::SensorEvent::Occupancy(occupancy))
         .unwrap_or_default()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn replies_read_as_documented() {
-        let status = Answer::Status(Status {
-            table: "table-1".into(),
-            ply: 3,
-            turn: Color::Black,
-            result: "*",
-            peg: BoardStatus {
-                connected: true,
-                sync: BoardSync::OwesMove,
-            },
-            normal: None,
-            draw_offer: Some(Color::White),
-            promotion: None,
-        });
-        assert_eq!(
-            status.to_string(),
-            "table table-1 ply 3 turn black result * peg connected owes-move normal virtual \
-             draw-offer white promotion none"
-        );
-        assert_eq!(
-            reply_line(&Ok(Answer::Export {
-                text: "1. e4 \"x\"\n".into()
-            })),
-            "ok \"1. e4 \\\"x\\\"\\n\""
-        );
-        assert_eq!(
-            Answer::PenaltyTime {
-                by: Color::White,
-                opponent_ms: 61_000
-            }
-            .to_string(),
-            "black gets the penalty time; 0:01:01 left"
-        );
-    }
 }

@@ -58,7 +58,7 @@ use crate::detector::TouchMove;
 pub use crate::event::{About, BoardId, Listener, Say, TableEvent, Urgency};
 use crate::name::TableName;
 use crate::record::{Entry, Record};
-pub use crate::reply::{Answer, Reply, reply_line};
+pub use crate::reply::{Answer, Reply};
 use boards::Board;
 pub use desk_view::DeskView;
 use game_state::GameState;

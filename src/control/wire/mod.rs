@@ -1,0 +1,12 @@
+//! The two wires a table's typed values travel on, and the one encoder of each: the control
+//! protocol's lines (TCP and the page alike: replies and `event …` lines) and the page's JSON
+//! (the `view` object and each event's fields by name). The core builds neither.
+//!
+//! - [`reply`]: a reply as its line, `ok <answer>` or `error <code> <message>`.
+//! - [`page`]: the page's JSON objects.
+
+pub mod page;
+pub mod reply;
+
+pub use page::view_json;
+pub use reply::{answer_text, reply_line};
