@@ -3,9 +3,9 @@
 //! stamped and finished games archived; every write is durable when it returns, or refused with
 //! nothing recorded.
 //!
-//! All writes go through one path ([`Store::write`]): refused once the state directory is no
-//! longer the one opened, run on a connection trusted afresh after an I/O error, committed in
-//! one transaction (one fsync), checked again after the commit, then witnessed by the mark.
+//! All writes of records go through one path (`Store::write`): refused once the state directory
+//! is no longer the one opened, run on a connection trusted afresh after an I/O error, committed
+//! in one transaction (one fsync), checked again after the commit, then witnessed by the mark.
 
 use std::collections::HashMap;
 use std::fmt;
