@@ -31,24 +31,31 @@ struct FlakyJournal {
     full: AtomicBool,
 }
 
+/// What the full disk says, in SQLite's words.
+#[derive(Debug, thiserror::Error)]
+#[error("database or disk is full")]
+struct DiskFull;
+
 impl Journal for FlakyJournal {
-    async fn append(&self, _table: &str, lines: Vec<(u64, String)>) -> Result<(), String> {
+    type Error = DiskFull;
+
+    async fn append(&self, _table: &str, lines: Vec<(u64, String)>) -> Result<(), DiskFull> {
         if self.full.load(Ordering::SeqCst) {
-            return Err("database or disk is full".to_owned());
+            return Err(DiskFull);
         }
         self.lines.lock().unwrap().extend(lines);
         Ok(())
     }
 
-    async fn begin(&self, _table: &str, lines: Vec<(u64, String)>) -> Result<u64, String> {
+    async fn begin(&self, _table: &str, lines: Vec<(u64, String)>) -> Result<u64, DiskFull> {
         if self.full.load(Ordering::SeqCst) {
-            return Err("database or disk is full".to_owned());
+            return Err(DiskFull);
         }
         *self.lines.lock().unwrap() = lines;
         Ok(self.games.fetch_add(1, Ordering::SeqCst) + 2)
     }
 
-    async fn archive(&self, _table: &str, _pgn: String) -> Result<PathBuf, String> {
+    async fn archive(&self, _table: &str, _pgn: String) -> Result<PathBuf, DiskFull> {
         Ok(PathBuf::from("/dev/null"))
     }
 }

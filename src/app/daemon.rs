@@ -51,28 +51,21 @@ pub struct Options {
 }
 
 impl Journal for StoreHandle {
-    async fn append(&self, table: &str, lines: Vec<(u64, String)>) -> Result<(), String> {
+    type Error = StoreError;
+
+    async fn append(&self, table: &str, lines: Vec<(u64, String)>) -> Result<(), StoreError> {
         StoreHandle::append_all(self, table, lines)
             .await
             .map(|_| ())
-            .map_err(|e: StoreError| e.to_string())
     }
 
-    async fn begin(&self, table: &str, lines: Vec<(u64, String)>) -> Result<u64, String> {
-        StoreHandle::begin_game_with(self, table, lines)
-            .await
-            .map_err(|e: StoreError| e.to_string())
+    async fn begin(&self, table: &str, lines: Vec<(u64, String)>) -> Result<u64, StoreError> {
+        StoreHandle::begin_game_with(self, table, lines).await
     }
 
-    async fn archive(&self, table: &str, pgn: String) -> Result<PathBuf, String> {
-        let game = self
-            .current_game(table)
-            .await
-            .map_err(|e| e.to_string())?
-            .unwrap_or(0);
-        self.archive_pgn(table, game, &pgn)
-            .await
-            .map_err(|e| e.to_string())
+    async fn archive(&self, table: &str, pgn: String) -> Result<PathBuf, StoreError> {
+        let game = self.current_game(table).await?.unwrap_or(0);
+        self.archive_pgn(table, game, &pgn).await
     }
 }
 

@@ -21,26 +21,30 @@ use crate::table::state::{BoardId, DeskView, Effect, Input, Step, Table};
 
 /// Where a table's records go: durable when `append` returns (the SQLite journal).
 pub trait Journal: Send + Sync + 'static {
+    /// Why a write or an archive failed: typed (the daemon's journal fails with
+    /// [`StoreError`](crate::io::store::StoreError)); its text is what the table says and
+    /// publishes.
+    type Error: std::error::Error + Send + Sync + 'static;
     /// Writes record lines of `table`'s current game, each with its wall time, in one
     /// transaction: all of them are durable when it returns `Ok`, none of them after an `Err`.
     fn append(
         &self,
         table: &str,
         lines: Vec<(u64, String)>,
-    ) -> impl Future<Output = Result<(), String>> + Send;
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send;
     /// Starts `table`'s next game with these record lines, in one transaction (the new game and
     /// its lines together or not at all); returns the new game's number.
     fn begin(
         &self,
         table: &str,
         lines: Vec<(u64, String)>,
-    ) -> impl Future<Output = Result<u64, String>> + Send;
+    ) -> impl Future<Output = Result<u64, Self::Error>> + Send;
     /// Keeps a finished game as PGN; returns where.
     fn archive(
         &self,
         table: &str,
         pgn: String,
-    ) -> impl Future<Output = Result<PathBuf, String>> + Send;
+    ) -> impl Future<Output = Result<PathBuf, Self::Error>> + Send;
 }
 
 /// Board events handled in a row before a waiting request is answered.
@@ -187,10 +191,12 @@ impl<J: Journal> TableActor<J> {
     /// journal refuses, the table is rolled back to before the step, nothing of it is said or
     /// published but the error, and the boards are compared with the game again (a move the
     /// journal could not keep is then guided back on the board that made it).
-    pub async fn perform(&mut self, step: Step) -> Result<(), String> {
+    pub async fn perform(&mut self, step: Step) -> Result<(), J::Error> {
         if let Err(e) = self.write(&step).await {
             self.table.rollback(step);
-            self.publish(&TableEvent::JournalError { message: e.clone() });
+            self.publish(&TableEvent::JournalError {
+                message: e.to_string(),
+            });
             let again = self.table.handle(self.clock.now(), Input::Tick);
             // Guidance needs no record; if this step has records and fails too, it is rolled
             // back as well and the table waits for the next input.
@@ -205,7 +211,7 @@ impl<J: Journal> TableActor<J> {
         Ok(())
     }
 
-    async fn write(&mut self, step: &Step) -> Result<(), String> {
+    async fn write(&mut self, step: &Step) -> Result<(), J::Error> {
         if step.records.is_empty() {
             return Ok(());
         }

@@ -15,9 +15,9 @@
 //! - [`speech`]: speech output — the system voice, espeak-ng, the WAV record, the transcript —
 //!   on threads of its own, so speaking never blocks the game.
 //! - [`store`]: the durable journal (SQLite) every accepted record is written to before it is
-//!   acknowledged or announced, the heartbeat, and the PGN archive of finished games.
-//! - [`store_guard`]: what the journal's store checks beside SQLite — the journal's mark (records
-//!   a damaged write-ahead log dropped) and the state directory still the one opened.
+//!   acknowledged or announced, the heartbeat, and the PGN archive of finished games; with what
+//!   it checks beside SQLite — the journal's mark (records a damaged write-ahead log dropped) and
+//!   the state directory still the one opened.
 //! - [`tokens`]: the control interface's tokens (`<state-dir>/tokens.toml`, the configuration's).
 
 pub mod calibration;
@@ -31,5 +31,4 @@ pub mod recording;
 pub mod simulator;
 pub mod speech;
 pub mod store;
-pub mod store_guard;
 pub mod tokens;
