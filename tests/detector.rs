@@ -10,6 +10,7 @@
 use annabella::boards::gestures::{identity_events, peg_events, peg_variants};
 use annabella::boards::{BoardKey, SensorEvent, Timed};
 use annabella::chess::game::Game;
+use annabella::control::wire::conclusion_text;
 use annabella::table::corrections::{self, Correction, Observed};
 use annabella::table::detector::{
     BoardKind, Conclusion, DetectorSettings, IllegalReason, MoveDetector, TouchMove,
@@ -181,7 +182,8 @@ impl Run {
     fn take(&mut self, out: Vec<Conclusion>) {
         for c in out {
             self.lines.push(line(&c, self.game.castling_mode()));
-            self.described.push(c.describe(self.game.castling_mode()));
+            self.described
+                .push(conclusion_text(&c, self.game.castling_mode()));
             match c {
                 Conclusion::Moved { m, .. } => self.game.play(m).unwrap(),
                 Conclusion::Takeback { plies } if self.opts.accept_takeback => {
@@ -1432,26 +1434,33 @@ fn describe_gives_one_line_per_conclusion() {
         promotion: None,
     };
     let lines = [
-        Conclusion::Moved { m, warning: None }.describe(CastlingMode::Standard),
-        Conclusion::Touched {
-            square: Square::G1,
-            piece: Color::White.knight(),
-        }
-        .describe(CastlingMode::Standard),
-        Conclusion::Illegal {
-            reason: IllegalReason::CannotMoveThatWay {
+        conclusion_text(
+            &Conclusion::Moved { m, warning: None },
+            CastlingMode::Standard,
+        ),
+        conclusion_text(
+            &Conclusion::Touched {
+                square: Square::G1,
                 piece: Color::White.knight(),
-                from: Square::G1,
-                to: Square::G3,
             },
-            corrections: vec![Correction::Move {
-                piece: Some(Color::White.knight()),
-                from: Square::G3,
-                to: Square::G1,
-            }],
-        }
-        .describe(CastlingMode::Standard),
-        Conclusion::Takeback { plies: 2 }.describe(CastlingMode::Standard),
+            CastlingMode::Standard,
+        ),
+        conclusion_text(
+            &Conclusion::Illegal {
+                reason: IllegalReason::CannotMoveThatWay {
+                    piece: Color::White.knight(),
+                    from: Square::G1,
+                    to: Square::G3,
+                },
+                corrections: vec![Correction::Move {
+                    piece: Some(Color::White.knight()),
+                    from: Square::G3,
+                    to: Square::G1,
+                }],
+            },
+            CastlingMode::Standard,
+        ),
+        conclusion_text(&Conclusion::Takeback { plies: 2 }, CastlingMode::Standard),
     ];
     assert_eq!(lines[0], "move g1f3");
     assert_eq!(lines[1], "touched g1 white knight");

@@ -5,7 +5,7 @@
 
 use annabella::boards::SensorEvent;
 use annabella::chess::language::Language;
-use annabella::control::wire::reply_line;
+use annabella::control::wire::{event_line, reply_line};
 use annabella::table::control::Role;
 use annabella::table::corrections::Correction;
 use annabella::table::detector::TouchMove;
@@ -89,7 +89,7 @@ impl Harness {
                     } => self.guide = corrections.clone(),
                     _ => {}
                 }
-                self.events.push((self.steps, e.line()));
+                self.events.push((self.steps, event_line(e)));
             }
         }
     }

@@ -5,7 +5,7 @@
 use annabella::boards::{BoardKey, SensorEvent};
 use annabella::chess::language::Language;
 use annabella::chess::notation::Verbosity;
-use annabella::control::wire::reply_line;
+use annabella::control::wire::{event_line, reply_line};
 use annabella::table::clock::AnnounceSchedule;
 use annabella::table::control::{Command, GameTag, Role};
 use annabella::table::record::Record;
@@ -67,7 +67,7 @@ impl Harness {
                     if let TableEvent::Say(say) = e {
                         self.said.push((say.listener, say.text.clone()));
                     }
-                    self.events.push(e.line());
+                    self.events.push(event_line(e));
                 }
                 Effect::Finished { .. } => {}
                 Effect::Resolution { text } => self.records.push(text.clone()),

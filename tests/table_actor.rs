@@ -12,7 +12,7 @@ use annabella::app::table_actor::{BoardMessage, Journal, TableActor};
 use annabella::boards::SensorEvent;
 use annabella::chess::language::Language;
 use annabella::control::hub::TableHandle;
-use annabella::control::wire::reply_line;
+use annabella::control::wire::{event_line, reply_line};
 use annabella::io::clock::TableClock;
 use annabella::io::link::LinkEvent;
 use annabella::io::speech::Speaker;
@@ -146,7 +146,7 @@ impl Running {
     fn drain_events(&mut self) -> Vec<String> {
         let mut lines = Vec::new();
         while let Ok(event) = self.events.try_recv() {
-            lines.push(event.line());
+            lines.push(event_line(&event));
         }
         lines
     }

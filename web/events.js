@@ -336,8 +336,8 @@ function onEvent(e) {
       refreshBoards();
       break;
     case 'peg': case 'normal': {
-      if (e.what === 'promotion-pending') showPromotion(e.detail.split(' ')[0].replace(/:$/, ''));
-      if (e.what === 'mismatch' || e.what === 'illegal') app.guide[e.board] = e.detail;
+      if (e.what === 'promotion-pending') showPromotion(e.uci);
+      if (e.what === 'mismatch' || e.what === 'illegal') app.guide[e.board] = e.corrections.join('; ');
       if (e.what === 'in-sync') app.guide[e.board] = '';
       // A replication ends "owes the last move": the status is asked again for it too.
       if (!app.hasView) refreshStatus();

@@ -17,7 +17,7 @@ use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};
 use crate::table::control::{Command, ErrorCode, Refusal};
 use crate::table::desk::{Desk, DeskAction};
-use crate::table::event::{Listener, Say, TableEvent};
+use crate::table::event::{DeskEvent, Listener, Say, TableEvent};
 use crate::table::reply::{Answer, Reply};
 use crate::table::state::{BoardId, DeskView, Input};
 
@@ -247,7 +247,7 @@ impl DeskActor {
                     let Some(t) = self.tables.get(table) else {
                         continue;
                     };
-                    if matches!(&event, TableEvent::Desk { what } if what == "focus") {
+                    if matches!(&event, TableEvent::Desk(DeskEvent::Focus)) {
                         write_focus(&self.focus_file, &t.name);
                         // Turning to a game told him its messages.
                         self.keep_message_counts();

@@ -23,7 +23,7 @@ use crate::correspondence::message::{self, Date, GameId, GameMessage, ParsedMess
 use crate::io::mail_out::{MailQueue, Outgoing};
 use crate::io::maildir::{MailMessage, Maildir};
 use crate::table::control::{Command, Role};
-use crate::table::event::TableEvent;
+use crate::table::event::{MailEvent, TableEvent};
 use crate::table::state::DeskView;
 
 /// How often the Maildir is read and the games looked at for replies.
@@ -114,9 +114,10 @@ impl MailDesk {
                 tracing::info!(table = %t.handle.name, ply, %message_id, "reply queued");
                 publish(
                     &t.handle.events,
-                    TableEvent::Mail {
-                        what: format!("queued {ply} {message_id}"),
-                    },
+                    TableEvent::Mail(MailEvent::Queued {
+                        ply,
+                        message_id: message_id.to_string(),
+                    }),
                 );
                 let text = fill(
                     t.lang
@@ -273,9 +274,10 @@ impl MailDesk {
             tracing::info!(table = %t.handle.name, file = %m.file, ply = ply + 1, "the opponent's move by mail was played");
             publish(
                 &t.handle.events,
-                TableEvent::Mail {
-                    what: format!("received {} {summary}", ply + 1),
-                },
+                TableEvent::Mail(MailEvent::Received {
+                    ply: ply + 1,
+                    summary,
+                }),
             );
             self.notices.try_send(Notice::MessageReceived(t.index)).ok();
             self.last_received[i] = m.message_id.clone();
@@ -294,9 +296,9 @@ impl MailDesk {
         tracing::warn!(table = %t.handle.name, "a message was not applied: {full}");
         publish(
             &t.handle.events,
-            TableEvent::Mail {
-                what: format!("refused {full}"),
-            },
+            TableEvent::Mail(MailEvent::Refused {
+                why: full.to_owned(),
+            }),
         );
         let template = t
             .lang

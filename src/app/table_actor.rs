@@ -299,7 +299,11 @@ impl<J: Journal> TableActor<J> {
     }
 
     fn publish(&self, event: &TableEvent) {
-        tracing::debug!(table = self.table.name(), "{}", event.line());
+        tracing::debug!(
+            table = self.table.name(),
+            "{}",
+            crate::control::wire::event_line(event)
+        );
         // No subscriber is no error.
         self.events.send(Arc::new(event.clone())).ok();
     }

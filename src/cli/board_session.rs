@@ -177,7 +177,7 @@ impl BoardSession {
 /// `touched`, `illegal`, `mismatch`, `promotion-pending`, `takeback`, `replicated`, `in-sync`,
 /// `rotated`.
 pub fn conclusion_line(c: &Conclusion, mode: CastlingMode) -> String {
-    c.describe(mode)
+    crate::control::wire::conclusion_text(c, mode)
 }
 
 /// A key pressed on the board, as words (for lines that report keys).

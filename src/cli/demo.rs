@@ -17,8 +17,9 @@ use tokio::sync::{broadcast, oneshot, watch};
 
 use crate::app::daemon::{self, Options, Running};
 use crate::config::{RawConfig, RawTable};
-use crate::control::wire::{answer_text, reply_line};
+use crate::control::wire::{answer_text, event_line, reply_line};
 use crate::table::control::Role;
+use crate::table::detector::Conclusion;
 use crate::table::event::{BoardId, TableEvent};
 use crate::table::reply::{Answer, BoardSync};
 
@@ -277,10 +278,11 @@ fn show(event: &TableEvent) {
         ),
         TableEvent::Detected {
             board: BoardId::Peg,
-            description,
-        } if description.starts_with("touched") => {}
+            conclusion: Conclusion::Touched { .. },
+            ..
+        } => {}
         other => {
-            let line = other.line();
+            let line = event_line(other);
             println!("   table: {}", line.trim_start_matches("event "));
         }
     }

@@ -44,10 +44,10 @@ pub trait Transport: Send {
     /// Writes one line (without its line feed); `false` when the client has gone or has not
     /// read it in time.
     fn send(&mut self, line: &str) -> impl Future<Output = bool> + Send;
-    /// Writes one table event; by default its control-protocol line (the one encoder,
-    /// `TableEvent::line`). The page's transport writes its fields by name instead.
+    /// Writes one table event; by default its control-protocol line
+    /// ([`crate::control::wire::event_line`]). The page's transport writes its fields by name.
     fn send_event(&mut self, event: &TableEvent) -> impl Future<Output = bool> + Send {
-        let line = event.line();
+        let line = crate::control::wire::event_line(event);
         async move { self.send(&line).await }
     }
     /// Ends the connection after the last line; bounded in time.

@@ -31,14 +31,12 @@ use axum::routing::get;
 use tokio::io::AsyncReadExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
-use crate::boards::BoardKey;
 use crate::chess::language::Language;
-use crate::chess::scoresheet::format_clock;
 use crate::control::session_driver::{ControlService, Incoming, Transport};
 use crate::io::lines::Line;
 use crate::io::speech::BackendSpec;
 use crate::table::control::{ErrorCode, MAX_LINE_BYTES, Refusal};
-use crate::table::event::{ResolutionEvent, TableEvent};
+use crate::table::event::TableEvent;
 use crate::table::name::TableName;
 
 pub use listener::{
@@ -430,128 +428,7 @@ impl Transport for PageTransport {
     }
 }
 
-/// A table event as the page reads it: `{"event": kind, …fields by name…, "line": the
-/// control protocol's line}`. Urgency is the utterance's own (`"urgent"` on `say`), the same
-/// value the speech interrupts for.
-pub fn event_json(event: &TableEvent) -> serde_json::Value {
-    use serde_json::json;
-    use shakmaty::Color;
-    let color = |c: Color| if c == Color::White { "white" } else { "black" };
-    let fields = match event {
-        TableEvent::Begin { time_control, fen } => {
-            json!({"time_control": time_control, "fen": fen})
-        }
-        TableEvent::Restored { ply, fen } => json!({"ply": ply, "fen": fen}),
-        TableEvent::Resumed {
-            downtime_ms,
-            charged_ms,
-        } => {
-            json!({"downtime_ms": downtime_ms, "charged_ms": charged_ms})
-        }
-        TableEvent::Move {
-            ply,
-            color: c,
-            uci,
-            san,
-            source,
-            san_local,
-            words,
-            number,
-        } => json!({
-            "ply": ply, "color": color(*c), "uci": uci, "san": san, "source": source.to_string(),
-            "san_local": san_local, "words": words, "number": number
-        }),
-        TableEvent::Say(say) => json!({
-            "listener": say.listener.to_string(), "text": say.text,
-            "urgent": say.urgency.is_urgent(), "lang": say.lang
-        }),
-        TableEvent::BoardError { board, message } => {
-            json!({"board": board.to_string(), "message": message})
-        }
-        TableEvent::InSync { board } | TableEvent::Unverifiable { board } => {
-            json!({"board": board.to_string()})
-        }
-        TableEvent::Detected { board, description } => {
-            let (what, detail) = description.split_once(' ').unwrap_or((description, ""));
-            json!({"board": board.to_string(), "what": what, "detail": detail})
-        }
-        TableEvent::TouchMove { board, warning } => {
-            json!({"board": board.to_string(), "warning": warning})
-        }
-        TableEvent::Refused { board, reason } => {
-            json!({"board": board.to_string(), "reason": reason})
-        }
-        TableEvent::Guide { board, corrections } => json!({
-            "board": board.to_string(),
-            "corrections": corrections.iter().map(ToString::to_string).collect::<Vec<_>>()
-        }),
-        TableEvent::Link { board, up, detail } => {
-            json!({"board": board.to_string(), "up": up, "detail": detail})
-        }
-        TableEvent::Key(key) => json!({"key": match key {
-            BoardKey::Other(c) => c.to_string(),
-            known => known.name().to_owned(),
-        }}),
-        TableEvent::End {
-            result,
-            description,
-        } => {
-            json!({"result": result.pgn(), "description": description})
-        }
-        TableEvent::DrawOffer { color: c } => json!({"color": color(*c)}),
-        TableEvent::WrongClaim { color: c, why } => json!({"color": color(*c), "why": why}),
-        TableEvent::Undo { uci } => json!({"uci": uci}),
-        TableEvent::ResultOffered { board, result } => {
-            json!({"board": board.to_string(), "result": result.pgn()})
-        }
-        TableEvent::ClockAdjusted {
-            color: c,
-            delta_ms,
-            remaining_ms,
-        } => json!({
-            "color": color(*c), "delta_ms": delta_ms, "remaining": format_clock(*remaining_ms)
-        }),
-        TableEvent::Penalty { color: c, count } => json!({"color": color(*c), "count": count}),
-        TableEvent::ClockRunning { running } => json!({"running": running}),
-        TableEvent::Resolution(r) => match r {
-            ResolutionEvent::Agree { plies } => json!({"verdict": "agree", "plies": plies}),
-            ResolutionEvent::Lagging { side, missing } => {
-                json!({"verdict": "lagging", "side": side.to_string(), "missing": missing})
-            }
-            ResolutionEvent::Proposed {
-                plies,
-                retract_a,
-                retract_b,
-                used_white_ms,
-                used_black_ms,
-            } => json!({
-                "verdict": "proposed", "plies": plies, "retract_a": retract_a, "retract_b": retract_b,
-                "used_white": format_clock(*used_white_ms), "used_black": format_clock(*used_black_ms)
-            }),
-            ResolutionEvent::Rejected => json!({"verdict": "rejected"}),
-        },
-        TableEvent::Takeback {
-            plies,
-            retracted,
-            white_ms,
-            black_ms,
-        } => json!({
-            "plies": plies, "retracted": retracted,
-            "white": format_clock(*white_ms), "black": format_clock(*black_ms)
-        }),
-        TableEvent::Explain { line } => json!({"text": line}),
-        TableEvent::JournalError { message } => json!({"message": message}),
-        TableEvent::Recorded { path } | TableEvent::Archived { path } => json!({"path": path}),
-        TableEvent::Desk { what } | TableEvent::Mail { what } => json!({"text": what}),
-    };
-    let mut object = match fields {
-        serde_json::Value::Object(map) => map,
-        _ => serde_json::Map::new(),
-    };
-    object.insert("event".to_owned(), json!(event.kind()));
-    object.insert("line".to_owned(), json!(event.line()));
-    serde_json::Value::Object(object)
-}
+pub use crate::control::wire::event_json;
 
 impl PageTransport {
     async fn send_text(&mut self, line: &str) -> bool {

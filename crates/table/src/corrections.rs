@@ -374,7 +374,7 @@ pub(crate) fn color_name(piece: Piece) -> &'static str {
 }
 
 /// "white knight", for messages.
-pub(crate) struct PieceName(pub Piece);
+pub struct PieceName(pub Piece);
 
 impl fmt::Display for PieceName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

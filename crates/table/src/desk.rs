@@ -10,7 +10,7 @@
 
 use shakmaty::{Bitboard, Board};
 
-use crate::event::{BoardId, TableEvent, Urgency};
+use crate::event::{BoardId, DeskEvent, TableEvent, Urgency};
 use crate::setup_guide::{
     Instruction, Peg, PegContents, Progress, SetupGuide, done_phrase, instruction_phrase,
     steps_phrase,
@@ -124,10 +124,10 @@ impl Desk {
         }
     }
 
-    fn event(table: usize, what: String, out: &mut Vec<DeskAction>) {
+    fn event(table: usize, what: DeskEvent, out: &mut Vec<DeskAction>) {
         out.push(DeskAction::Event {
             table,
-            event: TableEvent::Desk { what },
+            event: TableEvent::Desk(what),
         });
     }
 
@@ -157,13 +157,13 @@ impl Desk {
                     },
                 });
             }
-            Self::event(old, "away".to_owned(), &mut out);
+            Self::event(old, DeskEvent::Away, &mut out);
         } else if let Mode::SettingUp { guide, .. } = &self.mode {
             self.contents = guide.contents().clone();
         }
         self.focus = Some(index);
         self.mode = Mode::Idle;
-        Self::event(index, "focus".to_owned(), &mut out);
+        Self::event(index, DeskEvent::Focus, &mut out);
         let mut words = vec![
             fill(&self.word("desk_game"), &[("game", &self.games[index])]),
             view.state_words.clone(),
@@ -335,7 +335,15 @@ impl Desk {
                         let n = *said;
                         let text = instruction_phrase(&next, vocab);
                         let code = instruction_code(&next);
-                        Self::event(focus, format!("set-up {n} {code} {text}"), &mut out);
+                        Self::event(
+                            focus,
+                            DeskEvent::SetUp {
+                                step: n,
+                                code,
+                                words: text.clone(),
+                            },
+                            &mut out,
+                        );
                         Self::say(focus, text, &mut out);
                     }
                     Progress::Done => self.ready(focus, &mut out),
@@ -379,7 +387,7 @@ impl Desk {
             }
             Some(first) => {
                 let steps = guide.remaining();
-                Self::event(table, format!("plan {steps}"), out);
+                Self::event(table, DeskEvent::Plan { steps }, out);
                 let text = format!(
                     "{}. {}",
                     steps_phrase(steps, self.vocab()),
@@ -387,11 +395,11 @@ impl Desk {
                 );
                 Self::event(
                     table,
-                    format!(
-                        "set-up 1 {} {}",
-                        instruction_code(&first),
-                        instruction_phrase(&first, self.vocab())
-                    ),
+                    DeskEvent::SetUp {
+                        step: 1,
+                        code: instruction_code(&first),
+                        words: instruction_phrase(&first, self.vocab()),
+                    },
                     out,
                 );
                 Self::say(table, text, out);
@@ -415,7 +423,7 @@ impl Desk {
             self.contents = guide.contents().clone();
         }
         self.mode = Mode::Playing;
-        Self::event(table, "ready".to_owned(), out);
+        Self::event(table, DeskEvent::Ready, out);
         out.push(DeskAction::Input {
             table,
             input: Input::Link {

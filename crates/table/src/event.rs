@@ -1,18 +1,18 @@
-//! What a table tells the world, as typed values: the events subscribers follow, the words it
-//! says to each listener with their urgency, and the one encoder of each into the control
-//! protocol's `event …` lines (`docs/control-protocol.md`).
+//! What a table tells the world, as typed values: the events subscribers follow and the words it
+//! says to each listener with their urgency (`docs/control-protocol.md`).
 //!
-//! The page gets the same values through its own encoder in the web adapter (fields by name),
-//! and the speech adapter reads [`Urgency`] from the [`Say`] itself: there is one list of what is
+//! Their wire forms — the control protocol's `event …` lines and the page's fields by name —
+//! are written at the edge from one list of each event's fields (`annabella::control::wire`).
+//! The speech adapter reads [`Urgency`] from the [`Say`] itself: there is one list of what is
 //! urgent, and it is here, in the code that decides to say something.
 
 use std::fmt;
 use std::str::FromStr;
 
-use shakmaty::Color;
+use shakmaty::{CastlingMode, Color};
 
-pub use crate::control::one_line;
 use crate::corrections::Correction;
+use crate::detector::Conclusion;
 use crate::reconcile::Side;
 use crate::record::Source;
 use annabella_boards::BoardKey;
@@ -183,10 +183,12 @@ pub enum TableEvent {
     InSync {
         board: BoardId,
     },
-    /// What a board's detector concluded, as `Conclusion::describe` writes it.
+    /// What a board's detector concluded.
     Detected {
         board: BoardId,
-        description: String,
+        conclusion: Conclusion,
+        /// How the game writes castling, for the conclusion's moves in UCI.
+        mode: CastlingMode,
     },
     /// The blind player broke the touch-move rule (D.2.2) but his move stands.
     TouchMove {
@@ -278,240 +280,39 @@ pub enum TableEvent {
     Archived {
         path: String,
     },
-    /// The correspondence desk: `focus` (the peg board turned to this game), `away` (to
-    /// another), `set-up N TEXT` (instruction N of the set-up, in the table's words), `ready`
-    /// (the peg board shows the game: it plays it now).
-    Desk {
-        what: String,
+    /// The correspondence desk's peg board and this game.
+    Desk(DeskEvent),
+    /// A game message by mail.
+    Mail(MailEvent),
+}
+
+/// What the correspondence desk's shared peg board did for a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeskEvent {
+    /// The board was turned to this game.
+    Focus,
+    /// The board was turned away from this game.
+    Away,
+    /// The board shows the game: it plays.
+    Ready,
+    /// Setting the board up for the game takes this many instructions.
+    Plan { steps: usize },
+    /// One set-up instruction: its number, its code (`docs/correspondence.md`) and its words.
+    SetUp {
+        step: usize,
+        code: String,
+        words: String,
     },
-    /// A game message: `received PLY`, `refused WHY`, `queued PLY MESSAGE-ID`.
-    Mail {
-        what: String,
-    },
 }
 
-fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
-fn join_or_dash(items: &[String]) -> String {
-    if items.is_empty() {
-        "-".to_owned()
-    } else {
-        items.join(",")
-    }
-}
-
-impl TableEvent {
-    /// The event's keyword, the first word after `event` in its line.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            TableEvent::Begin { .. } => "begin",
-            TableEvent::Restored { .. } => "restored",
-            TableEvent::Resumed { .. } => "resumed",
-            TableEvent::Move { .. } => "move",
-            TableEvent::Say(_) => "say",
-            TableEvent::BoardError { .. } => "board-error",
-            TableEvent::InSync { .. } => "in-sync",
-            TableEvent::Detected { board, .. } => match board {
-                BoardId::Peg => "peg",
-                BoardId::Normal => "normal",
-            },
-            TableEvent::TouchMove { .. } => "touch-move",
-            TableEvent::Refused { .. } => "refused",
-            TableEvent::Guide { .. } => "guide",
-            TableEvent::Unverifiable { .. } => "unverifiable",
-            TableEvent::Link { .. } => "board",
-            TableEvent::Key(_) => "key",
-            TableEvent::End { .. } => "end",
-            TableEvent::DrawOffer { .. } => "draw-offer",
-            TableEvent::WrongClaim { .. } => "wrong-claim",
-            TableEvent::Undo { .. } => "undo",
-            TableEvent::ResultOffered { .. } => "result-offered",
-            TableEvent::ClockAdjusted { .. } => "clock-adjusted",
-            TableEvent::Penalty { .. } => "penalty",
-            TableEvent::ClockRunning { .. } => "clock",
-            TableEvent::Resolution(_) => "resolution",
-            TableEvent::Takeback { .. } => "takeback",
-            TableEvent::Explain { .. } => "explain",
-            TableEvent::JournalError { .. } => "journal-error",
-            TableEvent::Recorded { .. } => "recorded",
-            TableEvent::Archived { .. } => "archived",
-            TableEvent::Desk { .. } => "desk",
-            TableEvent::Mail { .. } => "mail",
-        }
-    }
-
-    /// The control protocol's line for this event (`event move 1 white e2e4 e4 peg`), one line
-    /// without its line feed. The only place event lines are written.
-    pub fn line(&self) -> String {
-        let body = match self {
-            TableEvent::Begin { time_control, fen } => format!("{time_control} {fen}"),
-            TableEvent::Restored { ply, fen } => format!("ply {ply} {fen}"),
-            TableEvent::Resumed {
-                downtime_ms,
-                charged_ms,
-            } => format!("downtime-ms {downtime_ms} charged-ms {charged_ms}"),
-            TableEvent::Move {
-                ply,
-                color,
-                uci,
-                san,
-                source,
-                ..
-            } => format!("{ply} {} {uci} {san} {source}", color_name(*color)),
-            TableEvent::Say(say) => format!("{} {}", say.listener, one_line(&say.text)),
-            TableEvent::BoardError { board, message } => {
-                format!("{board} {}", one_line(message))
-            }
-            TableEvent::InSync { board } | TableEvent::Unverifiable { board } => {
-                let mut s = board.to_string();
-                if matches!(self, TableEvent::Unverifiable { .. }) {
-                    s.push_str(" an occupancy board cannot tell which piece stands in a hole");
-                }
-                s
-            }
-            TableEvent::Detected { description, .. } => one_line(description),
-            TableEvent::TouchMove { board, warning } => format!("{board} {}", one_line(warning)),
-            TableEvent::Refused { board, reason } => format!("{board} {}", one_line(reason)),
-            TableEvent::Guide { board, corrections } => format!(
-                "{board} {}",
-                corrections
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
-            TableEvent::Link { board, up, detail } => format!(
-                "{board} {} {}",
-                if *up { "connected" } else { "disconnected" },
-                one_line(detail)
-            ),
-            TableEvent::Key(key) => match key {
-                BoardKey::Other(c) => format!("peg unknown {}", one_line(&c.to_string())),
-                known => format!("peg {}", known.name()),
-            },
-            TableEvent::End {
-                result,
-                description,
-            } => format!("{} {}", result.pgn(), one_line(description)),
-            TableEvent::DrawOffer { color } => color_name(*color).to_owned(),
-            TableEvent::WrongClaim { color, why } => {
-                format!("{} {}", color_name(*color), one_line(why))
-            }
-            TableEvent::Undo { uci } => uci.clone(),
-            TableEvent::ResultOffered { board, result } => format!("{board} {}", result.pgn()),
-            TableEvent::ClockAdjusted {
-                color,
-                delta_ms,
-                remaining_ms,
-            } => format!(
-                "{} {delta_ms:+} {}",
-                color_name(*color),
-                annabella_chess::scoresheet::format_clock(*remaining_ms)
-            ),
-            TableEvent::Penalty { color, count } => {
-                format!("{} illegal move {count}", color_name(*color))
-            }
-            TableEvent::ClockRunning { running } => {
-                if *running { "resume" } else { "pause" }.to_owned()
-            }
-            TableEvent::Resolution(r) => match r {
-                ResolutionEvent::Agree { plies } => format!("agree plies {plies}"),
-                ResolutionEvent::Lagging { side, missing } => {
-                    format!("lagging {side} missing {}", missing.join(","))
-                }
-                ResolutionEvent::Proposed {
-                    plies,
-                    retract_a,
-                    retract_b,
-                    used_white_ms,
-                    used_black_ms,
-                } => format!(
-                    "proposed takeback-to {plies} retract-a {} retract-b {} used-white {} \
-                     used-black {}",
-                    join_or_dash(retract_a),
-                    join_or_dash(retract_b),
-                    annabella_chess::scoresheet::format_clock(*used_white_ms),
-                    annabella_chess::scoresheet::format_clock(*used_black_ms)
-                ),
-                ResolutionEvent::Rejected => "rejected".to_owned(),
-            },
-            TableEvent::Takeback {
-                plies,
-                retracted,
-                white_ms,
-                black_ms,
-            } => format!(
-                "{plies} retracted {} clocks white {} black {}",
-                join_or_dash(retracted),
-                annabella_chess::scoresheet::format_clock(*white_ms),
-                annabella_chess::scoresheet::format_clock(*black_ms)
-            ),
-            TableEvent::Explain { line } => one_line(line),
-            TableEvent::JournalError { message } => one_line(message),
-            TableEvent::Recorded { path } | TableEvent::Archived { path } => one_line(path),
-            TableEvent::Desk { what } | TableEvent::Mail { what } => one_line(what),
-        };
-        if body.is_empty() {
-            format!("event {}", self.kind())
-        } else {
-            format!("event {} {body}", self.kind())
-        }
-    }
-}
-
-impl fmt::Display for TableEvent {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.line())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_are_the_documented_ones() {
-        let say = TableEvent::Say(Say {
-            listener: Listener::BlindPlayer,
-            text: "Eva vier\nzwei".into(),
-            urgency: Urgency::Urgent,
-            about: About::Other,
-            lang: "de",
-        });
-        assert_eq!(say.line(), "event say blind Eva vier zwei");
-        let takeback = TableEvent::Takeback {
-            plies: 2,
-            retracted: vec!["g1f3".into(), "b8c6".into()],
-            white_ms: 61_000,
-            black_ms: 59_000,
-        };
-        assert_eq!(
-            takeback.line(),
-            "event takeback 2 retracted g1f3,b8c6 clocks white 0:01:01 black 0:00:59"
-        );
-        assert_eq!(
-            TableEvent::ClockRunning { running: false }.line(),
-            "event clock pause"
-        );
-        assert_eq!(
-            TableEvent::Key(BoardKey::Other('Y')).line(),
-            "event key peg unknown Y"
-        );
-        assert_eq!(
-            TableEvent::Key(BoardKey::ConfirmSheet).line(),
-            "event key peg confirm-sheet"
-        );
-        assert_eq!(
-            TableEvent::Unverifiable {
-                board: BoardId::Peg
-            }
-            .line(),
-            "event unverifiable peg an occupancy board cannot tell which piece stands in a hole"
-        );
-    }
+/// What the mail did for a game by correspondence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MailEvent {
+    /// The opponent's move by mail was played as half-move `ply`; `summary` is the message for
+    /// the ear.
+    Received { ply: usize, summary: String },
+    /// A message was not applied, and why (quoting both records when they differ).
+    Refused { why: String },
+    /// The reply to the blind player's move `ply` is queued under `message_id`.
+    Queued { ply: usize, message_id: String },
 }

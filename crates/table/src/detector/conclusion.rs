@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use shakmaty::{CastlingMode, Color, Move, Piece, Role, Square};
+use shakmaty::{Color, Move, Piece, Role, Square};
 
 use crate::corrections::{Correction, PieceName};
 use annabella_chess::game::GameResult;
@@ -201,57 +201,4 @@ pub enum Conclusion {
     /// Black won, one on each a draw. A result offered on the board, for the arbiter to
     /// confirm, not a move.
     ResultOffered { result: GameResult },
-}
-
-impl Conclusion {
-    /// One line: a keyword, then details in English (`move e2e4`, `touched g1 white knight`,
-    /// `illegal: …; move the white knight from g3 to g1`). Moves in UCI for `mode` (Chess960:
-    /// king takes rook).
-    pub fn describe(&self, mode: CastlingMode) -> String {
-        let list = |c: &[Correction]| {
-            c.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        };
-        match self {
-            Conclusion::Touched { square, piece } => {
-                format!("touched {square} {}", PieceName(*piece))
-            }
-            // A touch-move warning goes on a line of its own (`touch-move …`), so that the
-            // move line is always exactly `move <uci>`.
-            Conclusion::Moved { m, .. } => format!("move {}", m.to_uci(mode)),
-            Conclusion::Replicated { m } => format!("replicated {}", m.to_uci(mode)),
-            Conclusion::PromotionPending { from, to } => {
-                format!("promotion-pending {from}{to}: choose the new piece")
-            }
-            Conclusion::Illegal {
-                reason,
-                corrections,
-            } => {
-                format!("illegal {reason}; {}", list(corrections))
-            }
-            Conclusion::Mismatch {
-                corrections,
-                unverifiable,
-            } => format!(
-                "mismatch {}{}",
-                list(corrections),
-                if *unverifiable {
-                    " (this board senses only occupancy: which piece stands where is not checked)"
-                } else {
-                    ""
-                }
-            ),
-            Conclusion::Takeback { plies } => format!("takeback {plies}"),
-            Conclusion::InSync => "in-sync the board matches the game".to_owned(),
-            Conclusion::Rotated => {
-                "rotated the board is set up turned; reading it turned".to_owned()
-            }
-            Conclusion::ResultOffered { result } => format!(
-                "result-offered {} (both kings on the centre squares: {result}); for the arbiter to confirm",
-                result.pgn()
-            ),
-        }
-    }
 }

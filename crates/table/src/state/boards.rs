@@ -258,7 +258,8 @@ impl Table {
         }
         out.event(TableEvent::Detected {
             board: BoardId::Normal,
-            description: takeback.describe(self.state.game.castling_mode()),
+            conclusion: takeback.clone(),
+            mode: self.state.game.castling_mode(),
         });
         out.event(TableEvent::Undo {
             uci: self.uci(last).to_string(),
@@ -284,7 +285,8 @@ impl Table {
     fn react(&mut self, board: BoardId, now: Now, c: Conclusion, out: &mut Step) {
         out.event(TableEvent::Detected {
             board,
-            description: c.describe(self.state.game.castling_mode()),
+            conclusion: c.clone(),
+            mode: self.state.game.castling_mode(),
         });
         let listener = listener_of(board);
         match c {
