@@ -751,7 +751,7 @@ fn tts_unreachable_child() {
 #[test]
 fn utterances_default_to_normal() {
     let u = Utterance::new(Listener::Opponent, "x", "en", "g", 5);
-    assert_eq!(u.urgency, Urgency::Normal);
+    assert_eq!(u.urgency, Urgency::Polite);
     assert_eq!(u.clone().urgent().urgency, Urgency::Urgent);
 }
 

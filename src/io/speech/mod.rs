@@ -40,14 +40,10 @@ pub use crate::table::event::{About, Listener};
 pub use outputs::{BackendSpec, Listeners, OutputSpec, parse_backends, parse_outputs};
 pub use speaker::{DEFAULT_QUEUE_CAPACITY, Speaker, move_heading};
 
-/// Whether an utterance may wait its turn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Urgency {
-    /// Spoken in order; the oldest normal utterance is dropped when a queue overflows.
-    Normal,
-    /// Interrupts a normal utterance being spoken, jumps the queue and is never dropped.
-    Urgent,
-}
+// One urgency, decided by the table where it decides to say something: `Polite` is spoken in
+// order (the oldest polite utterance is dropped when a queue overflows); `Urgent` interrupts a
+// polite one being spoken, jumps the queue and is never dropped.
+pub use crate::table::event::Urgency;
 
 /// One thing to say.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,7 +82,7 @@ impl Utterance {
             listener,
             text: text.into(),
             lang: lang.into(),
-            urgency: Urgency::Normal,
+            urgency: Urgency::Polite,
             game: game.into(),
             at_unix_ms,
             about: About::Other,

@@ -156,7 +156,7 @@ impl SpeechQueue {
         // ones may exceed the bound for a moment.
         while self.items.len() > self.capacity {
             let droppable = |q: &Queued, moves: bool| {
-                q.u.urgency == Urgency::Normal && !q.repeat && (moves || kind(&q.u) != Kind::Move)
+                q.u.urgency == Urgency::Polite && !q.repeat && (moves || kind(&q.u) != Kind::Move)
             };
             let Some(i) = self
                 .items
