@@ -184,3 +184,105 @@ pub fn decide(input: &ReconcileInput) -> Decision {
         clocks,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corrections::Observed;
+    use crate::reconcile::{BoardInput, ClockBasis, ClockRecord, read_sheet};
+    use annabella_chess::game::Game;
+    use annabella_chess::language::Language;
+    use shakmaty::{Position, Square};
+
+    /// Sheets read in English, both boards showing the start position.
+    fn decide_on(a: &str, b: &str, disputed: bool, clocks: Option<&ClockRecord>) -> Decision {
+        let game = Game::new();
+        let en = Language::english();
+        let sheets = [
+            read_sheet(Side::A, a, &game, en),
+            read_sheet(Side::B, b, &game, en),
+        ];
+        let board = BoardInput {
+            observed: Observed::Pieces(game.position().board().clone()),
+            believed: None,
+        };
+        decide(&ReconcileInput {
+            start: &game,
+            sheets: [&sheets[0], &sheets[1]],
+            boards: [&board, &board],
+            languages: [en, en],
+            clocks,
+            lag_disputed: disputed,
+        })
+    }
+
+    fn to(p: &Played) -> Square {
+        p.mv.to()
+    }
+
+    #[test]
+    fn sheets_that_differ_name_both_moves_after_the_agreed_ones() {
+        let clocks = ClockRecord {
+            used_now: [30_000, 20_000],
+            plies_now: 3,
+            after_ply: vec![Some([0, 0]), Some([1_000, 0])],
+        };
+        let d = decide_on("e4 e5 Nf3", "e4 c5", false, Some(&clocks));
+        let SheetDecision::Differ {
+            agreed,
+            disputed,
+            next,
+            last,
+        } = &d.sheets
+        else {
+            panic!("{d:?}")
+        };
+        assert_eq!((*agreed, *disputed), (1, None));
+        assert!(matches!(&next[0], Next::Move(p) if to(p) == Square::E5));
+        assert!(matches!(&next[1], Next::Move(p) if to(p) == Square::C5));
+        assert_eq!(last.as_ref().map(to), Some(Square::E4));
+        assert_eq!(d.agreed_plies, 1);
+        assert_eq!((d.retracted[0].len(), d.retracted[1].len()), (2, 1));
+        // Both boards show the start position, one pawn move short of the agreed one.
+        assert!(
+            d.boards
+                .iter()
+                .all(|b| b.corrections.len() == 1 && !b.pegs_only)
+        );
+        let c = d
+            .clocks
+            .expect("the sheets differ and the clocks are known");
+        assert_eq!(c.adjustment.used, [1_000, 0]);
+        assert_eq!(c.adjustment.basis, ClockBasis::Recorded);
+    }
+
+    #[test]
+    fn a_lagging_sheet_is_decided_with_its_missing_moves_and_a_dispute_is_data_too() {
+        let d = decide_on("e4 e5 Nf3", "e4 e5", false, None);
+        let SheetDecision::Lagging(lag) = &d.sheets else {
+            panic!("{d:?}")
+        };
+        assert_eq!((lag.side, lag.has, lag.of), (Side::B, 2, 3));
+        assert!(lag.within_8_1_3);
+        assert_eq!(lag.missing.iter().map(to).collect::<Vec<_>>(), [Square::F3]);
+        assert_eq!(lag.back_to.as_ref().map(to), Some(Square::E5));
+        assert_eq!(d.agreed_plies, 3);
+
+        let d = decide_on("e4 e5 Nf3", "e4 e5", true, None);
+        let SheetDecision::Differ { disputed, next, .. } = &d.sheets else {
+            panic!("{d:?}")
+        };
+        assert_eq!(*disputed, Some(Side::B));
+        assert!(matches!(next[1], Next::Nothing));
+    }
+
+    #[test]
+    fn an_entry_that_is_no_move_is_kept_as_written() {
+        let d = decide_on("e4 Ke9", "e4 e5", false, None);
+        let SheetDecision::Differ { next, .. } = &d.sheets else {
+            panic!("{d:?}")
+        };
+        assert!(matches!(&next[0], Next::NoMove(token) if token == "Ke9"));
+        assert_eq!(d.bad_entries[0].as_ref().map(|b| b.ply), Some(2));
+    }
+}

@@ -302,3 +302,106 @@ impl fmt::Display for Unverifiable {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corrections::Correction;
+    use crate::reconcile::ClockAdjustment;
+    use shakmaty::{Chess, Color, Position, Square};
+
+    fn decision(sheets: SheetDecision) -> Decision {
+        let board = BoardDecision {
+            pegs_only: false,
+            corrections: Vec::new(),
+            named: Vec::new(),
+            unverifiable: Vec::new(),
+            identities_from: None,
+        };
+        Decision {
+            mode: shakmaty::CastlingMode::Standard,
+            bad_entries: [None, None],
+            sheets,
+            agreed_plies: 0,
+            position: Chess::default(),
+            retracted: [Vec::new(), Vec::new()],
+            boards: [board.clone(), board],
+            clocks: None,
+        }
+    }
+
+    fn e4() -> Played {
+        let before = Chess::default();
+        let mv = before
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.to() == Square::E4)
+            .expect("e4 is legal");
+        Played { before, mv }
+    }
+
+    #[test]
+    fn each_decision_is_said_in_its_own_sentence() {
+        let d = decision(SheetDecision::Agree {
+            plies: 0,
+            last: None,
+        });
+        assert_eq!(
+            explanation(&d),
+            [
+                "Both scoresheets are empty, so the boards must show the start position.",
+                "Board a shows the position; nothing to correct.",
+                "Board b shows the position; nothing to correct.",
+            ]
+        );
+    }
+
+    #[test]
+    fn differing_sheets_name_the_moves_in_english() {
+        let mut d = decision(SheetDecision::Differ {
+            agreed: 0,
+            disputed: Some(Side::B),
+            next: [Next::Move(e4()), Next::NoMove("Ke9".to_owned())],
+            last: None,
+        });
+        d.boards[1].pegs_only = true;
+        d.boards[1].identities_from = Some(IdentitySource::Sheet(Side::A, 3));
+        let knight = Correction::Move {
+            piece: Some(Color::White.knight()),
+            from: Square::F3,
+            to: Square::G1,
+        };
+        d.boards[1].corrections = vec![knight];
+        d.boards[1].named = vec![knight];
+        d.clocks = Some(ClockDecision {
+            adjustment: ClockAdjustment {
+                used: [0, 0],
+                basis: ClockBasis::Recorded,
+            },
+            used_now: [60_000, 0],
+            plies_now: 2,
+        });
+        let text = explanation(&d);
+        assert_eq!(
+            text[0],
+            "Player b disputes the moves missing from his sheet, so the sheets differ after \
+             half-move 0."
+        );
+        assert!(
+            text[1].contains("(sheet a: 1.e4; sheet b: \"Ke9\", no legal move)"),
+            "{text:?}"
+        );
+        assert!(text[1].contains("agree, the start position (FIDE D.2.9)"));
+        assert_eq!(
+            text[3],
+            "Board b (pegs only) does not show the position: one hand action brings it there \
+             (move the white knight from f3 to g1)."
+        );
+        assert_eq!(
+            text[4],
+            "Board b senses only which holes hold a peg, not which piece; the pieces in its \
+             holes are taken from sheet a after 3 half-moves, the nearest position to its pegs."
+        );
+        assert!(text[5].starts_with("The clocks go back to the times recorded after half-move 0"));
+    }
+}
