@@ -15,7 +15,7 @@ use crate::control::hub::Request;
 use crate::io::clock::unix_ms;
 use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};
-use crate::table::control::Command;
+use crate::table::control::DeskRequest;
 use crate::table::desk::{Desk, DeskAction};
 use crate::table::event::{Listener, Say, TableEvent};
 use crate::table::state::{BoardId, DeskView, Input};
@@ -59,7 +59,7 @@ impl DeskActor {
     /// Runs until shutdown or until every channel has closed.
     pub async fn run(
         mut self,
-        mut requests: mpsc::Receiver<Request>,
+        mut requests: mpsc::Receiver<Request<DeskRequest>>,
         mut peg: mpsc::Receiver<BoardMessage>,
         mut notices: mpsc::Receiver<Notice>,
         mut shutdown: watch::Receiver<bool>,
@@ -138,9 +138,9 @@ impl DeskActor {
         self.tables.iter().position(|t| &*t.name == name)
     }
 
-    async fn answer(&mut self, command: &Command) -> String {
+    async fn answer(&mut self, command: &DeskRequest) -> String {
         match command {
-            Command::Focus { table } => match self.index(table) {
+            DeskRequest::Focus { table } => match self.index(table) {
                 Some(index) => {
                     let actions = self.desk.turn_to(index, &self.views());
                     self.carry_out(actions).await;
@@ -155,7 +155,7 @@ impl DeskActor {
                     )
                 }
             },
-            Command::Games => {
+            DeskRequest::Games => {
                 let actions = self.desk.list(&self.views());
                 let text = actions
                     .iter()
@@ -167,10 +167,6 @@ impl DeskActor {
                 self.carry_out(actions).await;
                 format!("ok games {text}")
             }
-            other => format!(
-                "error state {} is answered by a table, not the desk",
-                other.keyword()
-            ),
         }
     }
 
@@ -254,7 +250,7 @@ pub fn spawn(
         crate::table::name::TableName,
         std::sync::mpsc::Sender<String>,
     )>,
-) -> Result<crate::control::hub::TableHandle, String> {
+) -> Result<crate::control::hub::DeskHandle, String> {
     use crate::boards::Protocol;
     use crate::config::PegSource;
     use crate::io::link::Endpoint;
@@ -304,12 +300,9 @@ pub fn spawn(
         messages_file: config.state_dir.join("desk-messages"),
     };
     let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
-    let (events, _) = broadcast::channel(1);
     tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));
-    Ok(crate::control::hub::TableHandle {
-        name: Arc::from("desk"),
+    Ok(crate::control::hub::DeskHandle {
         requests: requests_tx,
-        events,
     })
 }
 

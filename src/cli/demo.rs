@@ -152,7 +152,7 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
             .ask(
                 Role::Observer,
                 crate::chess::language::Language::english(),
-                crate::table::control::Command::Status,
+                crate::table::control::TableRequest::Status,
             )
             .await;
         if status.contains("peg connected in-sync") {
@@ -199,7 +199,7 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
                     .ask(
                         Role::Observer,
                         crate::chess::language::Language::english(),
-                        crate::table::control::Command::Board,
+                        crate::table::control::TableRequest::Board,
                     )
                     .await;
                 operator
