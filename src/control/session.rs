@@ -343,6 +343,8 @@ impl Session {
         ))
     }
 
+    /// A parsed line: the connection answers its own requests and sends the others on, as their
+    /// type says.
     fn on_request(&mut self, request: Request) -> Action {
         let Some(grant) = self.grant.clone() else {
             return self.before_auth(request);
@@ -377,6 +379,7 @@ impl Session {
         }
     }
 
+    /// The requests the connection answers itself, once authenticated.
     fn on_connection(&mut self, request: ConnectionRequest, grant: &Grant) -> Action {
         match request {
             ConnectionRequest::Auth { .. } => Action::Reply(

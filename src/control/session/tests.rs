@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::io::tokens::Origin;
-use crate::table::control::TableRequest as Command;
 use shakmaty::Color;
 
 const WHITE: &str = "white-token-0123456789";
@@ -160,7 +159,7 @@ fn game_requests_go_to_the_current_table_with_role_and_language() {
             table: Arc::from("table-1"),
             role: Role::Player(Color::White),
             lang: Language::english(),
-            command: Command::Move { text: "e4".into() },
+            command: TableRequest::Move { text: "e4".into() },
         })
     );
     assert_eq!(reply(&mut s, "lang de"), "ok lang de");
@@ -172,7 +171,7 @@ fn game_requests_go_to_the_current_table_with_role_and_language() {
             table: Arc::from("table-1"),
             role: Role::Player(Color::White),
             lang: Language::german(),
-            command: Command::Promote {
+            command: TableRequest::Promote {
                 piece: shakmaty::Role::Queen
             },
         })
@@ -181,7 +180,7 @@ fn game_requests_go_to_the_current_table_with_role_and_language() {
     match send(&mut s, "board") {
         Action::Ask(ask) => {
             assert_eq!(&*ask.table, "table-2");
-            assert_eq!(ask.command, Command::Board);
+            assert_eq!(ask.command, TableRequest::Board);
         }
         other => panic!("{other:?}"),
     }
