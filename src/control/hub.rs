@@ -1,5 +1,7 @@
 //! The tables a daemon runs, as the network adapters see them: a request channel and an event
-//! feed per table. The control sessions (TCP and the page's WebSocket) talk to tables only here.
+//! feed per table, and the correspondence desk's request channel. The control sessions (TCP and
+//! the page's WebSocket) talk to tables and the desk only here; each channel carries only the
+//! requests its receiver answers.
 
 use std::sync::Arc;
 
