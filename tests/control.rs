@@ -14,7 +14,7 @@ use annabella::control::hub::{Hub, Request, TableHandle};
 use annabella::control::session_driver::ControlService;
 use annabella::control::tcp::{self, ControlSettings};
 use annabella::io::tokens::{Grant, Origin, Tokens};
-use annabella::table::control::{Command as Request_, Role, permitted};
+use annabella::table::control::{Role, TableRequest as Request_, permitted};
 use annabella::table::event::TableEvent;
 use annabella::table::record::Source;
 use annabella::table::reply::Answer;
@@ -790,5 +790,111 @@ async fn send_events_prints_event_lines_until_the_daemon_closes() {
     assert_eq!(
         text(&o.stdout),
         "ok events table-1\nevent move 1 white e2e4 e4 white\nevent shutdown\n"
+    );
+}
+
+/// Without correspondence tables there is no desk: its requests are answered by the server and
+/// never reach the table.
+#[tokio::test]
+async fn desk_requests_without_a_desk_never_reach_the_table() {
+    let server = start(fast()).await;
+    let mut white = Client::authenticated(server.addr, WHITE).await;
+    assert_eq!(
+        white.ask("games").await,
+        "error state games is answered by the correspondence desk, and this daemon has no \
+         correspondence table"
+    );
+    let mut observer = Client::authenticated(server.addr, OBSERVER).await;
+    assert_eq!(
+        observer.ask("focus bca-7").await,
+        "error forbidden an observer may only read; focus changes the game"
+    );
+    assert_eq!(server.asked.load(Ordering::SeqCst), 0);
+}
+
+/// The keywords in backquotes at the start of each piece of `cell`: `` `board N` `` is `board`.
+fn keywords_in(cell: &str) -> Vec<String> {
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|code| code.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `docs/control-protocol.md` lists every request the parser accepts under the one that answers
+/// it, and no request the parser does not know; its roles table names the arbiter's requests and
+/// the observer's as `REQUESTS` declares them.
+#[test]
+fn the_protocol_document_lists_every_request_under_its_answerer() {
+    use annabella::table::control::{Access, Answerer, REQUESTS};
+    use std::collections::BTreeSet;
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/control-protocol.md"),
+    )
+    .unwrap();
+    let requests = doc
+        .split("\n## Requests\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a Requests section");
+    let mut listed: Vec<(Answerer, String)> = Vec::new();
+    let mut answerer = None;
+    for line in requests.lines() {
+        if let Some(heading) = line.strip_prefix("### ") {
+            answerer = Some(match heading {
+                h if h.contains("answered by the server") => Answerer::Connection,
+                h if h.contains("answered by the desk") => Answerer::Desk,
+                h if h.contains("table") => Answerer::Table,
+                h => panic!("a section for whom? {h}"),
+            });
+        } else if line.starts_with("| `") {
+            let first_cell = line.split(" | ").next().unwrap();
+            let answerer = answerer.expect("a row under a heading");
+            listed.extend(keywords_in(first_cell).into_iter().map(|k| (answerer, k)));
+        }
+    }
+    for spec in REQUESTS {
+        assert!(
+            listed.contains(&(spec.answerer, spec.keyword.to_owned())),
+            "docs/control-protocol.md does not list `{}` under {:?}",
+            spec.keyword,
+            spec.answerer
+        );
+    }
+    for (answerer, keyword) in &listed {
+        assert!(
+            REQUESTS
+                .iter()
+                .any(|s| s.keyword == keyword && s.answerer == *answerer),
+            "docs/control-protocol.md lists `{keyword}` under {answerer:?}; the parser does not"
+        );
+    }
+    let roles = doc.split("\n## Roles\n").nth(1).expect("a Roles section");
+    let row = |role: &str| -> BTreeSet<String> {
+        let line = roles
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{role}` |")))
+            .unwrap_or_else(|| panic!("a row for {role}"));
+        keywords_in(line.split(" | ").nth(1).unwrap())
+            .into_iter()
+            .collect()
+    };
+    let declared = |keep: &dyn Fn(&annabella::table::control::RequestSpec) -> bool| {
+        REQUESTS
+            .iter()
+            .filter(|s| keep(s))
+            .map(|s| s.keyword.to_owned())
+            .collect::<BTreeSet<_>>()
+    };
+    assert_eq!(
+        row("arbiter"),
+        declared(&|s| s.access == Access::Arbiter),
+        "the arbiter's requests"
+    );
+    assert_eq!(
+        row("observer"),
+        declared(&|s| s.access == Access::Anyone && s.answerer != Answerer::Connection),
+        "what an observer may read (besides the connection's requests)"
     );
 }

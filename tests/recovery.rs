@@ -151,7 +151,7 @@ impl Harness {
     }
 
     fn ask(&mut self, role: Role, line: &str) -> String {
-        let command = annabella::table::control::parse_line(line.as_bytes()).unwrap();
+        let command = annabella::table::control::parse_table_line(line.as_bytes()).unwrap();
         let (reply, out) =
             self.table
                 .request(Now::at(self.now), role, Language::german(), &command);

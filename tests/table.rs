@@ -7,7 +7,7 @@ use annabella::chess::language::Language;
 use annabella::chess::notation::Verbosity;
 use annabella::control::wire::{event_line, reply_line};
 use annabella::table::clock::AnnounceSchedule;
-use annabella::table::control::{Command, GameTag, Role};
+use annabella::table::control::{GameTag, Role, TableRequest as Command};
 use annabella::table::record::Record;
 
 use annabella::table::event::TableEvent;
@@ -109,7 +109,11 @@ impl Harness {
     }
 
     fn ask(&mut self, role: Role, line: &str) -> String {
-        let command = annabella::table::control::parse_line(line.as_bytes()).unwrap();
+        // A malformed argument (`export docx`) is refused where the line is read.
+        let command = match annabella::table::control::parse_table_line(line.as_bytes()) {
+            Ok(command) => command,
+            Err(refusal) => return refusal.line(),
+        };
         let (reply, out) =
             self.table
                 .request(Now::at(self.now), role, Language::german(), &command);
@@ -446,7 +450,7 @@ fn draws_by_agreement_and_claims() {
 #[test]
 fn command_parsing_with_a_promote_request() {
     assert_eq!(
-        annabella::table::control::parse_line(b"promote q").unwrap(),
+        annabella::table::control::parse_table_line(b"promote q").unwrap(),
         Command::Promote {
             piece: Piece::Queen
         }
@@ -705,7 +709,7 @@ fn the_arbiter_adjusts_clocks_penalises_illegal_moves_and_stops_the_clocks() {
         "penalty",
         "pause now",
     ] {
-        let refused = annabella::table::control::parse_line(bad.as_bytes()).unwrap_err();
+        let refused = annabella::table::control::parse_table_line(bad.as_bytes()).unwrap_err();
         assert!(refused.line().starts_with("error syntax"), "{bad}");
     }
 }
@@ -1035,7 +1039,7 @@ fn urgency_belongs_to_what_is_said() {
         Now::at(h.now),
         Role::Player(Color::White),
         Language::german(),
-        &annabella::table::control::parse_line(b"move e4").unwrap(),
+        &annabella::table::control::parse_table_line(b"move e4").unwrap(),
     );
     assert!(out.said().all(|s| s.urgency == Urgency::Polite), "{out:?}");
     h.take(out);
@@ -1129,7 +1133,7 @@ proptest::proptest! {
             let before = fingerprint(&table);
             let step = match line {
                 Some((role, line)) => {
-                    let command = annabella::table::control::parse_line(line.as_bytes()).unwrap();
+                    let command = annabella::table::control::parse_table_line(line.as_bytes()).unwrap();
                     table.request(at, role, Language::english(), &command).1
                 }
                 None => table.handle(at, Input::Tick),
@@ -1186,7 +1190,8 @@ fn the_next_game_begins_when_the_arbiter_says_so_with_its_tags_and_time_control(
         Now::at(h.now),
         Role::Arbiter,
         Language::german(),
-        &annabella::table::control::parse_line(format!("new-game fen {fen}").as_bytes()).unwrap(),
+        &annabella::table::control::parse_table_line(format!("new-game fen {fen}").as_bytes())
+            .unwrap(),
     );
     assert_eq!(reply_line(&reply), format!("ok new game {fen}"));
     assert!(step.begins_game);

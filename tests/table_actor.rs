@@ -16,7 +16,7 @@ use annabella::control::wire::{event_line, reply_line};
 use annabella::io::clock::TableClock;
 use annabella::io::link::LinkEvent;
 use annabella::io::speech::Speaker;
-use annabella::table::control::{Command, Role, parse_line};
+use annabella::table::control::{Role, TableRequest as Command, parse_table_line as parse_line};
 use annabella::table::event::TableEvent;
 use annabella::table::state::{BoardId, Table, TableSettings};
 use shakmaty::{Bitboard, Color, Square};

@@ -15,7 +15,7 @@ use crate::control::hub::Request;
 use crate::io::clock::unix_ms;
 use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};
-use crate::table::control::{Command, ErrorCode, Refusal};
+use crate::table::control::{DeskRequest, ErrorCode, Refusal};
 use crate::table::desk::{Desk, DeskAction};
 use crate::table::event::{DeskEvent, Listener, Say, TableEvent};
 use crate::table::reply::{Answer, Reply};
@@ -63,7 +63,7 @@ impl DeskActor {
     /// Runs until shutdown or until every channel has closed.
     pub async fn run(
         mut self,
-        mut requests: mpsc::Receiver<Request>,
+        mut requests: mpsc::Receiver<Request<DeskRequest>>,
         mut peg: mpsc::Receiver<BoardMessage>,
         mut notices: mpsc::Receiver<Notice>,
         mut shutdown: watch::Receiver<bool>,
@@ -154,9 +154,9 @@ impl DeskActor {
         self.tables.iter().position(|t| &*t.name == name)
     }
 
-    async fn answer(&mut self, command: &Command) -> Reply {
+    async fn answer(&mut self, command: &DeskRequest) -> Reply {
         match command {
-            Command::Focus { table } => match self.index(table) {
+            DeskRequest::Focus { table } => match self.index(table) {
                 Some(index) => {
                     let actions = self.desk.turn_to(index, &self.views());
                     self.carry_out(actions).await;
@@ -176,7 +176,7 @@ impl DeskActor {
                     ))
                 }
             },
-            Command::Games => {
+            DeskRequest::Games => {
                 let actions = self.desk.list(&self.views());
                 let text = actions
                     .iter()
@@ -188,10 +188,6 @@ impl DeskActor {
                 self.carry_out(actions).await;
                 Ok(Answer::Games { text })
             }
-            other => Err(Refusal::new(
-                ErrorCode::State,
-                format!("{} is answered by a table, not the desk", other.keyword()),
-            )),
         }
     }
 
@@ -275,7 +271,7 @@ pub fn spawn(
         crate::table::name::TableName,
         std::sync::mpsc::Sender<String>,
     )>,
-) -> Result<crate::control::hub::TableHandle, String> {
+) -> Result<crate::control::hub::DeskHandle, String> {
     use crate::boards::Protocol;
     use crate::config::PegSource;
     use crate::io::link::Endpoint;
@@ -325,12 +321,9 @@ pub fn spawn(
         messages_file: config.state_dir.join("desk-messages"),
     };
     let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
-    let (events, _) = broadcast::channel(1);
     tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));
-    Ok(crate::control::hub::TableHandle {
-        name: Arc::from("desk"),
+    Ok(crate::control::hub::DeskHandle {
         requests: requests_tx,
-        events,
     })
 }
 

@@ -22,7 +22,7 @@ use crate::control::hub::TableHandle;
 use crate::correspondence::message::{self, Date, GameId, GameMessage, ParsedMessage, Verdict};
 use crate::io::mail_out::{MailQueue, Outgoing};
 use crate::io::maildir::{MailMessage, Maildir};
-use crate::table::control::{Command, Role};
+use crate::table::control::{Role, TableRequest};
 use crate::table::event::{MailEvent, TableEvent};
 use crate::table::state::DeskView;
 
@@ -214,7 +214,7 @@ impl MailDesk {
                         .ask(
                             Role::Arbiter,
                             Language::english(),
-                            Command::Penalty {
+                            TableRequest::Penalty {
                                 color: view.game.turn(),
                             },
                         )
@@ -256,7 +256,7 @@ impl MailDesk {
             .ask(
                 Role::Player(color),
                 Language::english(),
-                Command::Move { text: line },
+                TableRequest::Move { text: line },
             )
             .await;
         if let Err(refusal) = reply {

@@ -15,7 +15,7 @@ use crate::control::hub::Request;
 use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::LinkEvent;
 use crate::io::speech::{Speaker, Utterance};
-use crate::table::control::{ErrorCode, Refusal};
+use crate::table::control::{ErrorCode, ExportFormat, Refusal};
 use crate::table::event::TableEvent;
 use crate::table::state::{BoardId, DeskView, Effect, Input, Step, Table};
 
@@ -172,10 +172,10 @@ impl<J: Journal> TableActor<J> {
             && link.scored != Some(plies)
         {
             link.scored = Some(plies);
-            let brf = self.table.export("brf", self.table.settings().lang);
-            if let Some(text) = brf
-                && let Err(e) = write_atomically(&link.braille, &text)
-            {
+            let brf = self
+                .table
+                .export(ExportFormat::Brf, self.table.settings().lang);
+            if let Err(e) = write_atomically(&link.braille, &brf) {
                 tracing::warn!(table = self.table.name(), path = %link.braille.display(), error = %e, "the Braille score was not written");
             }
         }

@@ -155,7 +155,7 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
             .ask(
                 Role::Observer,
                 crate::chess::language::Language::english(),
-                crate::table::control::Command::Status,
+                crate::table::control::TableRequest::Status,
             )
             .await;
         if let Ok(Answer::Status(s)) = &status
@@ -208,7 +208,7 @@ async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> a
                     .ask(
                         Role::Observer,
                         crate::chess::language::Language::english(),
-                        crate::table::control::Command::Board,
+                        crate::table::control::TableRequest::Board,
                     )
                     .await;
                 let Ok(Answer::Position { fen }) = fen else {

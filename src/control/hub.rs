@@ -1,12 +1,14 @@
 //! The tables a daemon runs, as the network adapters see them: a request channel and an event
-//! feed per table. The control sessions (TCP and the page's WebSocket) talk to tables only here.
+//! feed per table, and the correspondence desk's request channel. The control sessions (TCP and
+//! the page's WebSocket) talk to tables and the desk only here; each channel carries only the
+//! requests its receiver answers.
 
 use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::chess::language::Language;
-use crate::table::control::{Command, ErrorCode, Refusal, Role};
+use crate::table::control::{DeskRequest, ErrorCode, Refusal, Role, TableRequest};
 use crate::table::event::TableEvent;
 use crate::table::reply::Reply;
 
@@ -15,9 +17,10 @@ pub const EVENT_BACKLOG: usize = 256;
 /// Requests waiting for one table before senders wait their turn.
 pub const REQUEST_BACKLOG: usize = 64;
 
-/// One request for a table, from a connection that has authenticated.
+/// One request for a table (or, as `Request<DeskRequest>`, for the correspondence desk), from a
+/// connection that has authenticated.
 #[derive(Debug)]
-pub struct Request {
+pub struct Request<R = TableRequest> {
     /// Who asks (the token's role). The control server has refused what the role may never
     /// do (an observer changing the game, `control::permitted_to_role`); the table checks the
     /// rest with its side to move, `control::permitted(role, &command, side_to_move)`, when it
@@ -25,9 +28,8 @@ pub struct Request {
     pub role: Role,
     /// The connection's language: SAN piece letters and spoken words of `move` text.
     pub lang: &'static Language,
-    /// What is asked. Connection-level requests (auth, lang, events, help, quit, table, tables)
-    /// never reach a table.
-    pub command: Command,
+    /// What is asked: by its type, a request the table (or the desk) answers.
+    pub command: R,
     /// The answer, typed; each transport writes it in its own form (`control::wire`).
     pub reply: oneshot::Sender<Reply>,
 }
@@ -47,20 +49,46 @@ pub struct TableHandle {
 impl TableHandle {
     /// Sends a request and waits for its reply; a table that has stopped answers with a refusal
     /// rather than leaving the caller waiting.
-    pub async fn ask(&self, role: Role, lang: &'static Language, command: Command) -> Reply {
-        let (reply, answer) = oneshot::channel();
-        let request = Request {
-            role,
-            lang,
-            command,
-            reply,
-        };
-        let stopped = || Refusal::new(ErrorCode::State, format!("table {} has stopped", self.name));
-        if self.requests.send(request).await.is_err() {
-            return Err(stopped());
-        }
-        answer.await.unwrap_or_else(|_| Err(stopped()))
+    pub async fn ask(&self, role: Role, lang: &'static Language, command: TableRequest) -> Reply {
+        ask(&self.requests, &self.name, role, lang, command).await
     }
+}
+
+/// The correspondence desk as the control sessions reach it: its request channel, which takes
+/// only the desk's requests.
+#[derive(Debug, Clone)]
+pub struct DeskHandle {
+    pub requests: mpsc::Sender<Request<DeskRequest>>,
+}
+
+impl DeskHandle {
+    /// Sends a request and waits for the desk's reply, as [`TableHandle::ask`].
+    pub async fn ask(&self, role: Role, lang: &'static Language, command: DeskRequest) -> Reply {
+        ask(&self.requests, "desk", role, lang, command).await
+    }
+}
+
+/// Sends a request on `requests` and waits for its reply; a receiver that has stopped answers
+/// with a refusal rather than leaving the caller waiting.
+async fn ask<R>(
+    requests: &mpsc::Sender<Request<R>>,
+    name: &str,
+    role: Role,
+    lang: &'static Language,
+    command: R,
+) -> Reply {
+    let (reply, answer) = oneshot::channel();
+    let request = Request {
+        role,
+        lang,
+        command,
+        reply,
+    };
+    let stopped = || Refusal::new(ErrorCode::State, format!("table {name} has stopped"));
+    if requests.send(request).await.is_err() {
+        return Err(stopped());
+    }
+    answer.await.unwrap_or_else(|_| Err(stopped()))
 }
 
 /// Every table of the daemon, in configuration order.
@@ -68,7 +96,7 @@ impl TableHandle {
 pub struct Hub {
     tables: Arc<Vec<TableHandle>>,
     /// The correspondence desk, which answers `focus` and `games` (`crate::app::desk`).
-    desk: Option<TableHandle>,
+    desk: Option<DeskHandle>,
 }
 
 impl Hub {
@@ -80,18 +108,14 @@ impl Hub {
     }
 
     /// The hub with the correspondence desk's request channel.
-    pub fn with_desk(mut self, desk: TableHandle) -> Hub {
+    pub fn with_desk(mut self, desk: DeskHandle) -> Hub {
         self.desk = Some(desk);
         self
     }
 
-    /// Where a request goes: the desk's requests to the desk (when there is one), the rest
-    /// to the table.
-    pub fn route(&self, table: &str, command: &Command) -> Option<&TableHandle> {
-        match &self.desk {
-            Some(desk) if command.for_desk() => Some(desk),
-            _ => self.get(table),
-        }
+    /// The correspondence desk, when the daemon runs one.
+    pub fn desk(&self) -> Option<&DeskHandle> {
+        self.desk.as_ref()
     }
 
     pub fn tables(&self) -> &[TableHandle] {

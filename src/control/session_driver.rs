@@ -15,7 +15,7 @@ use std::net::IpAddr;
 use crate::control::guessers::Guessers;
 use crate::control::hub::{EVENT_BACKLOG, Hub};
 use crate::control::session::{
-    self, Action, Answer, ControlSettings, Notice, SHUTDOWN_LINE, Session,
+    self, Action, Answer, ControlSettings, Notice, SHUTDOWN_LINE, Session, no_desk,
 };
 use crate::control::waiting_room::{DISPLACEABLE_AFTER_MS, WaitingRoom};
 use crate::io::clock;
@@ -424,6 +424,21 @@ impl ControlService {
         tracing::debug!(peer, "control connection closed");
     }
 
+    /// How a table or the desk answered: its line, unless it is not running (`None`) or does
+    /// not answer within the reply timeout.
+    async fn wait(
+        &self,
+        asked: Option<impl Future<Output = crate::table::reply::Reply>>,
+    ) -> Answer {
+        let Some(asked) = asked else {
+            return Answer::Stopped;
+        };
+        match tokio::time::timeout(self.settings.reply_timeout, asked).await {
+            Ok(reply) => Answer::Replied(reply),
+            Err(_) => Answer::TimedOut,
+        }
+    }
+
     /// Carries out a session's action: the lines to write, and whether to close after them.
     async fn perform(
         &self,
@@ -435,16 +450,21 @@ impl ControlService {
             Action::Reply(line) => (vec![Out::Line(line)], false),
             Action::Close(line) => (vec![Out::Line(line)], true),
             Action::Ask(ask) => {
-                let answer = match self.hub.route(&ask.table, &ask.command) {
-                    Some(table) => {
-                        let asked = table.ask(ask.role, ask.lang, ask.command);
-                        match tokio::time::timeout(self.settings.reply_timeout, asked).await {
-                            Ok(reply) => Answer::Replied(reply),
-                            Err(_) => Answer::TimedOut,
-                        }
-                    }
-                    None => Answer::Stopped,
+                let asked = (self.hub.get(&ask.table))
+                    .map(|table| table.ask(ask.role, ask.lang, ask.command));
+                let answer = self.wait(asked).await;
+                (
+                    vec![Out::Line(session.on_answer(&ask.table, answer))],
+                    false,
+                )
+            }
+            Action::AskDesk(ask) => {
+                let Some(desk) = self.hub.desk() else {
+                    return (vec![Out::Line(no_desk(&ask.command))], false);
                 };
+                let answer = self
+                    .wait(Some(desk.ask(ask.role, ask.lang, ask.command)))
+                    .await;
                 (
                     vec![Out::Line(session.on_answer(&ask.table, answer))],
                     false,

@@ -11,7 +11,7 @@
 use shakmaty::Position;
 
 use crate::board_feed::BoardFeed;
-use crate::control::{Command, Refusal, Role};
+use crate::control::{Refusal, Role, TableRequest as Command};
 use crate::corrections::{Observed, spoken};
 use crate::event::{BoardId, Listener, TableEvent, Urgency};
 use crate::reconcile::Side;

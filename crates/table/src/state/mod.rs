@@ -53,7 +53,7 @@ mod words;
 
 use crate::board_feed::min_opt;
 use crate::clock::{AnnounceSchedule, Clock, TimeControl};
-use crate::control::{Command, GameTag, Role as ControlRole};
+use crate::control::{GameTag, Role as ControlRole, TableRequest as Command};
 use crate::detector::TouchMove;
 pub use crate::event::{About, BoardId, Listener, Say, TableEvent, Urgency};
 use crate::name::TableName;

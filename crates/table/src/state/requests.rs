@@ -4,7 +4,7 @@
 
 use shakmaty::Color;
 
-use crate::control::{Command, ErrorCode, Refusal, Role, permitted};
+use crate::control::{ErrorCode, Refusal, Role, TableRequest as Command, permitted};
 use crate::event::{Listener, TableEvent, Urgency};
 use crate::record::{Record, Source};
 use crate::state::words::color_name;
@@ -89,40 +89,13 @@ impl Table {
             Command::Dispute { side } => self.answer_lag(now, role, *side, false, out),
             Command::Resolve { choice } => self.resolve(now, *choice, out),
             Command::Parse { text } => self.parse_request(text, lang),
-            Command::Export { format } => {
-                let text = self.export(format, lang).ok_or_else(|| {
-                    Refusal::new(
-                        ErrorCode::Syntax,
-                        format!("no export format {format:?}; pgn, iccf, braille or brf"),
-                    )
-                })?;
-                Ok(Answer::Export { text })
-            }
+            Command::Export { format } => Ok(Answer::Export {
+                text: self.export(*format, lang),
+            }),
             Command::Promote { piece } => Ok(self.promote(now, *piece, out)),
             Command::NewGame { fen } => self.new_game(now, fen.as_deref(), out),
             Command::Tag { tag, value } => self.set_tag(now, *tag, value, out),
-            Command::Auth { .. }
-            | Command::Events
-            | Command::Lang { .. }
-            | Command::Help
-            | Command::Quit
-            | Command::Table { .. }
-            | Command::Tables => Err(Refusal::new(
-                ErrorCode::Syntax,
-                format!(
-                    "{} is answered by the connection, not the table",
-                    command.keyword()
-                ),
-            )),
             Command::Leave { color, from, to } => self.leave(now, role, *color, from, to, out),
-            Command::Focus { .. } | Command::Games => Err(Refusal::new(
-                ErrorCode::State,
-                format!(
-                    "{} is answered by the correspondence desk, and this daemon has no \
-                     correspondence table",
-                    command.keyword()
-                ),
-            )),
         }
     }
 

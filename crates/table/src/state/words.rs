@@ -4,7 +4,7 @@
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::clock::Bonus;
-use crate::control::GameTag;
+use crate::control::{ExportFormat, GameTag};
 use crate::corrections::Observed;
 use crate::event::{About, Listener, Say, TableEvent, Urgency};
 use crate::reconcile::Side;
@@ -335,27 +335,23 @@ impl Table {
 
     /// The game in an export format: PGN (English SAN, clock comments), the ICCF numeric
     /// score, or the Braille scoresheet in the reader's notation (Unicode or BRF).
-    pub fn export(&self, format: &str, lang: &Language) -> Option<String> {
+    pub fn export(&self, format: ExportFormat, lang: &Language) -> String {
         let mode = self.state.game.castling_mode();
         let style = Style::new(lang);
         let headers = self.headers();
         let sheet = self.state.scoresheet();
-        match format.to_ascii_lowercase().as_str() {
-            "pgn" => Some(sheet.to_pgn(&headers)),
-            "iccf" => Some(sheet.to_iccf(Some(&headers), |pos, m| {
+        let braille = || {
+            sheet.to_braille(&headers, |pos, m| {
+                format_move(pos, mode, m, Notation::San, &style)
+            })
+        };
+        match format {
+            ExportFormat::Pgn => sheet.to_pgn(&headers),
+            ExportFormat::Iccf => sheet.to_iccf(Some(&headers), |pos, m| {
                 format_move(pos, mode, m, Notation::Iccf, &style)
-            })),
-            f @ ("braille" | "brf") => {
-                let doc = sheet.to_braille(&headers, |pos, m| {
-                    format_move(pos, mode, m, Notation::San, &style)
-                });
-                Some(if f == "brf" {
-                    doc.to_brf()
-                } else {
-                    doc.to_unicode()
-                })
-            }
-            _ => None,
+            }),
+            ExportFormat::Braille => braille().to_unicode(),
+            ExportFormat::Brf => braille().to_brf(),
         }
     }
 

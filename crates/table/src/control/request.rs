@@ -1,0 +1,258 @@
+//! The requests, typed by who answers them: the connection itself, the correspondence desk, or
+//! the connection's table. A request for the connection or the desk is not a [`TableRequest`],
+//! so it never reaches a table. Each request's keyword, example, access and parser are declared
+//! once, in `vocabulary`.
+
+use std::fmt;
+
+use shakmaty::Color;
+
+use crate::reconcile::Side;
+use annabella_chess::game::GameResult;
+
+/// One request line, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// Answered by the connection (the control session), never sent on.
+    Connection(ConnectionRequest),
+    /// Answered by the correspondence desk.
+    Desk(DeskRequest),
+    /// Answered by the connection's table.
+    Table(TableRequest),
+}
+
+/// A request about the connection itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConnectionRequest {
+    Auth {
+        token: String,
+    },
+    /// Subscribe to everything that happens, one line per event.
+    Events,
+    /// The connection's language for SAN input and spoken words.
+    Lang {
+        code: String,
+    },
+    /// Select the table this connection talks to.
+    Table {
+        name: String,
+    },
+    /// List the tables the connection's token may use.
+    Tables,
+    Help,
+    Quit,
+}
+
+/// A request for the correspondence desk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeskRequest {
+    /// Turn the correspondence desk's peg board to this table's game.
+    Focus { table: String },
+    /// The correspondence games in words: whose move in each, the messages waiting.
+    Games,
+}
+
+/// A request for a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableRequest {
+    /// A move in any notation of the core, read in the connection's language.
+    Move {
+        text: String,
+    },
+    Board,
+    /// The position after this many half-moves of the game (`board 12`), for a page stepping
+    /// through the record.
+    BoardAt {
+        ply: usize,
+    },
+    Clock,
+    /// Both clocks for a screen (`clock quiet`): never spoken, so a page that refreshes its
+    /// clocks does not talk to the blind player.
+    ClockQuiet,
+    Sheet,
+    Status,
+    OfferDraw,
+    /// A draw claim, optionally with the move the claimant writes (FIDE 9.2, 9.3).
+    ClaimDraw {
+        intended: Option<String>,
+    },
+    Resign,
+    /// A slip of the tongue corrected before the opponent's clock started (D.2.8).
+    Undo,
+    /// The table's whole state as one JSON object, for a page (`PageView`).
+    View,
+    /// Days of leave in a correspondence game: `leave white 2026-12-20 2027-01-05`.
+    Leave {
+        color: Color,
+        from: String,
+        to: String,
+    },
+    /// The piece for a pending promotion (a pawn on the last rank of a board, waiting).
+    Promote {
+        piece: shakmaty::Role,
+    },
+    /// Reads a move without playing it: what the table would understand (a preview).
+    Parse {
+        text: String,
+    },
+    /// The game so far in a format; the reply carries the text as one JSON string.
+    Export {
+        format: ExportFormat,
+    },
+    /// The arbiter changes a clock by `delta_ms` (7.1, after an irregularity).
+    Adjust {
+        color: Color,
+        delta_ms: i64,
+    },
+    /// The arbiter rules that `color` completed an illegal move (7.5.5): the first time the
+    /// opponent gets two minutes (one in rapid), the second time `color` loses.
+    Penalty {
+        color: Color,
+    },
+    /// The arbiter declares the result (one offered on the e-board with DGT's kings gesture,
+    /// or one he decided); the game ends with it.
+    Result {
+        result: GameResult,
+    },
+    /// What each physical board shows: the peg board's occupancy and the pieces believed in its
+    /// holes, the e-board's pieces.
+    Boards,
+    /// One player's own scoresheet (a: the blind player's, b: the sighted player's).
+    SheetOf {
+        side: Side,
+    },
+    /// Enter or correct a player's scoresheet: the whole sheet as a move list in any notation
+    /// (FIDE D.2.9 compares the sheets as moves).
+    Record {
+        side: Side,
+        moves: String,
+    },
+    /// The lagging player confirms the moves read out to him: they go on his sheet.
+    Confirm {
+        side: Side,
+    },
+    /// The lagging player disputes them: the sheets differ.
+    Dispute {
+        side: Side,
+    },
+    /// The arbiter decides a proposed resolution: confirm it, or take back to another ply.
+    Resolve {
+        choice: Resolve,
+    },
+    /// The arbiter begins the next game at the table once the last one is over: from the
+    /// standard position, or from a FEN.
+    NewGame {
+        fen: Option<String>,
+    },
+    /// A PGN tag of the current game (`white`, `black`, `event`, `site`, `round`): the players'
+    /// names and the event, for the scoresheet.
+    Tag {
+        tag: GameTag,
+        value: String,
+    },
+    /// The arbiter stops the clocks (6.11.1).
+    Pause,
+    /// The arbiter restarts them.
+    Resume,
+}
+
+/// The formats `export` writes the game in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExportFormat {
+    /// PGN: English SAN with clock comments.
+    Pgn,
+    /// The ICCF numeric score.
+    Iccf,
+    /// The Braille scoresheet in the reader's notation, as Unicode Braille.
+    Braille,
+    /// The same as a `.brf` file (ASCII Braille).
+    Brf,
+}
+
+impl ExportFormat {
+    pub const ALL: [ExportFormat; 4] = [
+        ExportFormat::Pgn,
+        ExportFormat::Iccf,
+        ExportFormat::Braille,
+        ExportFormat::Brf,
+    ];
+
+    /// As the request writes it (`pgn`), in either case.
+    pub fn parse(word: &str) -> Option<ExportFormat> {
+        ExportFormat::ALL
+            .into_iter()
+            .find(|f| f.keyword().eq_ignore_ascii_case(word))
+    }
+
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ExportFormat::Pgn => "pgn",
+            ExportFormat::Iccf => "iccf",
+            ExportFormat::Braille => "braille",
+            ExportFormat::Brf => "brf",
+        }
+    }
+}
+
+impl fmt::Display for ExportFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+/// The longest text of a PGN tag set over the control interface.
+pub const MAX_TAG_CHARS: usize = 100;
+
+/// The PGN tags a table's game carries besides those it writes itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GameTag {
+    White,
+    Black,
+    Event,
+    Site,
+    Round,
+}
+
+impl GameTag {
+    pub const ALL: [GameTag; 5] = [
+        GameTag::White,
+        GameTag::Black,
+        GameTag::Event,
+        GameTag::Site,
+        GameTag::Round,
+    ];
+
+    pub fn parse(word: &str) -> Option<GameTag> {
+        GameTag::ALL
+            .into_iter()
+            .find(|t| t.keyword().eq_ignore_ascii_case(word))
+    }
+
+    /// As the request and the journal write it (`white`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            GameTag::White => "white",
+            GameTag::Black => "black",
+            GameTag::Event => "event",
+            GameTag::Site => "site",
+            GameTag::Round => "round",
+        }
+    }
+}
+
+impl fmt::Display for GameTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+/// The arbiter's decision on a proposed takeback (D.2.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolve {
+    /// As proposed: back to the last move both sheets agree on, clocks as recorded there.
+    Confirm,
+    /// Back to after this many half-moves instead.
+    Override { plies: usize },
+    /// No takeback: the proposal is dropped.
+    Reject,
+}
