@@ -5,7 +5,7 @@
 use annabella::boards::{BoardKey, SensorEvent};
 use annabella::chess::language::Language;
 use annabella::chess::notation::Verbosity;
-use annabella::control::wire::{event_line, reply_line};
+use annabella::control::wire::{RefusalLine, event_line, reply_line};
 use annabella::table::clock::AnnounceSchedule;
 use annabella::table::control::{GameTag, Role, TableRequest as Command};
 use annabella::table::record::Record;

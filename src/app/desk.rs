@@ -170,7 +170,7 @@ impl DeskActor {
                         ErrorCode::Syntax,
                         format!(
                             "no correspondence table {:?}; the desk has {}",
-                            crate::table::control::one_line(table),
+                            crate::control::wire::one_line(table),
                             names.join(", ")
                         ),
                     ))

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use crate::boards::Millis;
 use crate::chess::language::Language;
 use crate::control::rate_limit::RateLimiter;
-use crate::control::wire::reply_line;
+use crate::control::wire::{RefusalLine, ok_line, one_line, reply_line};
 use crate::io::lines::Line;
 use crate::io::tokens::{Grant, Tokens};
 use crate::table::control::{
     self, ConnectionRequest, DeskRequest, ErrorCode, KEYWORDS, MAX_LINE_BYTES, Refusal, Request,
-    RequestSpec, Role, TableRequest, ok_line, one_line,
+    RequestSpec, Role, TableRequest,
 };
 use crate::table::reply::Reply;
 

@@ -495,7 +495,10 @@ async fn audio(
     // The control sessions' own check: a wrong token and a table the token may not use are
     // refused with the line a session would give.
     if let Err(refusal) = shared.control.authorize(token, &table) {
-        return refuse(StatusCode::FORBIDDEN, &refusal.line());
+        return refuse(
+            StatusCode::FORBIDDEN,
+            &crate::control::wire::RefusalLine::line(&refusal),
+        );
     }
     let Some(path) = newest_record(&shared.settings.wav_dirs, &table).await else {
         return refuse(
@@ -601,6 +604,7 @@ fn is_inside(path: &Path, dirs: &[PathBuf]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::control::wire::RefusalLine;
 
     #[test]
     fn one_message_is_one_request() {

@@ -12,4 +12,4 @@ pub mod reply;
 
 pub use event::{conclusion_text, event_fields, event_json, event_line};
 pub use page::view_json;
-pub use reply::{answer_text, reply_line};
+pub use reply::{RefusalLine, answer_text, ok_line, one_line, reply_line};

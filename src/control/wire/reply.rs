@@ -7,8 +7,36 @@ use std::fmt;
 use shakmaty::Color;
 
 use crate::chess::scoresheet::format_clock;
-use crate::table::control::ok_line;
+use crate::table::control::Refusal;
 use crate::table::reply::{Answer, BoardStatus, BoardSync, Reply};
+
+/// A refusal's line: `error <code> <message>`, without its line feed.
+pub trait RefusalLine {
+    fn line(&self) -> String;
+}
+
+impl RefusalLine for Refusal {
+    fn line(&self) -> String {
+        format!("error {} {}", self.code.as_str(), one_line(&self.message))
+    }
+}
+
+/// A successful reply line: `ok` and what it says.
+pub fn ok_line(text: &str) -> String {
+    if text.is_empty() {
+        "ok".to_owned()
+    } else {
+        format!("ok {}", one_line(text))
+    }
+}
+
+/// Replies and events are one line each: control characters (a newline in a move text echoed
+/// back, say) become spaces.
+pub fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
 
 /// The reply's line in the control protocol.
 pub fn reply_line(reply: &Reply) -> String {
@@ -221,6 +249,38 @@ fn json_string(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::table::reply::{BoardStatus, BoardSync, Status};
+
+    #[test]
+    fn a_reply_is_always_one_line() {
+        use crate::table::control::ErrorCode;
+        assert!(!Refusal::new(ErrorCode::Move, "a\nb").line().contains('\n'));
+        assert_eq!(ok_line("e2e4 e4"), "ok e2e4 e4");
+    }
+
+    /// Refusals of who may do what, as their lines read.
+    #[test]
+    fn who_may_do_what_reads_as_documented() {
+        use crate::table::control::{Role, TableRequest, permitted, permitted_to_role};
+        use shakmaty::Color;
+        let mv = TableRequest::Move { text: "e4".into() };
+        let refused = permitted(Role::Player(Color::Black), &mv, Color::White).unwrap_err();
+        assert_eq!(
+            refused.line(),
+            "error forbidden you play black; it is white's move"
+        );
+        assert_eq!(
+            permitted_to_role(Role::Observer, TableRequest::Resign.spec())
+                .unwrap_err()
+                .line(),
+            "error forbidden an observer may only read; resign changes the game"
+        );
+        assert_eq!(
+            permitted(Role::Assistant, &TableRequest::Pause, Color::White)
+                .unwrap_err()
+                .line(),
+            "error forbidden only the arbiter may pause; you are assistant"
+        );
+    }
 
     #[test]
     fn replies_read_as_documented() {

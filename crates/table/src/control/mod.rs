@@ -20,7 +20,7 @@ pub mod vocabulary;
 
 pub use arguments::promotion_piece;
 pub use permissions::{Role, permitted, permitted_to_role};
-pub use refusal::{ErrorCode, Refusal, ok_line, one_line};
+pub use refusal::{ErrorCode, Refusal};
 pub use request::{
     ConnectionRequest, DeskRequest, ExportFormat, GameTag, MAX_TAG_CHARS, Request, Resolve,
     TableRequest,

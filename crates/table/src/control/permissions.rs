@@ -102,10 +102,8 @@ mod tests {
         let mv = TableRequest::Move { text: "e4".into() };
         assert!(permitted(Role::Player(Color::White), &mv, Color::White).is_ok());
         let refused = permitted(Role::Player(Color::Black), &mv, Color::White).unwrap_err();
-        assert_eq!(
-            refused.line(),
-            "error forbidden you play black; it is white's move"
-        );
+        assert_eq!(refused.code, ErrorCode::Forbidden);
+        // The refusals' lines are checked where they are written (`control::wire::reply`).
         assert_eq!(
             permitted(Role::Observer, &mv, Color::White)
                 .unwrap_err()
@@ -114,12 +112,7 @@ mod tests {
         );
         assert!(permitted(Role::Observer, &TableRequest::Board, Color::White).is_ok());
         assert!(permitted_to_role(Role::Observer, ConnectionRequest::Tables.spec()).is_ok());
-        assert_eq!(
-            permitted_to_role(Role::Observer, TableRequest::Resign.spec())
-                .unwrap_err()
-                .line(),
-            "error forbidden an observer may only read; resign changes the game"
-        );
+        assert!(permitted_to_role(Role::Observer, TableRequest::Resign.spec()).is_err());
         assert!(permitted_to_role(Role::Player(Color::Black), mv.spec()).is_ok());
         assert!(permitted(Role::Assistant, &mv, Color::Black).is_ok());
         assert!(permitted(Role::Arbiter, &TableRequest::Resign, Color::Black).is_ok());
@@ -131,12 +124,7 @@ mod tests {
             )
             .is_ok()
         );
-        assert_eq!(
-            permitted(Role::Assistant, &TableRequest::Pause, Color::White)
-                .unwrap_err()
-                .line(),
-            "error forbidden only the arbiter may pause; you are assistant"
-        );
+        assert!(permitted(Role::Assistant, &TableRequest::Pause, Color::White).is_err());
         assert_eq!("assistant".parse::<Role>(), Ok(Role::Assistant));
         assert!("king".parse::<Role>().is_err());
     }

@@ -1,5 +1,5 @@
-//! The reply side of the control language as the core writes it: why a request is refused (the
-//! error codes), the refusal itself, and the `ok …` line.
+//! Why a request is refused: the error codes and the refusal itself, as values. Their line
+//! (`error <code> <message>`) is written at the edge (`annabella::control::wire`).
 
 /// Why a request is refused; the code is the reply's second word.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,37 +45,18 @@ impl Refusal {
             message: message.into(),
         }
     }
-
-    /// The reply line, without its line feed; the message never contains one.
-    pub fn line(&self) -> String {
-        format!("error {} {}", self.code.as_str(), one_line(&self.message))
-    }
 }
 
-/// A successful reply line: `ok` and what it says.
-pub fn ok_line(text: &str) -> String {
-    if text.is_empty() {
-        "ok".to_owned()
-    } else {
-        format!("ok {}", one_line(text))
-    }
-}
-
-/// Replies are one line each: control characters (a newline in a move text echoed back, say)
-/// become spaces.
-pub fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
-
+/// The core's tests read refusals as the control line writes them, as a client would; the one
+/// encoder the daemon uses is `annabella::control::wire::RefusalLine`, which this mirrors.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_reply_is_always_one_line() {
-        assert!(!Refusal::new(ErrorCode::Move, "a\nb").line().contains('\n'));
-        assert_eq!(ok_line("e2e4 e4"), "ok e2e4 e4");
+impl Refusal {
+    pub(crate) fn line(&self) -> String {
+        let message: String = self
+            .message
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        format!("error {} {message}", self.code.as_str())
     }
 }
