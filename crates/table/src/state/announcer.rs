@@ -7,8 +7,11 @@
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::clock::{Bonus, TimeControl};
-use crate::event::{About, Listener, Say, Urgency};
+use crate::corrections::{Correction, spoken};
+use crate::event::{About, BoardId, Listener, Say, Urgency};
+use crate::reconcile::Side;
 use crate::state::TableSettings;
+use crate::state::board_pair::LinkNews;
 use annabella_chess::game::{DrawReason, EndReason, Game, GameEnd};
 use annabella_chess::language::Language;
 use annabella_chess::notation::{Style, Verbosity};
@@ -86,6 +89,69 @@ impl Announcer {
             about,
             lang: self.lang.code(),
         }
+    }
+
+    /// A board differs from the game: `header` (what is wrong) with the first correction
+    /// only, urgently to its player; the next ones follow as he makes them.
+    pub fn guide(&mut self, board: BoardId, header: String, first: Option<&Correction>) -> Say {
+        let mut words = vec![header];
+        words.extend(first.map(|c| spoken(c, self.vocab())));
+        self.say(
+            listener_of(board),
+            words.join(". "),
+            Urgency::Urgent,
+            About::Other,
+        )
+    }
+
+    /// The correction said last is done: the next one, to the board's player.
+    pub fn next_correction(&mut self, board: BoardId, next: &Correction) -> Say {
+        let text = spoken(next, self.vocab());
+        self.say(listener_of(board), text, Urgency::Polite, About::Other)
+    }
+
+    /// The board that differed shows the game again ("Brett stimmt wieder"), with the move the
+    /// peg board still owes (`owed`, its words).
+    pub fn board_correct(&mut self, board: BoardId, owed: Option<String>) -> Say {
+        let mut words = vec![self.word("board_correct")];
+        words.extend(owed);
+        self.say(
+            listener_of(board),
+            words.join(". "),
+            Urgency::Polite,
+            About::Other,
+        )
+    }
+
+    /// A board's link news, to its player: a loss urgently. At a game by mail nothing: the
+    /// desk's board comes and goes with the focus, and the desk says what happens.
+    pub fn link(&mut self, board: BoardId, news: LinkNews) -> Option<Say> {
+        let (event, urgency) = match news {
+            _ if self.correspondence.is_some() => return None,
+            LinkNews::Reconnected => (Event::BoardReconnected, Urgency::Polite),
+            LinkNews::Disconnected => (Event::BoardDisconnected, Urgency::Urgent),
+            LinkNews::Quiet => return None,
+        };
+        let text = event_phrase(event, self.vocab());
+        Some(self.say(listener_of(board), text, urgency, About::Other))
+    }
+
+    /// `side`'s sheet lags: the moves missing from it (`read_out`, his words) to its writer.
+    pub fn sheet_lags(&mut self, side: Side, read_out: &[String]) -> Say {
+        let listener = match side {
+            Side::A => Listener::BlindPlayer,
+            Side::B => Listener::Opponent,
+        };
+        let mut words = vec![self.word("sheet_lags")];
+        words.extend(read_out.iter().cloned());
+        self.say(listener, words.join(". "), Urgency::Polite, About::Other)
+    }
+
+    /// A word of the two-sheet procedure everyone must hear at once (the sheets differ, the
+    /// arbiter's decision on the takeback): everyone was told "the arbiter decides".
+    pub fn urgent_to_everyone(&mut self, key: &str) -> Say {
+        let text = self.word(key);
+        self.say(Listener::Everyone, text, Urgency::Urgent, About::Other)
     }
 
     /// A move just played from `before` by `mover`, to whoever must hear it: the blind
@@ -293,6 +359,14 @@ impl Announcer {
     }
 }
 
+/// Who hears about a board: its player.
+pub(super) fn listener_of(board: BoardId) -> Listener {
+    match board {
+        BoardId::Peg => Listener::BlindPlayer,
+        BoardId::Normal => Listener::Opponent,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,6 +444,37 @@ mod tests {
         assert!(urgent.text.ends_with(&terse.text));
         assert_ne!(urgent.text, terse.text);
         assert_eq!(a.last_to_blind(), Some(terse.text.as_str()));
+    }
+
+    #[test]
+    fn a_board_is_guided_urgently_and_a_link_at_a_game_by_mail_is_the_desks_to_say() {
+        let mut a = announcer(Color::White, |_| {});
+        let fix = Correction::Place {
+            square: shakmaty::Square::E2,
+            piece: shakmaty::Piece::from_char('P').unwrap(),
+        };
+        let guide = a.guide(BoardId::Peg, "Mismatch".to_owned(), Some(&fix));
+        assert_eq!(
+            (guide.listener, guide.urgency),
+            (Listener::BlindPlayer, Urgency::Urgent)
+        );
+        assert!(guide.text.starts_with("Mismatch. "), "{}", guide.text);
+        assert!(
+            guide
+                .text
+                .ends_with(&a.next_correction(BoardId::Peg, &fix).text)
+        );
+        let lost = a.link(BoardId::Normal, LinkNews::Disconnected).unwrap();
+        assert_eq!(
+            (lost.listener, lost.urgency),
+            (Listener::Opponent, Urgency::Urgent)
+        );
+        assert_eq!(a.link(BoardId::Normal, LinkNews::Quiet), None);
+        let mut mail = announcer(Color::White, |s| s.correspondence = Some("G7".into()));
+        assert_eq!(mail.link(BoardId::Peg, LinkNews::Disconnected), None);
+        let lags = a.sheet_lags(Side::B, &["e4".to_owned()]);
+        assert_eq!(lags.listener, Listener::Opponent);
+        assert!(lags.text.ends_with(". e4"), "{}", lags.text);
     }
 
     #[test]

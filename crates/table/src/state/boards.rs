@@ -12,21 +12,14 @@ use crate::corrections::Correction;
 use crate::detector::Conclusion;
 use crate::event::{BoardId, Listener, TableEvent, Urgency};
 use crate::record::{Record, Source};
-use crate::state::board_pair::{Guidance, LinkNews};
+use crate::state::announcer::listener_of;
+use crate::state::board_pair::Guidance;
 use crate::state::{Now, Step, Table};
 use annabella_boards::{SensorEvent, Timed};
 use annabella_chess::language::Language;
 use annabella_chess::notation::{Notation, Style, format_move};
 use annabella_chess::phrases::{Event, RefusalReason, event_phrase, refusal_phrase};
 use annabella_chess::vocabulary::fill;
-
-/// Who hears about a board: its player.
-pub(super) fn listener_of(board: BoardId) -> Listener {
-    match board {
-        BoardId::Peg => Listener::BlindPlayer,
-        BoardId::Normal => Listener::Opponent,
-    }
-}
 
 impl Table {
     pub(super) fn feed(
@@ -293,11 +286,13 @@ impl Table {
             return;
         }
         out.event(TableEvent::InSync { board });
-        let mut words = vec![self.announcer.word("board_correct")];
-        if board == BoardId::Peg {
-            words.extend(self.owed_phrase());
-        }
-        self.say(listener_of(board), words.join(". "), Urgency::Polite, out);
+        let owed = if board == BoardId::Peg {
+            self.owed_phrase()
+        } else {
+            None
+        };
+        let say = self.announcer.board_correct(board, owed);
+        out.event(TableEvent::Say(say));
     }
 
     /// The board differs from the game: say so, with the first correction only; the next
@@ -310,9 +305,8 @@ impl Table {
         out: &mut Step,
     ) {
         let first = self.boards.guide(board, fixes);
-        let mut words = vec![header];
-        words.extend(first.map(|c| crate::corrections::spoken(&c, self.announcer.vocab())));
-        self.say(listener_of(board), words.join(". "), Urgency::Urgent, out);
+        let say = self.announcer.guide(board, header, first.as_ref());
+        out.event(TableEvent::Say(say));
         out.event(TableEvent::Guide {
             board,
             corrections: fixes.to_vec(),
@@ -327,8 +321,8 @@ impl Table {
             Guidance::Nothing => {}
             Guidance::InSync => self.back_in_sync(board, out),
             Guidance::Next(c) => {
-                let text = crate::corrections::spoken(&c, self.announcer.vocab());
-                self.say(listener_of(board), text, Urgency::Polite, out);
+                let say = self.announcer.next_correction(board, &c);
+                out.event(TableEvent::Say(say));
             }
         }
     }
@@ -342,16 +336,9 @@ impl Table {
             up,
             detail: detail.to_owned(),
         });
-        let listener = listener_of(board);
-        // The desk's board comes and goes with the focus; the desk says what happens.
-        let (event, urgency) = match news {
-            _ if self.settings.correspondence.is_some() => return,
-            LinkNews::Reconnected => (Event::BoardReconnected, Urgency::Polite),
-            LinkNews::Disconnected => (Event::BoardDisconnected, Urgency::Urgent),
-            LinkNews::Quiet => return,
-        };
-        let text = event_phrase(event, self.announcer.vocab());
-        self.say(listener, text, urgency, out);
+        if let Some(say) = self.announcer.link(board, news) {
+            out.event(TableEvent::Say(say));
+        }
     }
 
     /// A promotion piece chosen on the control interface: as if the peg board's key had been

@@ -18,6 +18,10 @@ pub(super) struct KeyContext {
     pub now_ms: Millis,
     /// Half-moves played.
     pub plies: usize,
+    /// Half-moves the peg board shows (fewer than `plies` while it owes the opponent's move).
+    pub owed_ply: usize,
+    /// The peg board differs from the game (its player is being guided back).
+    pub differs: bool,
     pub over: bool,
     /// The blind player's side is to move.
     pub his_turn: bool,
@@ -72,8 +76,9 @@ impl KeyWord {
 pub(super) enum KeyAnswer {
     /// `KQ` `KR` `KB` `KN`: the detector's to read (the promotion choice).
     Promotion(Role),
-    /// `KA`: the move the board owes, the correction said last, or the last move.
-    Again,
+    /// `KA` while the board differs: what he heard last (the correction), or else the last
+    /// move.
+    LastSaid,
     /// `KT`: both clocks, whose turn, the moves to the control.
     Time,
     /// `KO`: his own time.
@@ -105,7 +110,7 @@ impl KeyStrip {
         let armed = self.resign_armed_at.take();
         match key {
             BoardKey::Promote(role) => KeyAnswer::Promotion(role),
-            BoardKey::Repeat => KeyAnswer::Again,
+            BoardKey::Repeat => Self::again(at),
             BoardKey::Time => KeyAnswer::Time,
             BoardKey::OwnTime => KeyAnswer::OwnTime,
             BoardKey::History => self.history(history, at.plies),
@@ -122,6 +127,22 @@ impl KeyStrip {
             // other games to turn to.
             BoardKey::NextGame | BoardKey::ListGames => KeyAnswer::Say(KeyWord::NotPossible),
             BoardKey::Other(_) => KeyAnswer::Say(KeyWord::Unknown),
+        }
+    }
+
+    /// `KA`: the move the board still owes (the opponent's, to replicate); while the board
+    /// differs from the game, the correction said last; otherwise the game's last move. Never
+    /// a confirmation such as "in Ordnung", which says nothing about the game.
+    fn again(at: KeyContext) -> KeyAnswer {
+        if at.owed_ply < at.plies {
+            KeyAnswer::Move(at.owed_ply)
+        } else if at.differs {
+            KeyAnswer::LastSaid
+        } else {
+            match at.plies.checked_sub(1) {
+                Some(last) => KeyAnswer::Move(last),
+                None => KeyAnswer::Say(KeyWord::NoMove),
+            }
         }
     }
 
@@ -163,6 +184,8 @@ mod tests {
         KeyContext {
             now_ms,
             plies,
+            owed_ply: plies,
+            differs: false,
             over: false,
             his_turn: true,
             sheet_lags: false,
@@ -210,7 +233,7 @@ mod tests {
         // Another key between the presses cancels the first.
         assert_eq!(
             strip.press(BoardKey::Repeat, at(25_500, 10)),
-            KeyAnswer::Again
+            KeyAnswer::Move(9)
         );
         assert_eq!(strip.press(BoardKey::Resign, at(26_000, 10)), ask);
         let over = KeyContext {
@@ -220,6 +243,27 @@ mod tests {
         assert_eq!(
             strip.press(BoardKey::Resign, over),
             KeyAnswer::Say(KeyWord::GameOver)
+        );
+    }
+
+    #[test]
+    fn again_says_the_owed_move_then_the_correction_then_the_last_move() {
+        let mut strip = KeyStrip::default();
+        let owes = KeyContext {
+            owed_ply: 6,
+            differs: true,
+            ..at(0, 7)
+        };
+        assert_eq!(strip.press(BoardKey::Repeat, owes), KeyAnswer::Move(6));
+        let differs = KeyContext {
+            differs: true,
+            ..at(0, 7)
+        };
+        assert_eq!(strip.press(BoardKey::Repeat, differs), KeyAnswer::LastSaid);
+        assert_eq!(strip.press(BoardKey::Repeat, at(0, 7)), KeyAnswer::Move(6));
+        assert_eq!(
+            strip.press(BoardKey::Repeat, at(0, 0)),
+            KeyAnswer::Say(KeyWord::NoMove)
         );
     }
 

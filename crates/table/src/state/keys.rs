@@ -28,6 +28,8 @@ impl Table {
         let at = KeyContext {
             now_ms: now.table_ms,
             plies: game.ply_count(),
+            owed_ply: self.boards.peg.feed.detector().board_ply(),
+            differs: self.boards.peg.differs,
             over: game.is_over(),
             his_turn: game.turn() == self.settings.peg_side,
             sheet_lags: self.state.sheets.lagging() == Some(Side::A),
@@ -54,7 +56,13 @@ impl Table {
         out.event(TableEvent::Key(key));
         match answer {
             KeyAnswer::Promotion(_) => {}
-            KeyAnswer::Again => self.key_again(out),
+            KeyAnswer::LastSaid => {
+                let text = match self.announcer.last_to_blind() {
+                    Some(said) => said.to_owned(),
+                    None => self.last_move_words(),
+                };
+                self.tell(text, out);
+            }
             KeyAnswer::Time => self.key_time(now, out),
             KeyAnswer::OwnTime => {
                 let left = self
@@ -68,6 +76,7 @@ impl Table {
                 self.tell(text, out);
             }
             KeyAnswer::Move(ply) => {
+                // Always a move of the game: the words are there.
                 let text = self
                     .announcer
                     .numbered_move(&self.state.game, ply)
@@ -103,29 +112,13 @@ impl Table {
         self.say(Listener::BlindPlayer, text, Urgency::Polite, out);
     }
 
-    /// `KA`: the move the board still owes (the opponent's, to replicate); while the board
-    /// differs from the game, the correction said last; otherwise the game's last move. Never
-    /// a confirmation such as "in Ordnung", which says nothing about the game.
-    fn key_again(&mut self, out: &mut Step) {
-        let plies = self.state.game.ply_count();
-        let owed = self.boards.peg.feed.detector().board_ply();
-        let correction = self
-            .boards
-            .peg
-            .differs
-            .then(|| self.announcer.last_to_blind().map(str::to_owned))
-            .flatten();
-        let text = if owed < plies {
-            self.announcer.numbered_move(&self.state.game, owed)
-        } else if correction.is_some() {
-            correction
-        } else {
-            plies
-                .checked_sub(1)
-                .and_then(|last| self.announcer.numbered_move(&self.state.game, last))
-        };
-        let text = text.unwrap_or_else(|| self.announcer.word("key_no_move"));
-        self.tell(text, out);
+    /// The game's last move numbered, or that there is none.
+    fn last_move_words(&self) -> String {
+        let game = &self.state.game;
+        game.ply_count()
+            .checked_sub(1)
+            .and_then(|last| self.announcer.numbered_move(game, last))
+            .unwrap_or_else(|| self.announcer.word(KeyWord::NoMove.key()))
     }
 
     /// `KT`: both clocks and the moves played, whose turn, and the moves he still has to

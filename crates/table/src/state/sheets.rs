@@ -91,8 +91,8 @@ impl Table {
                 }
                 out.event(TableEvent::Resolution(ResolutionEvent::Rejected));
                 // Everyone was told "the arbiter decides": everyone hears the decision.
-                let text = self.announcer.word("takeback_rejected");
-                self.say(Listener::Everyone, text, Urgency::Urgent, out);
+                let say = self.announcer.urgent_to_everyone("takeback_rejected");
+                out.event(TableEvent::Say(say));
                 return Ok(Answer::TakebackDropped);
             }
             Resolve::Confirm => {
@@ -125,8 +125,8 @@ impl Table {
             white_ms: r.white_ms,
             black_ms: r.black_ms,
         });
-        let text = self.announcer.word("takeback_done");
-        self.say(Listener::Everyone, text, Urgency::Urgent, out);
+        let say = self.announcer.urgent_to_everyone("takeback_done");
+        out.event(TableEvent::Say(say));
         Ok(Answer::TakenBack {
             plies,
             white_ms: r.white_ms,
@@ -219,13 +219,8 @@ impl Table {
                     side: *side,
                     missing: missing.iter().map(|&m| self.uci(m).to_string()).collect(),
                 }));
-                let listener = match side {
-                    Side::A => Listener::BlindPlayer,
-                    Side::B => Listener::Opponent,
-                };
-                let mut words = vec![self.announcer.word("sheet_lags")];
-                words.extend(read_out.iter().cloned());
-                self.say(listener, words.join(". "), Urgency::Polite, out);
+                let say = self.announcer.sheet_lags(*side, read_out);
+                out.event(TableEvent::Say(say));
             }
             Decision::Differ { plies } => {
                 let (white, black) = match &r.clocks {
@@ -239,8 +234,8 @@ impl Table {
                     used_white_ms: white,
                     used_black_ms: black,
                 }));
-                let text = self.announcer.word("sheets_differ");
-                self.say(Listener::Everyone, text, Urgency::Urgent, out);
+                let say = self.announcer.urgent_to_everyone("sheets_differ");
+                out.event(TableEvent::Say(say));
             }
         }
         decision.summary()
