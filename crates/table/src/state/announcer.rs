@@ -12,12 +12,13 @@ use crate::event::{About, BoardId, Listener, Say, Urgency};
 use crate::reconcile::Side;
 use crate::state::TableSettings;
 use crate::state::board_pair::LinkNews;
+use crate::state::two_sheets::WrongEntry;
 use annabella_chess::game::{DrawReason, EndReason, Game, GameEnd};
 use annabella_chess::language::Language;
 use annabella_chess::notation::{Style, Verbosity};
 use annabella_chess::phrases::{
     Event, color_phrase, duration_phrase, event_phrase, move_count_phrase, move_phrase,
-    number_phrase,
+    number_phrase, sheet_correction_phrase, square_phrase,
 };
 use annabella_chess::vocabulary::{Vocabulary, fill};
 
@@ -138,13 +139,39 @@ impl Announcer {
 
     /// `side`'s sheet lags: the moves missing from it (`read_out`, his words) to its writer.
     pub fn sheet_lags(&mut self, side: Side, read_out: &[String]) -> Say {
-        let listener = match side {
-            Side::A => Listener::BlindPlayer,
-            Side::B => Listener::Opponent,
-        };
         let mut words = vec![self.word("sheet_lags")];
         words.extend(read_out.iter().cloned());
-        self.say(listener, words.join(". "), Urgency::Polite, About::Other)
+        self.say(
+            writer(side),
+            words.join(". "),
+            Urgency::Polite,
+            About::Other,
+        )
+    }
+
+    /// A sheet entry the game contradicts while both boards show the game: its writer is told
+    /// which move to correct, and to what.
+    pub fn sheet_correction(&mut self, w: &WrongEntry) -> Say {
+        let style = self.style();
+        let v = self.vocab();
+        let said_played = move_phrase(&w.before, w.played, &style);
+        let said_written = if w.before.is_legal(w.written) {
+            move_phrase(&w.before, w.written, &style)
+        } else {
+            // No move there: say its squares.
+            let from = w
+                .written
+                .from()
+                .map(|sq| square_phrase(sq, v))
+                .unwrap_or_default();
+            format!("{from} {}", square_phrase(w.written.to(), v))
+                .trim()
+                .to_owned()
+        };
+        let color = w.before.turn();
+        let number = w.before.fullmoves().get();
+        let text = sheet_correction_phrase(color, number, &said_played, &said_written, v);
+        self.say(writer(w.side), text, Urgency::Polite, About::Other)
     }
 
     /// A word of the two-sheet procedure everyone must hear at once (the sheets differ, the
@@ -359,6 +386,14 @@ impl Announcer {
     }
 }
 
+/// Who writes a sheet: a, the blind player; b, the sighted player.
+fn writer(side: Side) -> Listener {
+    match side {
+        Side::A => Listener::BlindPlayer,
+        Side::B => Listener::Opponent,
+    }
+}
+
 /// Who hears about a board: its player.
 pub(super) fn listener_of(board: BoardId) -> Listener {
     match board {
@@ -383,6 +418,10 @@ mod tests {
         );
         configure(&mut settings);
         Announcer::new(&settings)
+    }
+
+    fn fix_e4() -> Move {
+        e4().1
     }
 
     fn e4() -> (Chess, Move) {
@@ -472,6 +511,38 @@ mod tests {
         assert_eq!(a.link(BoardId::Normal, LinkNews::Quiet), None);
         let mut mail = announcer(Color::White, |s| s.correspondence = Some("G7".into()));
         assert_eq!(mail.link(BoardId::Peg, LinkNews::Disconnected), None);
+        let written = Move::Normal {
+            role: shakmaty::Role::Pawn,
+            from: shakmaty::Square::E7,
+            capture: None,
+            to: shakmaty::Square::E6,
+            promotion: None,
+        };
+        let played = Move::Normal {
+            role: shakmaty::Role::Pawn,
+            from: shakmaty::Square::E7,
+            capture: None,
+            to: shakmaty::Square::E5,
+            promotion: None,
+        };
+        let mut before = Chess::default();
+        before.play_unchecked(fix_e4());
+        let wrong = WrongEntry {
+            side: Side::B,
+            ply: 2,
+            before,
+            played,
+            written,
+        };
+        let told = a.sheet_correction(&wrong);
+        assert_eq!(
+            (told.listener, told.urgency),
+            (Listener::Opponent, Urgency::Polite)
+        );
+        assert_eq!(
+            told.text,
+            "Please correct the scoresheet: Black's move one is Eva five, not Eva six"
+        );
         let lags = a.sheet_lags(Side::B, &["e4".to_owned()]);
         assert_eq!(lags.listener, Listener::Opponent);
         assert!(lags.text.ends_with(". e4"), "{}", lags.text);

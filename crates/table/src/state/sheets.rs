@@ -4,12 +4,10 @@
 //! procedure's state and decisions are `two_sheets.rs`; here the table journals, reconciles
 //! both boards and sheets, and says what was decided.
 
-use shakmaty::{Color, Move, Position};
-
-use annabella_chess::phrases::{move_phrase, sheet_correction_phrase, square_phrase};
+use shakmaty::{Color, Move};
 
 use crate::control::{ErrorCode, Refusal, Resolve, Role};
-use crate::event::{BoardId, Listener, ResolutionEvent, TableEvent, Urgency};
+use crate::event::{BoardId, ResolutionEvent, TableEvent};
 use crate::reconcile::{ClockRecord, ReconcileInput, Sheet, Side, read_sheet, reconcile};
 use crate::record::Record;
 use crate::state::two_sheets::{Decision, TwoSheets};
@@ -259,38 +257,8 @@ impl Table {
         let mode = self.state.game.castling_mode();
         let mut verdict = Vec::new();
         for w in &wrong {
-            let style = self.announcer.style();
-            let said_played = move_phrase(&w.before, w.played, &style);
-            let said_written = if w.before.is_legal(w.written) {
-                move_phrase(&w.before, w.written, &style)
-            } else {
-                // No move there: say its squares.
-                let from = w
-                    .written
-                    .from()
-                    .map(|sq| square_phrase(sq, self.announcer.vocab()))
-                    .unwrap_or_default();
-                format!(
-                    "{from} {}",
-                    square_phrase(w.written.to(), self.announcer.vocab())
-                )
-                .trim()
-                .to_owned()
-            };
-            let color = w.before.turn();
-            let number = w.before.fullmoves().get();
-            let text = sheet_correction_phrase(
-                color,
-                number,
-                &said_played,
-                &said_written,
-                self.announcer.vocab(),
-            );
-            let listener = match TwoSheets::owner(w.side, self.settings.peg_side) {
-                c if c == self.settings.peg_side => Listener::BlindPlayer,
-                _ => Listener::Opponent,
-            };
-            self.say(listener, text, Urgency::Polite, out);
+            let say = self.announcer.sheet_correction(w);
+            out.event(TableEvent::Say(say));
             out.event(TableEvent::Explain {
                 line: w.explanation(mode),
             });
