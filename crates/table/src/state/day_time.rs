@@ -102,13 +102,13 @@ impl Table {
     /// Both sides' days left in words ("Weiß noch zwölf Tage, Schwarz noch acht Tage").
     pub(super) fn days_words(&self, now_unix_ms: u64) -> Option<String> {
         self.day_reading(now_unix_ms)
-            .map(|r| both_sides_phrase(&r, self.vocab()))
+            .map(|r| both_sides_phrase(&r, self.announcer.vocab()))
     }
 
     /// One side's days left in words ("noch siebenunddreißig Tage").
     pub(super) fn side_days_words(&self, color: Color, now_unix_ms: u64) -> Option<String> {
         self.day_reading(now_unix_ms)
-            .map(|r| days_left_phrase(r.side(color), self.vocab()))
+            .map(|r| days_left_phrase(r.side(color), self.announcer.vocab()))
     }
 }
 

@@ -37,10 +37,10 @@ impl Table {
         let game = &self.state.game;
         let plies = game.ply_count();
         let turn = match game.outcome() {
-            Some(_) => self.word("key_game_over"),
+            Some(_) => self.announcer.word("key_game_over"),
             None => {
-                let color = color_phrase(game.turn(), self.vocab());
-                self.key_words("key_turn", &[("color", &color)])
+                let color = color_phrase(game.turn(), self.announcer.vocab());
+                self.announcer.fill("key_turn", &[("color", &color)])
             }
         };
         // The list names the days of the side to move; the state, both sides' days.
@@ -51,17 +51,17 @@ impl Table {
         let mut parts = vec![turn];
         // The last move of each side, oldest first, each with its number and colour.
         for ply in plies.saturating_sub(2)..plies {
-            if let Some(words) = self.numbered_move(ply) {
+            if let Some(words) = self.announcer.numbered_move(&self.state.game, ply) {
                 parts.push(words);
             }
         }
         if plies == 0 {
-            parts.push(self.word("key_no_move"));
+            parts.push(self.announcer.word("key_no_move"));
         }
         if let Some(days) = self.days_words(now_unix_ms).filter(|_| !game.is_over()) {
             parts.push(days);
         }
-        let peg = &self.peg;
+        let peg = &self.boards.peg;
         let agrees = peg.connected && !peg.differs && !peg.owes(game);
         DeskView {
             target: game.position().board().clone(),

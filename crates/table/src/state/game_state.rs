@@ -11,9 +11,9 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use crate::clock::{Clock, ClockState};
 use crate::control::GameTag;
-use crate::reconcile::Side;
 use crate::record::Record;
 use crate::state::TableSettings;
+use crate::state::two_sheets::TwoSheets;
 use annabella_boards::Millis;
 use annabella_chess::ccsnt::{Precision, SentStamp};
 use annabella_chess::game::Game;
@@ -48,15 +48,6 @@ pub(super) struct PlyClock {
     pub unix_ms: u64,
 }
 
-/// A takeback proposed by the two-sheet procedure (D.2.9).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Proposal {
-    /// Back to after this many half-moves (the last move both sheets agree on).
-    pub plies: usize,
-    /// Why, in words for the players and the arbiter.
-    pub explanation: Vec<String>,
-}
-
 /// The journaled part of a table (everything but the live boards).
 #[derive(Clone)]
 pub(super) struct GameState {
@@ -66,14 +57,8 @@ pub(super) struct GameState {
     pub clock: Clock,
     /// The side whose draw offer stands.
     pub draw_offer: Option<Color>,
-    /// Each player's scoresheet as moves: a, the blind player's; b, the sighted player's. Both
-    /// follow the game unless someone enters or corrects one (D.2.9), so they are kept apart
-    /// from the game on purpose.
-    pub sheets: [Vec<Move>; 2],
-    /// A takeback the reconciliation proposed, waiting for the arbiter.
-    pub proposal: Option<Proposal>,
-    /// The side whose sheet lags, asked to confirm the moves read out to him.
-    pub lagging: Option<Side>,
+    /// Both players' scoresheets and where the two-sheet procedure stands (D.2.9).
+    pub sheets: TwoSheets,
     /// When the game began (Unix milliseconds): the PGN's date, a label only.
     pub began_at_unix_ms: u64,
     /// Illegal moves each side completed, as ruled by the arbiter (7.5.5).
@@ -103,9 +88,7 @@ impl GameState {
             clock: Clock::new(settings.time_control.clone())
                 .with_schedule(settings.announce.clone()),
             draw_offer: None,
-            sheets: [Vec::new(), Vec::new()],
-            proposal: None,
-            lagging: None,
+            sheets: TwoSheets::default(),
             began_at_unix_ms: 0,
             illegal_moves: [0, 0],
             end_reported: false,
@@ -159,9 +142,7 @@ impl GameState {
         self.game.truncate(plies);
         self.plies.truncate(plies);
         self.days_cut(plies);
-        for sheet in &mut self.sheets {
-            sheet.truncate(plies);
-        }
+        self.sheets.truncate(plies);
     }
 
     /// Applies one record at table time `t` (wall time `unix_ms`, a label). On an error the
@@ -218,12 +199,7 @@ impl GameState {
                     unix_ms,
                 });
                 // Both players write the move (a lagging sheet stays behind until confirmed).
-                let plies = self.game.ply_count();
-                for sheet in &mut self.sheets {
-                    if sheet.len() + 1 == plies {
-                        sheet.push(m);
-                    }
-                }
+                self.sheets.follow_move(m, self.game.ply_count());
                 if self.draw_offer == Some(!mover) {
                     // An offer lapses when the player it was made to moves instead (9.1.2.3).
                     self.draw_offer = None;
@@ -311,8 +287,7 @@ impl GameState {
                     pos.play_unchecked(m);
                     sheet.push(m);
                 }
-                self.sheets[side.index()] = sheet;
-                self.lagging = None;
+                self.sheets.set(*side, sheet);
             }
             Record::Retract { plies } => {
                 let plies = *plies;
@@ -331,11 +306,7 @@ impl GameState {
                     self.cut(plies);
                     self.clock = clock;
                 }
-                for sheet in &mut self.sheets {
-                    sheet.truncate(plies);
-                }
-                self.proposal = None;
-                self.lagging = None;
+                self.sheets.retracted(plies);
                 self.draw_offer = None;
             }
         }

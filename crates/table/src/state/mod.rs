@@ -12,11 +12,15 @@
 //!
 //! The table's parts live in files of their own:
 //! - `game_state.rs`: what records change, and `apply`, the one place it changes;
-//! - `boards.rs`: both boards' feeds, the detector's conclusions, guidance, links;
-//! - `keys.rs`: the peg board's key strip, answered to the blind player;
+//! - `board_pair.rs`: both boards by themselves — feeds, detectors, links, guidance (`Boards`);
+//! - `boards.rs`: what the table does with the boards' conclusions (play, confirm, guide);
+//! - `key_strip.rs`: what a key of the peg board's strip means (`KeyStrip`);
+//! - `keys.rs`: the table's answers to the keys, to the blind player;
 //! - `requests.rs`: control requests, one function per kind;
-//! - `sheets.rs`: the two-scoresheet procedure (D.2.9);
-//! - `words.rs`: what is said and shown (announcements, status, exports).
+//! - `two_sheets.rs`: the two-scoresheet procedure (D.2.9) by itself (`TwoSheets`);
+//! - `sheets.rs`: that procedure at the table (journal, both boards, words);
+//! - `announcer.rs`: what is said to whom, in which words and urgency (`Announcer`);
+//! - `words.rs`: what the table says and shows (announcements, status, exports).
 //!
 //! # Who hears what
 //! - The sighted side's move is announced to the blind player, who then replicates it on his
@@ -38,10 +42,13 @@ use annabella_chess::game::Game;
 use annabella_chess::language::Language;
 use annabella_chess::notation::Verbosity;
 use annabella_chess::scoresheet::Scoresheet;
+mod announcer;
+mod board_pair;
 mod boards;
 mod day_time;
 mod desk_view;
 mod game_state;
+mod key_strip;
 mod keys;
 mod line_errors;
 mod new_game;
@@ -49,6 +56,7 @@ mod page_view;
 mod physical_clock;
 mod requests;
 mod sheets;
+mod two_sheets;
 mod words;
 
 use crate::board_feed::min_opt;
@@ -59,10 +67,10 @@ pub use crate::event::{About, BoardId, Listener, Say, TableEvent, Urgency};
 use crate::name::TableName;
 use crate::record::{Entry, Record};
 pub use crate::reply::{Answer, Reply};
-use boards::Board;
+use board_pair::Boards;
 pub use desk_view::DeskView;
 use game_state::GameState;
-pub use game_state::Proposal;
+pub use two_sheets::Proposal;
 
 /// What the sighted side plays on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -252,12 +260,12 @@ pub struct Table {
     settings: TableSettings,
     /// Everything the journal records change.
     state: GameState,
-    peg: Board,
-    normal: Option<Board>,
-    /// What the blind player heard last, for `KA` while his board differs.
-    last_to_blind: Option<String>,
+    /// The peg board and the sighted player's e-board, if he has one.
+    boards: Boards,
+    /// What is said to whom, and what the blind player heard last.
+    announcer: announcer::Announcer,
     /// What the peg board's keys remember between presses (`KH`, `KX`).
-    keys: keys::KeyState,
+    keys: key_strip::KeyStrip,
     /// The chess clock on the e-board, which the talking clock follows.
     physical_clock: physical_clock::PhysicalClock,
 }
@@ -288,13 +296,11 @@ impl Table {
     }
 
     fn empty(settings: TableSettings, game: Game) -> Table {
-        let (peg, normal) = Board::pair(&settings, &game);
         Table {
+            boards: Boards::new(&settings, &game),
             state: GameState::new(&settings, game),
-            peg,
-            normal,
-            last_to_blind: None,
-            keys: keys::KeyState::default(),
+            announcer: announcer::Announcer::new(&settings),
+            keys: key_strip::KeyStrip::default(),
             physical_clock: physical_clock::PhysicalClock::default(),
             settings,
         }
@@ -349,10 +355,7 @@ impl Table {
         table.state.end_reported = table.state.game.is_over();
         // The boards were in play before the restart: their first snapshot may show a move
         // made (or a promotion left pending) while the daemon was down.
-        table.peg.ever_connected = true;
-        if let Some(normal) = &mut table.normal {
-            normal.ever_connected = true;
-        }
+        table.boards.restored();
         Ok(table)
     }
 
@@ -446,10 +449,7 @@ impl Table {
     /// The earliest table time something is due: a flag, a clock announcement, a debounce
     /// window, a detector hold.
     pub fn next_deadline(&self, now: Millis) -> Option<Millis> {
-        let boards = min_opt(
-            self.peg.feed.next_deadline(),
-            self.normal.as_ref().and_then(|b| b.feed.next_deadline()),
-        );
+        let boards = self.boards.next_deadline();
         let clock = if self.state.game.is_over() || self.settings.days.is_some() {
             None
         } else {
@@ -507,7 +507,7 @@ impl Table {
             Input::Link { board, up, detail } => self.link(board, up, &detail, &mut out),
             Input::DecodeError { board, message } => {
                 // A few a second; the rest counted (`line_errors`).
-                if let Some(b) = self.board_mut(board)
+                if let Some(b) = self.boards.get_mut(board)
                     && let Some(held_back) = b.line_errors.admit(now.table_ms)
                 {
                     let message = line_errors::with_held_back(message, held_back);
@@ -557,17 +557,9 @@ impl Table {
         }
         let due = self.state_mut(out).clock.due_announcements(now.table_ms);
         for a in due {
-            let text = self.clock_call(a.color, a.remaining_ms, now);
-            let urgency = if a.remaining_ms < 60_000 {
-                Urgency::Urgent
-            } else {
-                Urgency::Polite
-            };
-            let about = About::ClockCall {
-                color: a.color,
-                remaining_ms: a.remaining_ms,
-            };
-            self.say_about(Listener::BlindPlayer, text, urgency, about, out);
+            let terse = self.terse(now);
+            let say = self.announcer.clock_call(a.color, a.remaining_ms, terse);
+            out.event(TableEvent::Say(say));
         }
     }
 

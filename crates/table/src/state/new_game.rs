@@ -3,7 +3,7 @@
 //! the new set-up; and the game's PGN tags (`tag white Anna Müller`).
 
 use crate::control::{ErrorCode, GameTag, Refusal};
-use crate::event::{Listener, TableEvent, Urgency};
+use crate::event::TableEvent;
 use crate::record::Record;
 use crate::state::{Answer, Now, Reply, START_FEN, Step, Table};
 use annabella_chess::game::Game;
@@ -52,8 +52,8 @@ impl Table {
             time_control: self.settings.time_control.to_string(),
             fen: self.state.game.fen(),
         });
-        let words = format!("{}. {}", self.word("new_game"), self.time_control_words());
-        self.say(Listener::Everyone, words, Urgency::Polite, out);
+        let say = self.announcer.begin(&self.settings.time_control);
+        out.event(TableEvent::Say(say));
     }
 
     /// `tag white|black|event|site|round TEXT`: a PGN tag of the current game.

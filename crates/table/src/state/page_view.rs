@@ -9,7 +9,7 @@ use crate::control::GameTag;
 use crate::corrections::spoken;
 use crate::reply::{BoardStatus, PageBoard, PageEnd, PageMove, PageProcedure, PageView};
 use crate::state::Table;
-use crate::state::boards::Board;
+use crate::state::board_pair::Board;
 use annabella_chess::notation::{Notation, Style, format_move};
 use annabella_chess::phrases::move_phrase;
 
@@ -36,13 +36,13 @@ impl Table {
                     Notation::San,
                     &Style::new(self.settings.lang),
                 ),
-                words: move_phrase(&before, m, &self.style()),
+                words: move_phrase(&before, m, &self.announcer.style()),
                 number: before.fullmoves().get(),
                 color: color_word(before.turn()),
             })
         });
         let end = game.outcome().map(|end| {
-            let mut words = self.end_words(&end);
+            let mut words = self.announcer.end_words(&end);
             // A mate is said with its move: the view says it with the result.
             if matches!(end.reason, annabella_chess::game::EndReason::Checkmate)
                 && let Some(m) = &last_move
@@ -57,21 +57,17 @@ impl Table {
         let board = |b: &Board, s: &BoardStatus| PageBoard {
             connected: s.connected,
             sync: s.sync.keyword(),
-            guide: b.guided.as_ref().map(|c| spoken(c, self.vocab())),
+            guide: b.guided.as_ref().map(|c| spoken(c, self.announcer.vocab())),
         };
-        let procedure =
-            (self.state.proposal.is_some() || self.state.lagging.is_some()).then(|| {
-                PageProcedure {
-                    proposal_plies: self.state.proposal.as_ref().map(|p| p.plies),
-                    explain: self
-                        .state
-                        .proposal
-                        .as_ref()
-                        .map(|p| p.explanation.clone())
-                        .unwrap_or_default(),
-                    lagging: self.state.lagging.map(|side| side.letter()),
-                }
-            });
+        let sheets = &self.state.sheets;
+        let procedure = sheets.pending().then(|| PageProcedure {
+            proposal_plies: sheets.proposal().map(|p| p.plies),
+            explain: sheets
+                .proposal()
+                .map(|p| p.explanation.clone())
+                .unwrap_or_default(),
+            lagging: sheets.lagging().map(|side| side.letter()),
+        });
         let tag = |t: GameTag| self.state.tags.get(&t).cloned();
         PageView {
             table: self.settings.name.to_string(),
@@ -86,8 +82,8 @@ impl Table {
             last_move,
             result: status.result,
             end,
-            peg: board(&self.peg, &status.peg),
-            normal: match (&self.normal, &status.normal) {
+            peg: board(&self.boards.peg, &status.peg),
+            normal: match (&self.boards.normal, &status.normal) {
                 (Some(b), Some(s)) => Some(board(b, s)),
                 _ => None,
             },

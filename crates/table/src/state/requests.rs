@@ -207,7 +207,7 @@ impl Table {
         self.commit(now, Record::DrawOffer { color }, out)
             .map_err(state)?;
         out.event(TableEvent::DrawOffer { color });
-        let text = event_phrase(Event::DrawOffer(color), self.vocab());
+        let text = event_phrase(Event::DrawOffer(color), self.announcer.vocab());
         self.say(Listener::Everyone, text, Urgency::Polite, out);
         Ok(Answer::DrawOffered { by: color })
     }
@@ -312,10 +312,10 @@ impl Table {
         self.state_mut(out).end_reported = over;
         let uci = self.uci(last).to_string();
         out.event(TableEvent::Undo { uci: uci.clone() });
-        let withdrawn = move_phrase(&before, last, &self.style());
-        let mut text = format!("{}: {withdrawn}", self.word("move_withdrawn"));
+        let withdrawn = move_phrase(&before, last, &self.announcer.style());
+        let mut text = format!("{}: {withdrawn}", self.announcer.word("move_withdrawn"));
         if reopens {
-            text = format!("{text}. {}", self.word("game_continues"));
+            text = format!("{text}. {}", self.announcer.word("game_continues"));
             out.effects.push(Effect::Finished { pgn: self.pgn() });
         }
         self.say(Listener::Everyone, text, Urgency::Urgent, out);

@@ -1,22 +1,16 @@
 //! Two boards, two scoresheets (FIDE D.2.9) at a live table: entering or correcting a player's
 //! sheet, a lagging sheet read out and confirmed or disputed, differing sheets proposed as a
-//! takeback that the arbiter confirms, overrides or rejects, with the clocks put back.
+//! takeback that the arbiter confirms, overrides or rejects, with the clocks put back. The
+//! procedure's state and decisions are `two_sheets.rs`; here the table journals, reconciles
+//! both boards and sheets, and says what was decided.
 
-use shakmaty::{Chess, Color, Move, Position};
-
-use annabella_chess::notation::{Notation, Style, format_move};
-use annabella_chess::phrases::{move_phrase, sheet_correction_phrase, square_phrase};
+use shakmaty::{Color, Move};
 
 use crate::control::{ErrorCode, Refusal, Resolve, Role};
-use crate::corrections::Observed;
-use crate::detector::BoardKind;
-use crate::event::{BoardId, Listener, ResolutionEvent, TableEvent, Urgency};
-use crate::reconcile::{
-    BoardInput, ClockRecord, ReconcileInput, Sheet, Side, Verdict, read_sheet, reconcile,
-};
+use crate::event::{BoardId, ResolutionEvent, TableEvent};
+use crate::reconcile::{ClockRecord, ReconcileInput, Sheet, Side, read_sheet, reconcile};
 use crate::record::Record;
-use crate::state::game_state::Proposal;
-use crate::state::words::color_name;
+use crate::state::two_sheets::{Decision, TwoSheets};
 use crate::state::{Answer, Effect, Now, Reply, Step, Table};
 use annabella_chess::game::Game;
 use annabella_chess::language::Language;
@@ -69,19 +63,18 @@ impl Table {
         out: &mut Step,
     ) -> Reply {
         self.may_write_sheet(role, side)?;
-        if self.state.lagging != Some(side) {
-            let what = if accept { "confirm" } else { "dispute" };
-            return Err(state(format!(
-                "sheet {side} does not lag: nothing to {what}"
-            )));
-        }
+        self.state.sheets.expect_lag(side, accept)?;
         if accept {
-            let other = self.state.sheets[1 - side.index()].clone();
+            let other = self
+                .state
+                .sheets
+                .written(Side::BOTH[1 - side.index()])
+                .to_vec();
             self.commit_sheet(now, side, &other, out)?;
             let verdict = self.reconcile_sheets(now, false, out);
             Ok(Answer::SheetConfirmed { side, verdict })
         } else {
-            self.state_mut(out).lagging = None;
+            self.state_mut(out).sheets.disputed();
             let verdict = self.reconcile_sheets(now, true, out);
             Ok(Answer::SheetDisputed { side, verdict })
         }
@@ -91,19 +84,19 @@ impl Table {
     pub(super) fn resolve(&mut self, now: Now, choice: Resolve, out: &mut Step) -> Reply {
         let plies = match choice {
             Resolve::Reject => {
-                if self.state_mut(out).proposal.take().is_none() {
+                if self.state_mut(out).sheets.reject().is_none() {
                     return Err(state("no resolution is proposed"));
                 }
                 out.event(TableEvent::Resolution(ResolutionEvent::Rejected));
                 // Everyone was told "the arbiter decides": everyone hears the decision.
-                let text = self.word("takeback_rejected");
-                self.say(Listener::Everyone, text, Urgency::Urgent, out);
+                let say = self.announcer.urgent_to_everyone("takeback_rejected");
+                out.event(TableEvent::Say(say));
                 return Ok(Answer::TakebackDropped);
             }
             Resolve::Confirm => {
                 self.state
-                    .proposal
-                    .as_ref()
+                    .sheets
+                    .proposal()
                     .ok_or_else(|| state("no resolution is proposed"))?
                     .plies
             }
@@ -130,8 +123,8 @@ impl Table {
             white_ms: r.white_ms,
             black_ms: r.black_ms,
         });
-        let text = self.word("takeback_done");
-        self.say(Listener::Everyone, text, Urgency::Urgent, out);
+        let say = self.announcer.urgent_to_everyone("takeback_done");
+        out.event(TableEvent::Say(say));
         Ok(Answer::TakenBack {
             plies,
             white_ms: r.white_ms,
@@ -154,44 +147,7 @@ impl Table {
 
     /// Who may write a player's sheet: his assistant, the arbiter, or the player himself.
     fn may_write_sheet(&self, role: Role, side: Side) -> Result<(), Refusal> {
-        let owner = self.sheet_owner(side);
-        match role {
-            Role::Assistant | Role::Arbiter => Ok(()),
-            Role::Player(c) if c == owner => Ok(()),
-            _ => Err(Refusal::new(
-                ErrorCode::Forbidden,
-                format!(
-                    "sheet {side} is {}'s; only he, the assistant or the arbiter may write it",
-                    color_name(owner)
-                ),
-            )),
-        }
-    }
-
-    /// Sheet a is the blind player's, sheet b the sighted player's.
-    fn sheet_owner(&self, side: Side) -> Color {
-        match side {
-            Side::A => self.settings.peg_side,
-            Side::B => !self.settings.peg_side,
-        }
-    }
-
-    /// What each board shows, for the reconciliation: the peg board's occupancy with the pieces
-    /// its detector believes in; the e-board's pieces; a virtual board shows the game.
-    fn reconcile_board(&self, board: BoardId) -> BoardInput {
-        match self.board(board) {
-            Some(b) => {
-                let d = b.feed.detector();
-                BoardInput {
-                    observed: d.observed(),
-                    believed: (d.kind() == BoardKind::Occupancy).then(|| d.believed().clone()),
-                }
-            }
-            None => BoardInput {
-                observed: Observed::Pieces(self.state.game.position().board().clone()),
-                believed: None,
-            },
-        }
+        TwoSheets::may_write(role, side, self.settings.peg_side)
     }
 
     /// The D.2.9 procedure on both sheets and both boards as they are now: the resolution goes
@@ -211,12 +167,13 @@ impl Table {
             self.state.game.castling_mode(),
         );
         let sheets = [
-            Sheet::from_moves(self.state.sheets[0].clone()),
-            Sheet::from_moves(self.state.sheets[1].clone()),
+            Sheet::from_moves(self.state.sheets.written(Side::A).to_vec()),
+            Sheet::from_moves(self.state.sheets.written(Side::B).to_vec()),
         ];
         let boards = [
-            self.reconcile_board(BoardId::Peg),
-            self.reconcile_board(BoardId::Normal),
+            self.boards.reconcile_input(BoardId::Peg, &self.state.game),
+            self.boards
+                .reconcile_input(BoardId::Normal, &self.state.game),
         ];
         let plies_now = self.state.game.ply_count();
         let clocks = ClockRecord {
@@ -244,76 +201,43 @@ impl Table {
         for line in &r.explanation {
             out.event(TableEvent::Explain { line: line.clone() });
         }
-        match &r.verdict {
-            Verdict::Agree => {
-                let state = self.state_mut(out);
-                state.proposal = None;
-                state.lagging = None;
+        let decision = self.state_mut(out).sheets.decide(&r);
+        match &decision {
+            Decision::Agree { plies } => {
                 out.event(TableEvent::Resolution(ResolutionEvent::Agree {
-                    plies: r.agreed_plies,
+                    plies: *plies,
                 }));
-                format!("the sheets agree ({} half-moves)", r.agreed_plies)
             }
-            Verdict::Lagging {
+            Decision::Lagging {
                 side,
                 missing,
                 read_out,
             } => {
-                self.state_mut(out).lagging = Some(*side);
                 out.event(TableEvent::Resolution(ResolutionEvent::Lagging {
                     side: *side,
                     missing: missing.iter().map(|&m| self.uci(m).to_string()).collect(),
                 }));
-                let listener = match side {
-                    Side::A => Listener::BlindPlayer,
-                    Side::B => Listener::Opponent,
-                };
-                let mut words = vec![self.word("sheet_lags")];
-                words.extend(read_out.iter().cloned());
-                self.say(listener, words.join(". "), Urgency::Polite, out);
-                format!(
-                    "sheet {side} lags by {} half-moves: read out to be confirmed (confirm {side}) or \
-                     disputed (dispute {side})",
-                    missing.len()
-                )
+                let say = self.announcer.sheet_lags(*side, read_out);
+                out.event(TableEvent::Say(say));
             }
-            Verdict::Differ => {
-                self.state_mut(out).lagging = None;
-                let plies = r.agreed_plies;
-                self.state_mut(out).proposal = Some(Proposal {
-                    plies,
-                    explanation: r.explanation.clone(),
-                });
+            Decision::Differ { plies } => {
                 let (white, black) = match &r.clocks {
                     Some(c) => (c.used[0], c.used[1]),
                     None => (0, 0),
                 };
                 out.event(TableEvent::Resolution(ResolutionEvent::Proposed {
-                    plies,
+                    plies: *plies,
                     retract_a: r.retracted_uci(Side::A),
                     retract_b: r.retracted_uci(Side::B),
                     used_white_ms: white,
                     used_black_ms: black,
                 }));
-                let text = self.word("sheets_differ");
-                self.say(Listener::Everyone, text, Urgency::Urgent, out);
-                format!(
-                    "the sheets differ after {plies} half-moves: a takeback to there is proposed \
-                     to the arbiter (resolve confirm, resolve override N, resolve reject)"
-                )
+                let say = self.announcer.urgent_to_everyone("sheets_differ");
+                out.event(TableEvent::Say(say));
             }
         }
+        decision.summary()
     }
-}
-
-/// A sheet entry that contradicts the game while both boards show it.
-struct WrongEntry {
-    side: Side,
-    /// The half-move (1-based) and the position before it.
-    ply: usize,
-    before: Chess,
-    played: Move,
-    written: Move,
 }
 
 impl Table {
@@ -323,94 +247,24 @@ impl Table {
     /// when a board differs from the game, or no sheet contradicts it (agreeing or lagging
     /// sheets go through the usual procedure).
     fn sheets_to_correct(&mut self, out: &mut Step) -> Option<String> {
-        let boards_agree = !self.peg.differs && self.normal.as_ref().is_none_or(|b| !b.differs);
-        if !boards_agree {
+        if !self.boards.agree() {
             return None;
         }
-        let played = self.state.game.moves();
-        let mut wrong = Vec::new();
-        for side in Side::BOTH {
-            let sheet = &self.state.sheets[side.index()];
-            let Some(k) = sheet
-                .iter()
-                .zip(played)
-                .position(|(written, played)| written != played)
-            else {
-                continue;
-            };
-            let before = self.state.game.position_before(k)?;
-            wrong.push(WrongEntry {
-                side,
-                ply: k + 1,
-                before,
-                played: played[k],
-                written: sheet[k],
-            });
-        }
+        let wrong = self.state.sheets.wrong_entries(&self.state.game)?;
         if wrong.is_empty() {
             return None;
         }
-        let english = Style::new(Language::english());
         let mode = self.state.game.castling_mode();
-        let san = |pos: &Chess, m: Move| {
-            if pos.is_legal(m) {
-                format_move(pos, mode, m, Notation::San, &english)
-            } else {
-                m.to_uci(mode).to_string()
-            }
-        };
         let mut verdict = Vec::new();
         for w in &wrong {
-            let style = self.style();
-            let said_played = move_phrase(&w.before, w.played, &style);
-            let said_written = if w.before.is_legal(w.written) {
-                move_phrase(&w.before, w.written, &style)
-            } else {
-                // No move there: say its squares.
-                let from = w
-                    .written
-                    .from()
-                    .map(|sq| square_phrase(sq, self.vocab()))
-                    .unwrap_or_default();
-                format!("{from} {}", square_phrase(w.written.to(), self.vocab()))
-                    .trim()
-                    .to_owned()
-            };
-            let color = w.before.turn();
-            let number = w.before.fullmoves().get();
-            let text =
-                sheet_correction_phrase(color, number, &said_played, &said_written, self.vocab());
-            let listener = match self.sheet_owner(w.side) {
-                c if c == self.settings.peg_side => Listener::BlindPlayer,
-                _ => Listener::Opponent,
-            };
-            self.say(listener, text, Urgency::Polite, out);
-            let label = match color {
-                Color::White => format!("{number}."),
-                Color::Black => format!("{number}..."),
-            };
-            let line = format!(
-                "Sheet {} has {label}{} at half-move {} where the game, shown by both boards, has                  {label}{}: both boards agree with the game, so the sheet is corrected, not the                  game (FIDE D.2.9 is about the boards); its writer is told which move.",
-                w.side,
-                san(&w.before, w.written),
-                w.ply,
-                san(&w.before, w.played),
-            );
-            out.event(TableEvent::Explain { line });
-            verdict.push(format!(
-                "sheet {} differs from the game at half-move {} ({}{} written, {}{} played) \
-                 while both boards show the game: a sheet to correct, not a takeback",
-                w.side,
-                w.ply,
-                label,
-                san(&w.before, w.written),
-                label,
-                san(&w.before, w.played),
-            ));
+            let say = self.announcer.sheet_correction(w);
+            out.event(TableEvent::Say(say));
+            out.event(TableEvent::Explain {
+                line: w.explanation(mode),
+            });
+            verdict.push(w.summary(mode));
         }
-        let state = self.state_mut(out);
-        state.proposal = None;
-        state.lagging = None;
+        self.state_mut(out).sheets.settled();
         Some(verdict.join("; "))
     }
 }
