@@ -7,6 +7,7 @@
 //! - [`desk`], [`desk_link`]: the correspondence desk's task and what the tables tell it.
 //! - [`mail_desk`]: correspondence tables by mail.
 //! - [`table_actor`]: one task per table, owning the pure table.
+//! - [`table_wiring`]: one configured table wired up, its actor started.
 
 pub mod archive_repair;
 pub mod board_links;
@@ -15,3 +16,4 @@ pub mod desk;
 pub mod desk_link;
 pub mod mail_desk;
 pub mod table_actor;
+pub mod table_wiring;

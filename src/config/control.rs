@@ -1,8 +1,38 @@
-//! The control interface's limits, as the configuration's `[control]` keys set them.
+//! The control interface's limits, as the configuration's `[control]` keys set them, and
+//! their check.
 
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
+use super::{ConfigError, bad};
 use crate::chess::language::Language;
+
+/// The control interface's limits.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawControl {
+    /// Connections at once.
+    pub max_connections: usize,
+    /// Requests a second per connection, sustained.
+    pub requests_per_second: u32,
+    /// Requests a connection may send at once before the rate applies.
+    pub burst: u32,
+    /// Seconds a new connection has to authenticate.
+    pub auth_timeout_s: u64,
+}
+
+impl Default for RawControl {
+    fn default() -> RawControl {
+        let settings = ControlSettings::default();
+        RawControl {
+            max_connections: settings.max_connections,
+            requests_per_second: settings.requests_per_second,
+            burst: settings.burst,
+            auth_timeout_s: settings.auth_timeout.as_secs(),
+        }
+    }
+}
 
 /// The control interface's limits; `Default` gives the documented defaults.
 #[derive(Debug, Clone)]
@@ -35,5 +65,37 @@ impl Default for ControlSettings {
             write_timeout: Duration::from_secs(10),
             default_lang: Language::english(),
         }
+    }
+}
+
+impl RawControl {
+    /// `[control]` validated: each limit within its range.
+    pub(super) fn validate(&self) -> Result<ControlSettings, ConfigError> {
+        let range = |key: &str, value: u64, low: u64, high: u64| {
+            if (low..=high).contains(&value) {
+                Ok(())
+            } else {
+                Err(bad(
+                    format!("control.{key}"),
+                    format!("{value}: {low} to {high}"),
+                ))
+            }
+        };
+        range("max_connections", self.max_connections as u64, 1, 4096)?;
+        range(
+            "requests_per_second",
+            self.requests_per_second.into(),
+            1,
+            10_000,
+        )?;
+        range("burst", self.burst.into(), 1, 10_000)?;
+        range("auth_timeout_s", self.auth_timeout_s, 1, 3600)?;
+        Ok(ControlSettings {
+            max_connections: self.max_connections,
+            requests_per_second: self.requests_per_second,
+            burst: self.burst,
+            auth_timeout: Duration::from_secs(self.auth_timeout_s),
+            ..ControlSettings::default()
+        })
     }
 }

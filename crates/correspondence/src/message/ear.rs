@@ -1,0 +1,117 @@
+//! A message summed up for the ear: the game, who moved, the move in words and the time used,
+//! in the blind player's language.
+
+use shakmaty::Color;
+
+use annabella_chess::game::Game;
+use annabella_chess::language::Language;
+use annabella_chess::notation::{Notation, Style, parse_move};
+use annabella_chess::phrases::{
+    color_phrase, duration_phrase, fill_count, move_phrase, number_phrase,
+};
+use annabella_chess::vocabulary::fill;
+
+use super::read::ParsedMessage;
+
+/// A message in one sentence for the blind player: the game, who moved, the move numbered and
+/// in words, and the time used ("Partie BCA-7, Bob: Zug sechzehn, Schwarz: Springer …;
+/// Bedenkzeit drei Tage"). The record is replayed from `start` to say the move; a record that
+/// does not replay says the move's digits.
+pub fn summary_for_ear(msg: &ParsedMessage, start: &Game, lang: &Language) -> String {
+    let v = lang.vocabulary();
+    let word = |key: &str| v.event(key).unwrap_or(key).to_owned();
+    let Some((number, color, last)) = msg.newest_move() else {
+        return String::new();
+    };
+    let mode = start.castling_mode();
+    let mut pos = start.position().clone();
+    let mut spoken = None;
+    for (ply, written) in msg.record.iter().enumerate() {
+        let Ok(m) = parse_move(&pos, mode, written.as_str(), Some(Notation::Iccf), lang) else {
+            break;
+        };
+        if ply + 1 == msg.record.len() {
+            spoken = Some(move_phrase(&pos, m, &Style::new(lang)));
+        }
+        shakmaty::Position::play_unchecked(&mut pos, m);
+    }
+    let spoken = spoken.unwrap_or_else(|| {
+        last.as_str()
+            .chars()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    let player = match color {
+        Color::White => msg.white.clone(),
+        Color::Black => msg.black.clone(),
+    }
+    .unwrap_or_else(|| color_phrase(color, v));
+    let numbered_move = fill(
+        &word("key_move"),
+        &[
+            ("number", &number_phrase(number, v)),
+            ("color", &color_phrase(color, v)),
+            ("move", &spoken),
+        ],
+    );
+    let mut out = fill(
+        &word("mail_move"),
+        &[
+            ("game", msg.game.as_str()),
+            ("player", &player),
+            ("move", &numbered_move),
+        ],
+    );
+    if let Some(used) = time_used_for_ear(msg, lang) {
+        out.push_str("; ");
+        out.push_str(&used);
+    }
+    out
+}
+
+/// The time the sender says he used, for the ear ("Bedenkzeit drei Tage"), if he says it.
+pub fn time_used_for_ear(msg: &ParsedMessage, lang: &Language) -> Option<String> {
+    let v = lang.vocabulary();
+    let days = msg.used_days?;
+    // The clock's own words for days ([words.time] day_one/days): "drei Tage"; none used
+    // (an answer the same day) is "null Tage", not "null Sekunden".
+    let days = match (days, &v.time().days) {
+        (0, Some(template)) => fill_count(template, 0, v),
+        _ => duration_phrase(u64::from(days) * 86_400_000, v),
+    };
+    let template = v.event("mail_time_used").unwrap_or("mail_time_used");
+    Some(fill(template, &[("days", &days)]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::compose::compose;
+    use crate::message::fixtures::{message, moves};
+    use crate::message::read::parse;
+
+    #[test]
+    fn the_summary_speaks_the_move_and_the_time() {
+        let (subject, body) = compose(&message());
+        let p = parse(&subject, &body).unwrap();
+        let de = summary_for_ear(&p, &Game::new(), Language::german());
+        assert!(
+            de.starts_with("Partie BCA-7, Bob Jones: Zug acht, Schwarz: "),
+            "{de}"
+        );
+        assert!(de.contains("Rochade"), "{de}");
+        assert!(de.ends_with("Bedenkzeit drei Tage"), "{de}");
+        let en = summary_for_ear(&p, &Game::new(), Language::english());
+        assert!(en.contains("BCA-7") && en.contains("eight"), "{en}");
+        // A record that does not replay: the digits are said.
+        let mut odd = p.clone();
+        odd.record = moves("5254 1114");
+        odd.used_days = Some(1);
+        let de = summary_for_ear(&odd, &Game::new(), Language::german());
+        assert!(
+            de.contains("1 1 1 4") && de.ends_with("Bedenkzeit ein Tag"),
+            "{de}"
+        );
+    }
+}

@@ -1,0 +1,345 @@
+//! One configured table wired up: its game restored or begun, its channels, its board links, its
+//! place at the correspondence desk, its actor started; one typed handle for the rest.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio::task::JoinSet;
+
+use crate::app::board_links::{BOARD_BACKLOG, decoders, spawn_link, spawn_link_with};
+use crate::app::desk::DeskTable;
+use crate::app::desk_link::Notice;
+use crate::app::mail_desk::MailTable;
+use crate::app::table_actor::{BoardMessage, DeskLink, TableActor};
+use crate::boards::Protocol;
+use crate::chess::language::Language;
+use crate::config::{Config, NormalBoard as NormalConfig, PegSource, TableConfig, TableKind};
+use crate::control::hub::{EVENT_BACKLOG, REQUEST_BACKLOG, TableHandle};
+use crate::io::clock::{TableClock, unix_ms};
+use crate::io::link::Endpoint;
+use crate::io::simulator::{self, SimulatedBoard};
+use crate::io::speech::Speaker;
+use crate::io::store::StoreHandle;
+use crate::table::control::GameTag;
+use crate::table::name::TableName;
+use crate::table::state::{BoardId, NormalBoard, Step, Table, TableSettings};
+
+/// What every table is wired with: the daemon's parts made before the tables.
+pub struct Wiring<'a> {
+    pub config: &'a Config,
+    pub store: &'a StoreHandle,
+    pub speaker: &'a Arc<Speaker>,
+    /// The daemon's language, for the tables without one of their own.
+    pub lang: &'static Language,
+    /// The last heartbeat of the daemon before this start, which bounds the downtime.
+    pub last_alive: Option<u64>,
+    /// Where the correspondence tables tell the desk and the mail what changed.
+    pub notices: &'a mpsc::Sender<Notice>,
+    pub shutdown: &'a watch::Receiver<bool>,
+    /// Simulated peg boards read operator lines from standard input (`serve --peg sim`).
+    pub sim_from_stdin: bool,
+}
+
+/// One running table as the rest of the daemon reaches it.
+pub struct WiredTable {
+    pub name: TableName,
+    /// Its requests and events, for the control interface.
+    pub handle: TableHandle,
+    /// Its place at the desk and in the mail, for a correspondence table.
+    pub correspondence: Option<Correspondence>,
+    /// Operator lines for its simulated peg board (`--peg sim`).
+    pub simulated: Option<std::sync::mpsc::Sender<String>>,
+}
+
+/// A correspondence table as the desk and the mail reach it.
+pub struct Correspondence {
+    pub desk: DeskTable,
+    pub mail: MailTable,
+}
+
+/// Wires the table `tc` and starts its actor; `desk_index` is its place in the desk's list
+/// (the number of correspondence tables before it).
+pub async fn wire_table(
+    wiring: &Wiring<'_>,
+    tasks: &mut JoinSet<()>,
+    tc: &TableConfig,
+    desk_index: usize,
+) -> anyhow::Result<WiredTable> {
+    let config = wiring.config;
+    // A table with its own language keeps it for the daemon's life too.
+    let lang: &'static Language = match &tc.lang {
+        Some(own) => Box::leak(Box::new(own.clone())),
+        None => wiring.lang,
+    };
+    let settings = table_settings(config, tc, lang);
+    let (table, startup, game_no, clock) =
+        open_table(wiring.store, settings, wiring.last_alive, config).await?;
+    let (requests_tx, requests) = mpsc::channel(REQUEST_BACKLOG);
+    let (events, _) = broadcast::channel(EVENT_BACKLOG);
+    let (boards_tx, boards) = mpsc::channel::<BoardMessage>(BOARD_BACKLOG);
+    let handle = TableHandle {
+        name: Arc::from(tc.name.as_str()),
+        requests: requests_tx,
+        events,
+    };
+    let simulated = link_peg(wiring, tasks, tc, &table, lang, &boards_tx)?;
+    link_normal(wiring, tasks, tc, &boards_tx);
+    let (desk, correspondence) =
+        match join_desk(wiring, tc, &table, lang, &handle, &boards_tx, desk_index) {
+            Some((link, parts)) => (Some(link), Some(parts)),
+            None => (None, None),
+        };
+    drop(boards_tx);
+
+    let mut actor = TableActor {
+        table,
+        clock,
+        journal: Arc::new(wiring.store.clone()),
+        speaker: Arc::clone(wiring.speaker),
+        voice: lang.code().to_owned(),
+        // The audio record is named after the game: a name safe as a file, as the page
+        // looks it up (`/audio/TABLE`).
+        game_id: format!("{}-{game_no}", tc.name.file_stem()),
+        game_stem: tc.name.file_stem(),
+        events: handle.events.clone(),
+        record_dir: config.state_dir.join("records"),
+        desk,
+        cassette: tc.cassette,
+    };
+    actor
+        .perform(startup)
+        .await
+        .map_err(|e| anyhow::anyhow!("table {}: {e}", tc.name))?;
+    actor.tell_desk();
+    tasks.spawn(actor.run(requests, boards, wiring.shutdown.clone()));
+    Ok(WiredTable {
+        name: tc.name.clone(),
+        handle,
+        correspondence,
+        simulated,
+    })
+}
+
+/// Links the table's peg board: a device, a simulated board on a pseudo-terminal (whose
+/// operator lines are returned), or none (a correspondence table gets the desk's).
+fn link_peg(
+    wiring: &Wiring<'_>,
+    tasks: &mut JoinSet<()>,
+    tc: &TableConfig,
+    table: &Table,
+    lang: &'static Language,
+    boards: &mpsc::Sender<BoardMessage>,
+) -> anyhow::Result<Option<std::sync::mpsc::Sender<String>>> {
+    let (endpoint, operator) = match &tc.peg {
+        PegSource::Device(endpoint) => (endpoint.clone(), None),
+        PegSource::None => return Ok(None),
+        PegSource::Simulated => {
+            let board = SimulatedBoard::new(Protocol::Peg, table.game().clone(), lang.clone());
+            let (path, operator) = simulator::spawn_on_pty(board)
+                .with_context(|| format!("table {}: the simulated peg board", tc.name))?;
+            tracing::info!(target: "annabella::app::daemon", table = %tc.name, device = %path.display(), "simulated peg board");
+            let endpoint = Endpoint::Serial {
+                path: path.display().to_string(),
+                baud: Endpoint::default_baud(Protocol::Peg),
+            };
+            (endpoint, Some(operator))
+        }
+    };
+    spawn_link(
+        tasks,
+        endpoint,
+        Protocol::Peg,
+        BoardId::Peg,
+        boards.clone(),
+        wiring.shutdown,
+    );
+    if let Some(operator) = &operator
+        && wiring.sim_from_stdin
+    {
+        forward_stdin(operator.clone());
+    }
+    Ok(operator)
+}
+
+/// Links the table's normal board, when it is an electronic one.
+fn link_normal(
+    wiring: &Wiring<'_>,
+    tasks: &mut JoinSet<()>,
+    tc: &TableConfig,
+    boards: &mpsc::Sender<BoardMessage>,
+) {
+    let Some((protocol, endpoint)) = tc.normal.link() else {
+        return;
+    };
+    // A Certabo board's calibration is kept per table in the state directory.
+    let calibration = wiring
+        .config
+        .state_dir
+        .join("certabo")
+        .join(format!("{}.calibration", tc.name.file_stem()));
+    spawn_link_with(
+        tasks,
+        endpoint.clone(),
+        protocol,
+        decoders(protocol, calibration),
+        BoardId::Normal,
+        boards.clone(),
+        wiring.shutdown,
+    );
+}
+
+/// For a correspondence table: how its actor tells the desk and the mail what it is now, and
+/// how they reach it. `None` for a board table.
+fn join_desk(
+    wiring: &Wiring<'_>,
+    tc: &TableConfig,
+    table: &Table,
+    lang: &'static Language,
+    handle: &TableHandle,
+    boards: &mpsc::Sender<BoardMessage>,
+    index: usize,
+) -> Option<(DeskLink, Correspondence)> {
+    let TableKind::Correspondence {
+        opponent_email,
+        game_id,
+        ..
+    } = &tc.kind
+    else {
+        return None;
+    };
+    let (view_tx, view) = watch::channel(Arc::new(table.desk_view(unix_ms())));
+    let desk = DeskTable {
+        name: handle.name.clone(),
+        game: game_id.as_str().to_owned(),
+        boards: boards.clone(),
+        view: view.clone(),
+        events: handle.events.clone(),
+        voice: lang.code().to_owned(),
+        lang: lang.code(),
+        record_id: format!("{}-desk", tc.name.file_stem()),
+    };
+    let tag = |t: GameTag, or: &str| {
+        tc.tags
+            .iter()
+            .find(|(k, _)| *k == t)
+            .map_or(or.to_owned(), |(_, v)| v.clone())
+    };
+    let mail = MailTable {
+        handle: handle.clone(),
+        index,
+        game_id: game_id.clone(),
+        opponent_email: opponent_email.clone(),
+        white: tag(GameTag::White, "White"),
+        black: tag(GameTag::Black, "Black"),
+        view,
+        lang,
+    };
+    let link = DeskLink {
+        index,
+        view: view_tx,
+        notices: wiring.notices.clone(),
+        braille: wiring
+            .config
+            .state_dir
+            .join("braille")
+            .join(format!("{}.brf", tc.name.file_stem())),
+        scored: None,
+    };
+    Some((link, Correspondence { desk, mail }))
+}
+
+/// The table's settings from the configuration (its own keys, or the daemon's).
+pub fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language) -> TableSettings {
+    TableSettings {
+        name: tc.name.clone(),
+        peg_side: tc.peg_side,
+        normal: match tc.normal {
+            NormalConfig::Virtual => NormalBoard::Virtual,
+            NormalConfig::Dgt(_) | NormalConfig::Millennium(_) | NormalConfig::Certabo(_) => {
+                NormalBoard::Identity
+            }
+        },
+        lang,
+        verbosity: config.verbosity,
+        name_captured: config.name_captured,
+        confirm_own_moves: config.confirm_own_moves,
+        terse_below_ms: config.terse_below_ms,
+        touch_move: tc.touch_move,
+        debounce_ms: tc.debounce_ms,
+        time_control: tc
+            .time_control
+            .clone()
+            .unwrap_or_else(|| config.time_control.clone()),
+        announce: config.announce.clone(),
+        start_fen: tc.fen.clone(),
+        chess960: false,
+        tags: tc.tags.clone(),
+        correspondence: match &tc.kind {
+            TableKind::Correspondence { game_id, .. } => Some(game_id.as_str().to_owned()),
+            TableKind::Board => None,
+        },
+        days: match &tc.kind {
+            TableKind::Correspondence { days, .. } => Some(*days),
+            TableKind::Board => None,
+        },
+    }
+}
+
+/// Restores the table's game from the journal, or begins a new one when there is none or the
+/// last one is over. Returns the outputs to perform before the table runs.
+async fn open_table(
+    store: &StoreHandle,
+    settings: TableSettings,
+    last_alive: Option<u64>,
+    config: &Config,
+) -> anyhow::Result<(Table, Step, u64, TableClock)> {
+    let name = settings.name.clone();
+    crate::app::archive_repair::archive_missing(store, &config.state_dir, &settings).await;
+    let entries = store
+        .load(&name)
+        .await
+        .with_context(|| format!("table {name}: reading its journal"))?;
+    let wall = unix_ms();
+    if !entries.is_empty() {
+        let journal: Vec<(u64, String)> = entries
+            .iter()
+            .map(|e| (e.at_unix_ms, e.line.clone()))
+            .collect();
+        let mut table = Table::restore(settings.clone(), &journal).with_context(|| {
+            format!(
+                "table {name}: its records in {} do not replay; stop here, keep a copy of the state directory and restore it from a backup (docs/storage.md)",
+                config.state_dir.join(crate::io::store::JOURNAL_FILE).display()
+            )
+        })?;
+        if !table.game().is_over() {
+            let last_record = journal.last().map_or(0, |(at, _)| *at);
+            let alive = last_alive.unwrap_or(last_record).max(last_record);
+            // The table's time goes on from its last record: the clocks continue, and the
+            // restart's gap is charged only by the rebase record.
+            let clock = TableClock::starting_at(table.table_time());
+            let out = table.resume(clock.now(), alive, config.charge_downtime);
+            let game = store.current_game(&name).await?.unwrap_or(0);
+            tracing::info!(target: "annabella::app::daemon", table = %name, plies = table.game().ply_count(), "game restored");
+            return Ok((table, out, game, clock));
+        }
+        tracing::info!(target: "annabella::app::daemon", table = %name, "the last game is over; a new one begins");
+    }
+    let game = store.begin_game(&name, wall).await?;
+    let clock = TableClock::starting_at(0);
+    let (table, out) = Table::new(settings, clock.now()).map_err(anyhow::Error::msg)?;
+    Ok((table, out, game, clock))
+}
+
+/// Lines typed on the daemon's standard input drive the simulated board.
+fn forward_stdin(operator: std::sync::mpsc::Sender<String>) {
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if operator.send(line).is_err() {
+                break;
+            }
+        }
+    });
+}

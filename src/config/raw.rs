@@ -1,0 +1,111 @@
+//! The configuration file as written (each section's raw values live with the section), with
+//! its defaults; and reading it with a bound.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{ConfigError, RawControl, RawDesk, RawMail, RawSpeech, RawTable, bad};
+use crate::io::tokens::RawToken;
+
+/// Largest configuration file read; a real one is a few kilobytes.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// The file as written: strings and numbers, before validation.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawConfig {
+    /// Address of the control interface.
+    pub listen: String,
+    /// Address of the table's web page, or `off`.
+    pub web_listen: String,
+    /// Host names the page answers to besides its address (`chessbox.local`,
+    /// `chess.example.org:443` behind a proxy); any other `Host` is refused (DNS rebinding).
+    pub web_hosts: Vec<String>,
+    /// Where tokens, the journal and finished games are kept.
+    pub state_dir: PathBuf,
+    /// `human` or `json`.
+    pub log_format: String,
+    pub control: RawControl,
+    pub speech: RawSpeech,
+    pub clock: RawClock,
+    #[serde(rename = "table")]
+    pub tables: Vec<RawTable>,
+    /// Control tokens besides those of `<state_dir>/tokens.toml`.
+    #[serde(rename = "token", skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<RawToken>,
+    /// Correspondence by email (`docs/correspondence-mail.md`); none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mail: Option<RawMail>,
+    /// The peg board the correspondence tables share.
+    pub desk: RawDesk,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawClock {
+    /// PGN TimeControl syntax, with `d`/`b` delays (docs/clock.md).
+    pub time_control: String,
+    /// When the talking clock speaks by itself (`none` for only on request).
+    pub announce: String,
+    /// After a crash, charge the running side for the time the daemon was down.
+    pub charge_downtime: bool,
+}
+
+impl Default for RawConfig {
+    fn default() -> RawConfig {
+        RawConfig {
+            listen: "127.0.0.1:7421".to_owned(),
+            web_listen: "127.0.0.1:7480".to_owned(),
+            web_hosts: Vec::new(),
+            state_dir: PathBuf::from("/var/lib/annabella"),
+            log_format: "human".to_owned(),
+            control: RawControl::default(),
+            speech: RawSpeech::default(),
+            clock: RawClock::default(),
+            tables: Vec::new(),
+            tokens: Vec::new(),
+            mail: None,
+            desk: RawDesk::default(),
+        }
+    }
+}
+
+impl Default for RawClock {
+    fn default() -> RawClock {
+        RawClock {
+            time_control: "5400+30".to_owned(),
+            announce: "10m@*,1m@5m,10s@1m".to_owned(),
+            charge_downtime: false,
+        }
+    }
+}
+
+impl RawConfig {
+    /// Parses the text of a configuration file (`path` only names it in errors).
+    pub fn from_toml(text: &str, path: &Path) -> Result<RawConfig, ConfigError> {
+        toml::from_str(text).map_err(|e| {
+            let mut message = e.message().to_owned();
+            if let Some(before) = e.span().and_then(|span| text.get(..span.start)) {
+                let line = before.matches('\n').count() + 1;
+                message = format!("line {line}: {message}");
+            }
+            bad(path.display().to_string(), message)
+        })
+    }
+
+    /// Reads and parses a configuration file, refusing one larger than [`MAX_CONFIG_BYTES`].
+    pub fn read(path: &Path) -> Result<RawConfig, ConfigError> {
+        use std::io::Read;
+        let name = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|e| bad(&name, e))?;
+        let mut text = String::new();
+        file.take(MAX_CONFIG_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(|e| bad(&name, e))?;
+        if text.len() as u64 > MAX_CONFIG_BYTES {
+            return Err(bad(name, format!("larger than {MAX_CONFIG_BYTES} bytes")));
+        }
+        RawConfig::from_toml(&text, path)
+    }
+}

@@ -1,0 +1,325 @@
+//! One `[[table]]` as written and validated: its name, kind (a board pair, or a game by mail),
+//! boards, rules, position, language, time control and PGN tags.
+
+use serde::{Deserialize, Serialize};
+
+use super::speech::read_language;
+use super::{ConfigError, NormalBoard, PegSource, bad};
+use crate::boards::{Millis, debounce};
+use crate::chess::language::Language;
+use crate::table::clock::TimeControl;
+use crate::table::control::{GameTag, MAX_TAG_CHARS};
+use crate::table::detector::TouchMove;
+use crate::table::name::TableName;
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RawTable {
+    pub name: String,
+    /// `board` (a peg board and a normal board at one table) or `correspondence` (a game by
+    /// mail, played on the desk's peg board).
+    pub kind: String,
+    /// The blind player's peg board: a device, `tcp:HOST:PORT`, `sim` or `none`.
+    pub peg: String,
+    /// The side the blind player plays: `white` or `black`.
+    pub peg_side: String,
+    /// The sighted side's board: `virtual` (moves come from the control interface),
+    /// `dgt:DEVICE`, `millennium:DEVICE` or `certabo:DEVICE` (a device or `tcp:HOST:PORT`).
+    pub normal: String,
+    /// Touch-move rule on the peg board: off, warn or strict.
+    pub touch_move: String,
+    pub debounce_ms: Millis,
+    /// The first game's start position (FEN); empty: the standard position.
+    pub fen: String,
+    /// The table's own language and time control; empty: `speech.lang`, `clock.time_control`.
+    pub lang: String,
+    pub time_control: String,
+    /// PGN tags of the table's games: the players' names, the event, the site, the round.
+    pub white: String,
+    pub black: String,
+    pub event: String,
+    pub site: String,
+    pub round: String,
+    /// A correspondence table's opponent (replies go there) and the game's identifier in its
+    /// messages (empty: the table's name).
+    pub opponent_email: String,
+    pub game_id: String,
+    /// How a correspondence table counts its days: `iccf` (the ICCF webserver's rules) or
+    /// `bca` (the Braille Chess Association's email rules); docs/correspondence-time.md.
+    pub day_rules: String,
+    /// The audio record (a `wav:` output): `plain`, or `cassette` (each move said twice, the
+    /// Braille Chess Association's custom for correspondence games).
+    pub audio_record: String,
+}
+
+impl Default for RawTable {
+    fn default() -> RawTable {
+        RawTable {
+            name: "table-1".to_owned(),
+            kind: "board".to_owned(),
+            peg: "sim".to_owned(),
+            peg_side: "white".to_owned(),
+            normal: "virtual".to_owned(),
+            touch_move: "warn".to_owned(),
+            debounce_ms: debounce::DEFAULT_WINDOW,
+            fen: String::new(),
+            lang: String::new(),
+            time_control: String::new(),
+            white: String::new(),
+            black: String::new(),
+            event: String::new(),
+            site: String::new(),
+            round: String::new(),
+            opponent_email: String::new(),
+            game_id: String::new(),
+            day_rules: "iccf".to_owned(),
+            audio_record: "plain".to_owned(),
+        }
+    }
+}
+
+/// What a table is: a board pair at one table, or a game by mail on the desk's peg board.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableKind {
+    Board,
+    Correspondence {
+        /// Where the replies go.
+        opponent_email: String,
+        /// The game's identifier in its messages (ICCF form), the table's name when unset.
+        game_id: crate::correspondence::message::GameId,
+        /// The time control in days and the rules that count them.
+        days: crate::correspondence::day_rules::CorrespondenceControl,
+    },
+}
+
+impl TableKind {
+    /// Reads a table's `kind` with its correspondence keys; `key` names a field in errors.
+    pub(super) fn parse(
+        t: &RawTable,
+        key: &dyn Fn(&str) -> String,
+    ) -> Result<TableKind, ConfigError> {
+        use crate::correspondence::day_rules::{CorrespondenceControl, Rules};
+        let (opponent_email, game_id) = (t.opponent_email.as_str(), t.game_id.as_str());
+        let table_name = t.name.as_str();
+        match t.kind.as_str() {
+            "board" => {
+                for (field, value) in [("opponent_email", opponent_email), ("game_id", game_id)] {
+                    if !value.is_empty() {
+                        return Err(bad(
+                            key(field),
+                            "only a correspondence table (kind = \"correspondence\") has one",
+                        ));
+                    }
+                }
+                Ok(TableKind::Board)
+            }
+            "correspondence" => {
+                if opponent_email.parse::<lettre::Address>().is_err() {
+                    return Err(bad(
+                        key("opponent_email"),
+                        format!(
+                            "{opponent_email:?} is not an email address; a correspondence table \
+                             sends its replies there"
+                        ),
+                    ));
+                }
+                let id = if game_id.is_empty() {
+                    table_name
+                } else {
+                    game_id
+                };
+                let game_id = crate::correspondence::message::GameId::new(id).ok_or_else(|| {
+                    bad(
+                        key("game_id"),
+                        format!(
+                            "{id:?} is no game identifier: letters, digits and . - _ / # \
+                             without blanks"
+                        ),
+                    )
+                })?;
+                let rules: Rules = t.day_rules.parse().map_err(|e| bad(key("day_rules"), e))?;
+                let days = match t.time_control.trim() {
+                    "" => CorrespondenceControl::new(rules.set().usual_control, rules),
+                    text => CorrespondenceControl::new(
+                        text.parse().map_err(|e| {
+                            bad(
+                                key("time_control"),
+                                format!("{e}; a correspondence table counts days, like 20/10d"),
+                            )
+                        })?,
+                        rules,
+                    ),
+                };
+                Ok(TableKind::Correspondence {
+                    opponent_email: opponent_email.to_owned(),
+                    game_id,
+                    days,
+                })
+            }
+            other => Err(bad(
+                key("kind"),
+                format!("{other:?}: board or correspondence"),
+            )),
+        }
+    }
+}
+
+/// A validated table.
+#[derive(Debug, Clone)]
+pub struct TableConfig {
+    pub name: TableName,
+    pub kind: TableKind,
+    /// The audio record says each move twice (`audio_record = "cassette"`).
+    pub cassette: bool,
+    pub peg: PegSource,
+    pub peg_side: shakmaty::Color,
+    pub normal: NormalBoard,
+    pub touch_move: TouchMove,
+    pub debounce_ms: Millis,
+    /// The first game's start position, checked; `None`: the standard position.
+    pub fen: Option<String>,
+    /// The table's own language and time control (`None`: the configuration's).
+    pub lang: Option<Language>,
+    pub time_control: Option<TimeControl>,
+    /// PGN tags of the table's games.
+    pub tags: Vec<(GameTag, String)>,
+}
+
+impl RawTable {
+    /// Checks the table `table[i]`; `earlier` are the tables before it, whose names it may
+    /// not repeat.
+    pub(super) fn validate(
+        &self,
+        i: usize,
+        earlier: &[TableConfig],
+    ) -> Result<TableConfig, ConfigError> {
+        let t = self;
+        let key = |field: &str| format!("table[{i}].{field}");
+        // One rule for a table's name: the journal, the files and the page's routes use it.
+        let name = TableName::new(&t.name).map_err(|e| bad(key("name"), e.to_string()))?;
+        if earlier.iter().any(|other| other.name == name) {
+            return Err(bad(
+                key("name"),
+                format!("{:?}: each table needs its own name", t.name),
+            ));
+        }
+        let kind = TableKind::parse(t, &key)?;
+        let peg = t.peg(&kind, &key("peg"))?;
+        let peg_side = match t.peg_side.as_str() {
+            "white" => shakmaty::Color::White,
+            "black" => shakmaty::Color::Black,
+            other => return Err(bad(key("peg_side"), format!("{other:?}: white or black"))),
+        };
+        let normal = NormalBoard::parse(&t.normal, &key("normal"))?;
+        let touch_move = t
+            .touch_move
+            .parse()
+            .map_err(|e| bad(key("touch_move"), e))?;
+        if t.debounce_ms > 1000 {
+            return Err(bad(
+                key("debounce_ms"),
+                format!("{} ms is no debounce window; 0 to 1000", t.debounce_ms),
+            ));
+        }
+        let fen = match t.fen.trim() {
+            "" => None,
+            fen => Some(
+                crate::chess::game::Game::from_fen(fen, false)
+                    .map_err(|e| bad(key("fen"), format!("{fen:?}: {e}")))?
+                    .fen(),
+            ),
+        };
+        let lang = match t.lang.trim() {
+            "" => None,
+            code => Some(read_language(code).map_err(|e| bad(key("lang"), e))?),
+        };
+        let time_control = t.time_control(&kind, &key("time_control"))?;
+        let tags = t.tags(&key)?;
+        let cassette = match t.audio_record.as_str() {
+            "plain" => false,
+            "cassette" => true,
+            other => {
+                return Err(bad(
+                    key("audio_record"),
+                    format!("{other:?}: plain or cassette"),
+                ));
+            }
+        };
+        Ok(TableConfig {
+            kind,
+            cassette,
+            fen,
+            lang,
+            time_control,
+            tags,
+            name,
+            peg,
+            peg_side,
+            normal,
+            touch_move,
+            debounce_ms: t.debounce_ms,
+        })
+    }
+
+    /// The table's peg board; a correspondence table has none of its own.
+    fn peg(&self, kind: &TableKind, key: &str) -> Result<PegSource, ConfigError> {
+        let peg = PegSource::parse(&self.peg).map_err(|e| bad(key, e))?;
+        // A correspondence table has no board of its own: it plays on the desk's.
+        match (kind, peg) {
+            (TableKind::Board, peg) => Ok(peg),
+            (TableKind::Correspondence { .. }, PegSource::Simulated | PegSource::None) => {
+                Ok(PegSource::None)
+            }
+            (TableKind::Correspondence { .. }, PegSource::Device(_)) => Err(bad(
+                key,
+                "a correspondence table has no peg board of its own; it plays on the desk's \
+                 ([desk] peg)",
+            )),
+        }
+    }
+
+    /// The table's own time control, if any.
+    fn time_control(
+        &self,
+        kind: &TableKind,
+        key: &str,
+    ) -> Result<Option<TimeControl>, ConfigError> {
+        match self.time_control.trim() {
+            // A correspondence table's days are its control, the rules' usual one unset.
+            "" => match kind {
+                TableKind::Correspondence { days, .. } => Ok(Some(
+                    TimeControl::parse_setting(&days.control.to_string())
+                        .map_err(|e| bad(key, e))?,
+                )),
+                TableKind::Board => Ok(None),
+            },
+            text => Ok(Some(
+                TimeControl::parse_setting(text).map_err(|e| bad(key, e))?,
+            )),
+        }
+    }
+
+    /// The PGN tags set, each on one line, blanks folded.
+    fn tags(&self, key: &dyn Fn(&str) -> String) -> Result<Vec<(GameTag, String)>, ConfigError> {
+        let mut tags = Vec::new();
+        for (tag, value) in [
+            (GameTag::White, &self.white),
+            (GameTag::Black, &self.black),
+            (GameTag::Event, &self.event),
+            (GameTag::Site, &self.site),
+            (GameTag::Round, &self.round),
+        ] {
+            let value = value.split_whitespace().collect::<Vec<_>>().join(" ");
+            if value.chars().count() > MAX_TAG_CHARS || value.chars().any(char::is_control) {
+                return Err(bad(
+                    key(tag.keyword()),
+                    format!("at most {MAX_TAG_CHARS} characters on one line"),
+                ));
+            }
+            if !value.is_empty() {
+                tags.push((tag, value));
+            }
+        }
+        Ok(tags)
+    }
+}
