@@ -381,7 +381,7 @@ impl Table {
         let mover = before.turn();
         let uci = self.uci(m);
         self.commit(now, Record::Move { uci, source }, out)
-            .map_err(|e| Refusal::new(ErrorCode::Move, e))?;
+            .map_err(|e| Refusal::new(ErrorCode::Move, e.to_string()))?;
         let mode = self.state.game.castling_mode();
         out.event(TableEvent::Move {
             ply: self.state.game.ply_count(),

@@ -11,7 +11,7 @@ use crate::control::{ErrorCode, Refusal, Role};
 use crate::record::Record;
 use crate::state::game_state::{DayEvent, GameState};
 use crate::state::words::color_name;
-use crate::state::{Answer, Now, Reply, Step, Table};
+use crate::state::{Answer, ApplyError, Now, Reply, Step, Table};
 use annabella_correspondence::day_clock::{
     DayClock, DayReading, Leave, both_sides_phrase, days_left_phrase,
 };
@@ -41,9 +41,9 @@ impl GameState {
     }
 
     /// A penalty or leave: applied now and kept for a rebuild.
-    pub(super) fn days_event(&mut self, event: DayEvent) -> Result<(), String> {
+    pub(super) fn days_event(&mut self, event: DayEvent) -> Result<(), ApplyError> {
         let Some(days) = &mut self.days else {
-            return Err("only a correspondence game counts its time in days".to_owned());
+            return Err(ApplyError::NotInDays);
         };
         apply_event(days, event)?;
         self.day_events.push((self.game.ply_count(), event));
@@ -82,14 +82,14 @@ impl GameState {
     }
 }
 
-fn apply_event(days: &mut DayClock, event: DayEvent) -> Result<(), String> {
+fn apply_event(days: &mut DayClock, event: DayEvent) -> Result<(), ApplyError> {
     match event {
         DayEvent::Penalty(color) => {
             let penalty = days.control().rules.set().illegal_move_days;
             days.penalize(color, penalty);
             Ok(())
         }
-        DayEvent::Leave(leave) => days.leave(leave).map_err(|e| e.to_string()),
+        DayEvent::Leave(leave) => Ok(days.leave(leave)?),
     }
 }
 
@@ -166,7 +166,7 @@ impl Table {
             ));
         }
         self.commit(now, Record::Leave { leave }, out)
-            .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+            .map_err(|e| Refusal::new(ErrorCode::State, e.to_string()))?;
         Ok(Answer::LeaveTaken {
             leave: leave.to_string(),
         })

@@ -12,8 +12,8 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::clock::{Clock, ClockState};
 use crate::control::GameTag;
 use crate::record::Record;
-use crate::state::TableSettings;
 use crate::state::two_sheets::TwoSheets;
+use crate::state::{ApplyError, TableSettings};
 use annabella_boards::Millis;
 use annabella_chess::ccsnt::{Precision, SentStamp};
 use annabella_chess::game::Game;
@@ -126,14 +126,17 @@ impl GameState {
         sheet
     }
 
-    fn resolve(pos: &Chess, uci: &UciMove) -> Result<Move, String> {
+    fn resolve(pos: &Chess, uci: &UciMove) -> Result<Move, ApplyError> {
         uci.to_move(pos)
-            .map_err(|e| format!("{uci} is illegal here: {e}"))
+            .map_err(|why| ApplyError::IllegalMove { uci: *uci, why })
     }
 
-    fn restored_clock(&self, settings: &TableSettings, state: ClockState) -> Result<Clock, String> {
-        Ok(Clock::from_state(settings.time_control.clone(), state)
-            .map_err(|e| e.to_string())?
+    fn restored_clock(
+        &self,
+        settings: &TableSettings,
+        state: ClockState,
+    ) -> Result<Clock, ApplyError> {
+        Ok(Clock::from_state(settings.time_control.clone(), state)?
             .with_schedule(settings.announce.clone()))
     }
 
@@ -153,7 +156,7 @@ impl GameState {
         t: Millis,
         unix_ms: u64,
         record: &Record,
-    ) -> Result<(), String> {
+    ) -> Result<(), ApplyError> {
         // Table time is monotonic; a journal written before it was (wall time) is read as if
         // it had been, so a wall clock stepped back there cannot fail a replay.
         let t = t.max(self.last_t);
@@ -162,14 +165,12 @@ impl GameState {
                 // A game begins afresh: the first record of a journal, or the arbiter's next
                 // game once the last one is over (its own journal game).
                 if !self.game.moves().is_empty() && !self.game.is_over() {
-                    return Err("begin in the middle of a game".to_owned());
+                    return Err(ApplyError::BeginMidGame);
                 }
-                let game = Game::from_fen(fen, *chess960).map_err(|e| e.to_string())?;
+                let game = Game::from_fen(fen, *chess960)?;
                 *self = GameState::new(settings, game);
                 self.days_begin(unix_ms);
-                self.clock
-                    .start_with(self.game.turn(), t)
-                    .map_err(|e| e.to_string())?;
+                self.clock.start_with(self.game.turn(), t)?;
                 self.began_at_unix_ms = unix_ms;
             }
             Record::Tag { tag, value } => {
@@ -182,11 +183,8 @@ impl GameState {
                 // A refused press refuses the move: the flag is decided before any move is
                 // taken, and a paused clock takes no move, so this never happens in play; if it
                 // does, the move must not stand with the clock running for its mover.
-                let reading = self
-                    .clock
-                    .press(mover, t)
-                    .map_err(|e| format!("the clock refused the press: {e}"))?;
-                self.game.play(m).map_err(|e| e.to_string())?;
+                let reading = self.clock.press(mover, t).map_err(ApplyError::Press)?;
+                self.game.play(m)?;
                 self.days_moved(mover, unix_ms);
                 self.plies.push(PlyClock {
                     before_press,
@@ -209,10 +207,7 @@ impl GameState {
                 }
             }
             Record::Undo => {
-                let last = self
-                    .plies
-                    .last()
-                    .ok_or_else(|| "no move to withdraw".to_owned())?;
+                let last = self.plies.last().ok_or(ApplyError::NoMoveToWithdraw)?;
                 let clock = self.restored_clock(settings, last.before_press.clone())?;
                 let plies = self.game.ply_count() - 1;
                 self.cut(plies);
@@ -220,7 +215,7 @@ impl GameState {
             }
             Record::DrawOffer { color } => self.draw_offer = Some(*color),
             Record::DrawAgreed => {
-                self.game.agree_draw().map_err(|e| e.to_string())?;
+                self.game.agree_draw()?;
                 self.stop_clock(t);
             }
             Record::Claim { intended } => {
@@ -228,52 +223,42 @@ impl GameState {
                     Some(uci) => Some(Self::resolve(self.game.position(), uci)?),
                     None => None,
                 };
-                self.game.draw_by_claim(m).map_err(|e| e.to_string())?;
+                self.game.draw_by_claim(m)?;
                 self.stop_clock(t);
             }
             Record::WrongClaim { color } => {
                 let one_minute = settings.time_control.pace().one_minute_penalties();
-                self.clock
-                    .penalty_wrong_claim(*color, one_minute, t)
-                    .map_err(|e| e.to_string())?;
+                self.clock.penalty_wrong_claim(*color, one_minute, t)?;
             }
             Record::Resign { color } => {
-                self.game.resign(*color).map_err(|e| e.to_string())?;
+                self.game.resign(*color)?;
                 self.stop_clock(t);
             }
             Record::Flag { color } => {
-                self.game.flag(*color).map_err(|e| e.to_string())?;
+                self.game.flag(*color)?;
                 self.stop_clock(t);
             }
             Record::Result { result } => {
-                self.game
-                    .arbiter_decision(*result)
-                    .map_err(|e| e.to_string())?;
+                self.game.arbiter_decision(*result)?;
                 self.stop_clock(t);
             }
             Record::Adjust { color, delta_ms } => {
-                self.clock
-                    .adjust(*color, *delta_ms, t)
-                    .map_err(|e| e.to_string())?;
+                self.clock.adjust(*color, *delta_ms, t)?;
             }
             Record::Penalty { color } => {
                 let count = &mut self.illegal_moves[*color as usize];
                 *count += 1;
                 if *count >= 2 {
                     let result = self.game.loss_unless_no_mating_material(*color);
-                    self.game
-                        .arbiter_decision(result)
-                        .map_err(|e| e.to_string())?;
+                    self.game.arbiter_decision(result)?;
                     self.stop_clock(t);
                 } else {
                     let one_minute = settings.time_control.pace().one_minute_penalties();
-                    self.clock
-                        .penalty_illegal_move(*color, one_minute, t)
-                        .map_err(|e| e.to_string())?;
+                    self.clock.penalty_illegal_move(*color, one_minute, t)?;
                 }
             }
-            Record::Pause => self.clock.pause(t).map_err(|e| e.to_string())?,
-            Record::Resume => self.clock.resume(t).map_err(|e| e.to_string())?,
+            Record::Pause => self.clock.pause(t)?,
+            Record::Resume => self.clock.resume(t)?,
             Record::Rebase { charged_ms } => self.clock.rebase(t, *charged_ms),
             Record::DayPenalty { color } => self.days_event(DayEvent::Penalty(*color))?,
             Record::Leave { leave } => self.days_event(DayEvent::Leave(*leave))?,
@@ -283,7 +268,11 @@ impl GameState {
                 for uci in moves {
                     let m = uci
                         .to_move(&pos)
-                        .map_err(|e| format!("sheet {side}: {uci} is illegal there: {e}"))?;
+                        .map_err(|why| ApplyError::IllegalOnSheet {
+                            side: *side,
+                            uci: *uci,
+                            why,
+                        })?;
                     pos.play_unchecked(m);
                     sheet.push(m);
                 }
@@ -292,10 +281,10 @@ impl GameState {
             Record::Retract { plies } => {
                 let plies = *plies;
                 if plies > self.game.ply_count() {
-                    return Err(format!(
-                        "retract to {plies} half-moves, but the game has {}",
-                        self.game.ply_count()
-                    ));
+                    return Err(ApplyError::RetractPastEnd {
+                        plies,
+                        has: self.game.ply_count(),
+                    });
                 }
                 if plies < self.game.ply_count() {
                     // The clocks show what they showed when that move was made; the side to

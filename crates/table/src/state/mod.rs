@@ -43,6 +43,7 @@ use annabella_chess::language::Language;
 use annabella_chess::notation::Verbosity;
 use annabella_chess::scoresheet::Scoresheet;
 mod announcer;
+mod apply_error;
 mod board_pair;
 mod boards;
 mod day_time;
@@ -67,6 +68,7 @@ pub use crate::event::{About, BoardId, Listener, Say, TableEvent, Urgency};
 use crate::name::TableName;
 use crate::record::{Entry, Record};
 pub use crate::reply::{Answer, Reply};
+pub use apply_error::ApplyError;
 use board_pair::Boards;
 pub use desk_view::DeskView;
 use game_state::GameState;
@@ -274,12 +276,15 @@ const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 
 
 impl Table {
     /// A new game at `now`: the `begin` record and White's clock (the side to move's) started.
-    pub fn new(settings: TableSettings, now: Now) -> Result<(Table, Step), String> {
+    pub fn new(settings: TableSettings, now: Now) -> Result<(Table, Step), ApplyError> {
         let start = Game::from_fen(
             settings.start_fen.as_deref().unwrap_or(START_FEN),
             settings.chess960,
         )
-        .map_err(|e| format!("table {}: start position: {e}", settings.name))?;
+        .map_err(|why| ApplyError::StartPosition {
+            table: settings.name.to_string(),
+            why,
+        })?;
         let begin = Record::Begin {
             chess960: settings.chess960,
             time_control: settings.time_control.to_string(),
@@ -349,7 +354,7 @@ impl Table {
             table
                 .state
                 .apply(&table.settings, entry.t, *at, &entry.record)
-                .map_err(|why| err(index, line, why))?;
+                .map_err(|why| err(index, line, why.to_string()))?;
         }
         // A finished game was announced and archived before the crash.
         table.state.end_reported = table.state.game.is_over();
@@ -387,7 +392,7 @@ impl Table {
 
     /// Applies a live record to a copy of the game state, and keeps the copy only if the
     /// record applies whole. The record goes to the journal ahead of what it causes.
-    fn commit(&mut self, now: Now, record: Record, out: &mut Step) -> Result<(), String> {
+    fn commit(&mut self, now: Now, record: Record, out: &mut Step) -> Result<(), ApplyError> {
         let mut next = self.state.clone();
         next.apply(&self.settings, now.table_ms, now.unix_ms, &record)?;
         let before = std::mem::replace(&mut self.state, next);

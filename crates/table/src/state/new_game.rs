@@ -32,11 +32,11 @@ impl Table {
             fen: start.fen(),
         };
         self.commit(now, begin, out)
-            .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+            .map_err(|e| Refusal::new(ErrorCode::State, e.to_string()))?;
         out.begins_game = true;
         for (tag, value) in self.settings.tags.clone() {
             self.commit(now, Record::Tag { tag, value }, out)
-                .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+                .map_err(|e| Refusal::new(ErrorCode::State, e.to_string()))?;
         }
         self.announce_begin(out);
         Ok(Answer::NewGame {
@@ -66,7 +66,7 @@ impl Table {
             },
             out,
         )
-        .map_err(|e| Refusal::new(ErrorCode::State, e))?;
+        .map_err(|e| Refusal::new(ErrorCode::State, e.to_string()))?;
         Ok(Answer::Tagged {
             tag,
             value: value.to_owned(),

@@ -15,8 +15,8 @@ use annabella_chess::notation::numbered::{split_number, wrong_number};
 use annabella_chess::notation::{Notation, Style, Verbosity, format_move, parse_move};
 use annabella_chess::phrases::{Event, event_phrase, move_phrase};
 
-fn state(message: impl Into<String>) -> Refusal {
-    Refusal::new(ErrorCode::State, message)
+fn state(why: impl ToString) -> Refusal {
+    Refusal::new(ErrorCode::State, why.to_string())
 }
 
 fn bad_move(e: impl ToString) -> Refusal {

@@ -15,8 +15,8 @@ use crate::state::{Answer, Effect, Now, Reply, Step, Table};
 use annabella_chess::game::Game;
 use annabella_chess::language::Language;
 
-fn state(message: impl Into<String>) -> Refusal {
-    Refusal::new(ErrorCode::State, message)
+fn state(why: impl ToString) -> Refusal {
+    Refusal::new(ErrorCode::State, why.to_string())
 }
 
 impl Table {
