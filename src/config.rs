@@ -251,7 +251,9 @@ impl PegSource {
         match text {
             "sim" => Ok(PegSource::Simulated),
             "none" => Ok(PegSource::None),
-            device => Endpoint::parse(device, Protocol::Peg).map(PegSource::Device),
+            device => Endpoint::parse(device, Protocol::Peg)
+                .map(PegSource::Device)
+                .map_err(|e| e.to_string()),
         }
     }
 }
