@@ -366,15 +366,27 @@ pub fn read_file(path: &Path) -> Result<Vec<RawToken>, TokenError> {
     parse(&text).map_err(|m| bad(&name, m))
 }
 
+/// A tokens file that is no TOML list of tokens: what toml says, with the line when it knows it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum TokensTomlError {
+    #[error("line {line}: {message}")]
+    AtLine { line: usize, message: String },
+    #[error("{0}")]
+    Whole(String),
+}
+
 /// Parses the text of a tokens file; errors carry the line.
-fn parse(text: &str) -> Result<Vec<RawToken>, String> {
+fn parse(text: &str) -> Result<Vec<RawToken>, TokensTomlError> {
     toml::from_str::<TokensFile>(text)
         .map(|f| f.tokens)
         .map_err(|e| {
             let message = e.message().to_owned();
             match e.span().and_then(|span| text.get(..span.start)) {
-                Some(before) => format!("line {}: {message}", before.matches('\n').count() + 1),
-                None => message,
+                Some(before) => TokensTomlError::AtLine {
+                    line: before.matches('\n').count() + 1,
+                    message,
+                },
+                None => TokensTomlError::Whole(message),
             }
         })
 }
