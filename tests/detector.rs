@@ -1393,6 +1393,7 @@ fn settings_read_from_the_command_line() {
         "sometimes"
             .parse::<TouchMove>()
             .unwrap_err()
+            .to_string()
             .contains("off, warn or strict")
     );
     assert_eq!(

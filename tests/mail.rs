@@ -229,7 +229,9 @@ fn without_a_server_messages_go_to_the_outbox_and_plain_smtp_stays_on_loopback()
     assert!(text.contains("To: bob@example.org"), "{text}");
     assert!(queue.pending().unwrap().is_empty());
 
-    let refused = SmtpServer::new("mail.example.org:25", Some(Security::Plain)).unwrap_err();
+    let refused = SmtpServer::new("mail.example.org:25", Some(Security::Plain))
+        .unwrap_err()
+        .to_string();
     assert!(refused.contains("loopback"), "{refused}");
     assert_eq!(
         SmtpServer::new("smtp.example.org:465", Some(Security::Tls))
@@ -241,6 +243,23 @@ fn without_a_server_messages_go_to_the_outbox_and_plain_smtp_stays_on_loopback()
         SmtpServer::new("[::1]:25", None).unwrap().security,
         Security::Plain
     );
+    for (address, want) in [
+        ("mailhost", "\"mailhost\" is not HOST:PORT"),
+        (
+            "mailhost:0",
+            "\"mailhost:0\": the port is not a number from 1 to 65535",
+        ),
+        (":25", "\":25\": no host"),
+        (
+            "mail.example.org:25",
+            "\"mail.example.org:25\": plain SMTP is allowed only to a loopback address; \
+             use smtp_security = \"starttls\" or \"tls\"",
+        ),
+    ] {
+        let security = Some(Security::Plain);
+        let err = SmtpServer::new(address, security).unwrap_err().to_string();
+        assert_eq!(err, want, "{address}");
+    }
     // A queued file spoilt by hand is set aside instead of blocking the queue; a temporary
     // file a crash left is removed when the queue opens.
     fs::write(queue.dir().join("1.0000000000000000.eml"), "garbage").unwrap();

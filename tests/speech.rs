@@ -79,7 +79,7 @@ fn parse_errors_say_what_is_wrong() {
         ("none,tts", "cannot be combined"),
     ];
     for (spec, expected) in cases {
-        let err = parse_backends(spec).expect_err(spec);
+        let err = parse_backends(spec).expect_err(spec).to_string();
         assert!(
             err.contains(expected),
             "{spec:?}: {err:?} lacks {expected:?}"
@@ -89,7 +89,86 @@ fn parse_errors_say_what_is_wrong() {
     assert!(
         parse_backends("espeak")
             .unwrap_err()
+            .to_string()
             .contains("tts, espeak-ng, espeak-ng@DEVICE, wav:DIR, transcript:FILE or none")
+    );
+}
+
+#[test]
+fn speech_errors_read_as_before() {
+    use annabella::io::speech::{parse_outputs, parse_rate};
+    let help = "expected tts, espeak-ng, espeak-ng@DEVICE, wav:DIR, transcript:FILE or none";
+    let e = |spec: &str| parse_outputs(spec).expect_err(spec).to_string();
+    assert_eq!(
+        e(""),
+        format!("no speech backend given: {help} (none means silence)")
+    );
+    assert_eq!(
+        e("player=tts"),
+        "unknown listener `player` in `player=`: expected blind, opponent or arbiter, joined by +"
+    );
+    assert_eq!(
+        e("blind+blind=tts"),
+        "listener `blind` is named twice in `blind+blind=`"
+    );
+    assert_eq!(
+        e("tts,,none"),
+        "empty speech backend in `tts,,none` (two commas, or a comma at an end)"
+    );
+    assert_eq!(
+        e("festival"),
+        format!("unknown speech backend `festival`: {help}")
+    );
+    assert_eq!(
+        e("mp3:/tmp"),
+        format!("unknown speech backend `mp3:/tmp`: {help}")
+    );
+    assert_eq!(
+        e("espeak-ng@"),
+        "espeak-ng@ needs an audio device: espeak-ng@DEVICE (DEVICE is empty, see aplay -L)"
+    );
+    assert_eq!(e("wav"), "wav needs a directory: wav:DIR");
+    assert_eq!(e("wav:"), "wav needs a directory: wav:DIR (DIR is empty)");
+    assert_eq!(e("transcript"), "transcript needs a file: transcript:FILE");
+    assert_eq!(
+        e("transcript:"),
+        "transcript needs a file: transcript:FILE (FILE is empty)"
+    );
+    assert_eq!(e("tts,tts"), "speech backend `tts` is listed twice");
+    assert_eq!(
+        e("blind=none"),
+        "`none` means silence for everyone and takes no listeners"
+    );
+    assert_eq!(
+        e("none,tts"),
+        "`none` means silence and cannot be combined with other speech backends"
+    );
+    assert_eq!(
+        parse_backends("blind=tts").unwrap_err().to_string(),
+        "`blind=tts` names listeners; this setting takes backends only"
+    );
+    assert_eq!(
+        parse_rate("fast").unwrap_err().to_string(),
+        "`fast` is not a rate: words per minute, e.g. 175"
+    );
+    assert_eq!(
+        parse_rate(" 500 ").unwrap_err().to_string(),
+        "rate 500 is out of range: 80 to 450 words per minute"
+    );
+    let w = |bytes: &[u8]| wav::parse(bytes).unwrap_err().to_string();
+    assert_eq!(w(b"junk"), "not a RIFF/WAVE file");
+    assert_eq!(w(b"RIFF\0\0\0\0WAVE"), "no data chunk");
+    assert_eq!(
+        w(b"RIFF\0\0\0\0WAVEdata\0\0\0\0"),
+        "data chunk before fmt chunk"
+    );
+    assert_eq!(
+        w(b"RIFF\0\0\0\0WAVEfmt \x02\0\0\0\x03\0"),
+        "not PCM (format tag 3)"
+    );
+    assert_eq!(
+        w(b"RIFF\0\0\0\0WAVEfmt \x02\0\0\0\x01\0"),
+        "truncated fmt chunk"
     );
 }
 

@@ -404,7 +404,7 @@ fn listener_prefixes_and_devices_parse_and_print_back() {
         ("espeak-ng@", "DEVICE is empty"),
         ("blind=tts,opponent=tts", "listed twice"),
     ] {
-        let err = parse_outputs(spec).expect_err(spec);
+        let err = parse_outputs(spec).expect_err(spec).to_string();
         assert!(err.contains(expected), "{spec}: {err}");
     }
     assert!(parse_backends("blind=tts").is_err());

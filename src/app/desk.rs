@@ -271,7 +271,7 @@ pub fn spawn(
         crate::table::name::TableName,
         std::sync::mpsc::Sender<String>,
     )>,
-) -> Result<crate::control::hub::DeskHandle, String> {
+) -> Result<crate::control::hub::DeskHandle, DeskStartError> {
     use crate::boards::Protocol;
     use crate::config::PegSource;
     use crate::io::link::Endpoint;
@@ -293,7 +293,7 @@ pub fn spawn(
                 lang.clone(),
             );
             let (path, operator) = crate::io::simulator::spawn_on_pty(board)
-                .map_err(|e| format!("the desk's simulated peg board: {e}"))?;
+                .map_err(|e| DeskStartError::SimulatedPeg(e.into()))?;
             tracing::info!(device = %path.display(), "the desk's simulated peg board");
             let endpoint = Endpoint::Serial {
                 path: path.display().to_string(),
@@ -307,8 +307,7 @@ pub fn spawn(
                 peg_tx,
                 shutdown,
             );
-            let name = crate::table::name::TableName::new("desk")
-                .map_err(|e| format!("the desk's name: {e}"))?;
+            let name = crate::table::name::TableName::new("desk").map_err(DeskStartError::Name)?;
             simulated.push((name, operator));
         }
     }
@@ -325,6 +324,16 @@ pub fn spawn(
     Ok(crate::control::hub::DeskHandle {
         requests: requests_tx,
     })
+}
+
+/// Why the desk could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum DeskStartError {
+    /// The simulator's own error (the command line's edge type), boxed.
+    #[error("the desk's simulated peg board: {0}")]
+    SimulatedPeg(Box<dyn std::error::Error + Send + Sync>),
+    #[error("the desk's name: {0}")]
+    Name(crate::table::name::TableNameError),
 }
 
 /// A small file the desk keeps, read with a bound; `None` when it is missing or unreadable.

@@ -374,6 +374,22 @@ fn write_mark(path: &Path, ply: usize) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Why the mail desk could not start; the texts name the setting or the part that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum MailStartError {
+    #[error("mail.maildir {}: {error}", .path.display())]
+    Maildir {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("the outgoing mail's queue: {0}")]
+    Queue(crate::io::mail_out::MailError),
+    #[error(transparent)]
+    Destination(crate::config::ConfigError),
+    #[error("starting the mail sender: {0}")]
+    Sender(std::io::Error),
+}
+
 /// Starts reading the Maildir and sending replies for these tables.
 pub fn spawn(
     tasks: &mut tokio::task::JoinSet<()>,
@@ -382,12 +398,15 @@ pub fn spawn(
     tables: Vec<MailTable>,
     notices: mpsc::Sender<Notice>,
     shutdown: &watch::Receiver<bool>,
-) -> Result<(), String> {
-    let maildir = Maildir::open(&mail.maildir)
-        .map_err(|e| format!("mail.maildir {}: {e}", mail.maildir.display()))?;
-    let queue = MailQueue::open(state_dir, &mail.from)
-        .map_err(|e| format!("the outgoing mail's queue: {e}"))?;
-    let destination = mail.destination(state_dir).map_err(|e| e.to_string())?;
+) -> Result<(), MailStartError> {
+    let maildir = Maildir::open(&mail.maildir).map_err(|error| MailStartError::Maildir {
+        path: mail.maildir.clone(),
+        error,
+    })?;
+    let queue = MailQueue::open(state_dir, &mail.from).map_err(MailStartError::Queue)?;
+    let destination = mail
+        .destination(state_dir)
+        .map_err(MailStartError::Destination)?;
     let (wake, woken) = std::sync::mpsc::channel();
     {
         let queue = queue.clone();
@@ -407,7 +426,7 @@ pub fn spawn(
                     },
                 );
             })
-            .map_err(|e| format!("starting the mail sender: {e}"))?;
+            .map_err(MailStartError::Sender)?;
     }
     let n = tables.len();
     let desk = MailDesk {

@@ -268,7 +268,7 @@ impl<J: Journal> TableActor<J> {
                     let entry = format!("== {} (unix ms)\n{text}\n", self.clock.now().unix_ms);
                     let written = tokio::task::spawn_blocking(move || append_synced(&path, &entry))
                         .await
-                        .map_err(|e| e.to_string())
+                        .map_err(ResolutionError::from)
                         .and_then(|r| r);
                     match written {
                         Ok(path) => self.publish(&TableEvent::Recorded {
@@ -344,20 +344,37 @@ fn write_atomically(path: &std::path::Path, text: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// Why a resolution was not written down: the file (or its folder) and the system's error, or
+/// the writing task died.
+#[derive(Debug, thiserror::Error)]
+enum ResolutionError {
+    #[error("{}: {error}", .path.display())]
+    File {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error(transparent)]
+    Task(#[from] tokio::task::JoinError),
+}
+
 /// Appends to the table's record of resolutions and syncs it, for the arbiter and appeals.
-fn append_synced(path: &std::path::Path, text: &str) -> Result<PathBuf, String> {
+fn append_synced(path: &std::path::Path, text: &str) -> Result<PathBuf, ResolutionError> {
     use std::io::Write;
+    let failed = |path: &std::path::Path| {
+        let path = path.to_owned();
+        move |error| ResolutionError::File { path, error }
+    };
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(failed(dir))?;
     }
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(failed(path))?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_data())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(failed(path))?;
     Ok(path.to_owned())
 }
 

@@ -9,7 +9,7 @@ use clap::Args;
 use crate::boards::{self, Millis, Protocol, SensorEvent};
 use crate::cli::board_session::BoardSession;
 use crate::io::recording;
-use crate::table::detector::TouchMove;
+use crate::table::detector::{TouchMove, TouchMoveError};
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -39,7 +39,7 @@ pub(crate) fn parse_protocol(s: &str) -> Result<Protocol, String> {
     s.parse()
 }
 
-pub(crate) fn parse_touch_move(s: &str) -> Result<TouchMove, String> {
+pub(crate) fn parse_touch_move(s: &str) -> Result<TouchMove, TouchMoveError> {
     s.parse()
 }
 

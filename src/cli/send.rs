@@ -15,7 +15,7 @@ use clap::Args;
 
 use crate::io::lines::{self, Line, LineSplitter};
 use crate::io::tokens;
-use crate::table::control::{MAX_LINE_BYTES, Role};
+use crate::table::control::{MAX_LINE_BYTES, Role, RoleError};
 
 /// The environment variable `send` reads a token from when `--token` is not given.
 pub const TOKEN_VARIABLE: &str = "ANNABELLA_TOKEN";
@@ -55,7 +55,7 @@ pub struct SendArgs {
     pub requests: Vec<String>,
 }
 
-fn parse_role(text: &str) -> Result<Role, String> {
+fn parse_role(text: &str) -> Result<Role, RoleError> {
     text.parse()
 }
 

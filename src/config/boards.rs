@@ -3,7 +3,7 @@
 
 use super::{ConfigError, bad};
 use crate::boards::Protocol;
-use crate::io::link::Endpoint;
+use crate::io::link::{Endpoint, EndpointError};
 
 /// Where the peg board is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,10 +14,10 @@ pub enum PegSource {
     None,
 }
 
-/// A board's place that is no device nor `tcp:HOST:PORT`; the text says why.
+/// A board's place that is no device nor `tcp:HOST:PORT`, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct BadBoardPlace(pub String);
+pub struct BadBoardPlace(#[from] pub EndpointError);
 
 impl PegSource {
     /// `sim`, `none`, a serial device or `tcp:HOST:PORT`.

@@ -34,17 +34,22 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 /// `0.0.0.0` and `::` included) needs at least one token. The first start creates
 /// `tokens.toml` with a token per role, so this refuses a non-loopback address when that file
 /// has been emptied and the configuration sets no `[[token]]`.
-pub fn check_listen(addr: SocketAddr, tokens: &Tokens) -> Result<(), String> {
+pub fn check_listen(addr: SocketAddr, tokens: &Tokens) -> Result<(), ListenRefused> {
     if addr.ip().to_canonical().is_loopback() || !tokens.is_empty() {
         return Ok(());
     }
-    Err(format!(
-        "refusing to listen on {addr} without tokens: it is not a loopback address, and neither \
-         the tokens file nor the configuration holds a token; add a [[token]] to the \
-         configuration, or delete the empty tokens file so that a fresh one is created, or \
-         listen on 127.0.0.1"
-    ))
+    Err(ListenRefused(addr))
 }
+
+/// The startup check's refusal: a non-loopback address and no token at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "refusing to listen on {0} without tokens: it is not a loopback address, and neither \
+     the tokens file nor the configuration holds a token; add a [[token]] to the \
+     configuration, or delete the empty tokens file so that a fresh one is created, or \
+     listen on 127.0.0.1"
+)]
+pub struct ListenRefused(pub SocketAddr);
 
 /// Serves the control interface on `listener` until `shutdown` turns true (or its sender is
 /// dropped): every connection then gets `event shutdown` and is closed. The connection cap is
@@ -245,7 +250,9 @@ mod tests {
             assert!(check_listen(addr.parse().unwrap(), &none).is_ok(), "{addr}");
         }
         for addr in ["0.0.0.0:7421", "[::]:7421", "192.168.1.20:7421"] {
-            let err = check_listen(addr.parse().unwrap(), &none).unwrap_err();
+            let err = check_listen(addr.parse().unwrap(), &none)
+                .unwrap_err()
+                .to_string();
             assert!(
                 err.starts_with(&format!("refusing to listen on {addr}")),
                 "{err}"

@@ -22,6 +22,17 @@ pub enum Endpoint {
     Tcp(String),
 }
 
+/// Why a text names no place a board can be attached at; the text is the one given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointError {
+    #[error("{0:?}: expected tcp:HOST:PORT")]
+    NoPort(String),
+    #[error("{0:?}: expected tcp:HOST:PORT with a port number")]
+    BadHostOrPort(String),
+    #[error("empty device path")]
+    Empty,
+}
+
 impl Endpoint {
     /// The serial default of each protocol: DGT boards run at 9600, Millennium and Certabo
     /// boards at 38400, the peg board at 115200 (USB CDC-ACM devices ignore it).
@@ -35,7 +46,7 @@ impl Endpoint {
     }
 
     /// Parses `tcp:HOST:PORT` or a device path, with the protocol's default baud rate.
-    pub fn parse(text: &str, protocol: Protocol) -> Result<Endpoint, String> {
+    pub fn parse(text: &str, protocol: Protocol) -> Result<Endpoint, EndpointError> {
         let mut e: Endpoint = text.parse()?;
         if let Endpoint::Serial { baud, .. } = &mut e {
             *baud = Endpoint::default_baud(protocol);
@@ -45,22 +56,20 @@ impl Endpoint {
 }
 
 impl FromStr for Endpoint {
-    type Err = String;
+    type Err = EndpointError;
 
-    fn from_str(text: &str) -> Result<Endpoint, String> {
+    fn from_str(text: &str) -> Result<Endpoint, EndpointError> {
         if let Some(addr) = text.strip_prefix("tcp:") {
             let (host, port) = addr
                 .rsplit_once(':')
-                .ok_or_else(|| format!("{text:?}: expected tcp:HOST:PORT"))?;
+                .ok_or_else(|| EndpointError::NoPort(text.to_owned()))?;
             if host.is_empty() || port.parse::<u16>().is_err() {
-                return Err(format!(
-                    "{text:?}: expected tcp:HOST:PORT with a port number"
-                ));
+                return Err(EndpointError::BadHostOrPort(text.to_owned()));
             }
             return Ok(Endpoint::Tcp(addr.to_owned()));
         }
         if text.is_empty() {
-            return Err("empty device path".to_owned());
+            return Err(EndpointError::Empty);
         }
         Ok(Endpoint::Serial {
             path: text.to_owned(),
@@ -244,6 +253,21 @@ mod tests {
         let ms: Vec<u128> = (0..10).map(|a| reconnect_delay(a).as_millis()).collect();
         assert_eq!(ms, [100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000, 5000]);
         assert_eq!(reconnect_delay(u32::MAX).as_millis(), 5000);
+    }
+
+    #[test]
+    fn endpoint_errors_read_as_before() {
+        let e = |text: &str| text.parse::<Endpoint>().unwrap_err().to_string();
+        assert_eq!(e("tcp:nohost"), "\"tcp:nohost\": expected tcp:HOST:PORT");
+        assert_eq!(
+            e("tcp:host:http"),
+            "\"tcp:host:http\": expected tcp:HOST:PORT with a port number"
+        );
+        assert_eq!(
+            e("tcp::7000"),
+            "\"tcp::7000\": expected tcp:HOST:PORT with a port number"
+        );
+        assert_eq!(e(""), "empty device path");
     }
 
     #[test]

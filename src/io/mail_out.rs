@@ -63,22 +63,38 @@ pub struct SmtpServer {
     pub credentials: Option<(String, String)>,
 }
 
+/// Why an SMTP server's address is refused; the address is the one given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SmtpAddressError {
+    #[error("{0:?} is not HOST:PORT")]
+    NotHostPort(String),
+    #[error("{0:?}: the port is not a number from 1 to 65535")]
+    Port(String),
+    #[error("{0:?}: no host")]
+    NoHost(String),
+    #[error(
+        "{0:?}: plain SMTP is allowed only to a loopback address; \
+         use smtp_security = \"starttls\" or \"tls\""
+    )]
+    PlainNotLoopback(String),
+}
+
 impl SmtpServer {
     /// `host:port` with its security; `None` security means plain on loopback and STARTTLS
     /// elsewhere. Plain to any other address is refused: the moves and the password would
     /// cross the network readable.
-    pub fn new(address: &str, security: Option<Security>) -> Result<SmtpServer, String> {
+    pub fn new(address: &str, security: Option<Security>) -> Result<SmtpServer, SmtpAddressError> {
         let (host, port) = address
             .rsplit_once(':')
-            .ok_or_else(|| format!("{address:?} is not HOST:PORT"))?;
+            .ok_or_else(|| SmtpAddressError::NotHostPort(address.to_owned()))?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let port: u16 = port
             .parse()
             .ok()
             .filter(|p| *p != 0)
-            .ok_or_else(|| format!("{address:?}: the port is not a number from 1 to 65535"))?;
+            .ok_or_else(|| SmtpAddressError::Port(address.to_owned()))?;
         if host.is_empty() {
-            return Err(format!("{address:?}: no host"));
+            return Err(SmtpAddressError::NoHost(address.to_owned()));
         }
         let loopback =
             host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
@@ -88,10 +104,7 @@ impl SmtpServer {
             Security::StartTls
         });
         if security == Security::Plain && !loopback {
-            return Err(format!(
-                "{address:?}: plain SMTP is allowed only to a loopback address; \
-                 use smtp_security = \"starttls\" or \"tls\""
-            ));
+            return Err(SmtpAddressError::PlainNotLoopback(address.to_owned()));
         }
         Ok(SmtpServer {
             host: host.to_owned(),

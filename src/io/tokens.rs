@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::table::control::Role;
+use crate::table::control::{Role, RoleError};
 
 /// The file's name inside the state directory.
 pub const TOKENS_FILE: &str = "tokens.toml";
@@ -95,6 +95,29 @@ pub struct TokenError {
     pub message: String,
 }
 
+/// What is wrong with one token; [`TokenError`] adds where it was written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GrantError {
+    #[error("token of {0} characters; {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS}")]
+    Length(usize),
+    #[error("token contains {0:?}; letters, digits and -._~+/= only")]
+    Character(char),
+    #[error(transparent)]
+    Role(#[from] RoleError),
+    /// `known` are the configured tables.
+    #[error("tables: no table {name:?} is configured; tables: {}", .known.join(", "))]
+    UnknownTable { name: String, known: Vec<String> },
+}
+
+/// Why no fresh token, or no fresh tokens file, could be made.
+#[derive(Debug, thiserror::Error)]
+pub enum FreshTokenError {
+    #[error("no random bytes from the system: {0}")]
+    Random(getrandom::Error),
+    #[error(transparent)]
+    Toml(#[from] toml::ser::Error),
+}
+
 fn bad(place: impl Into<String>, message: impl ToString) -> TokenError {
     TokenError {
         place: place.into(),
@@ -105,21 +128,17 @@ fn bad(place: impl Into<String>, message: impl ToString) -> TokenError {
 impl RawToken {
     /// Checks the secret, the role and the table names (`known_tables`, when given, are the
     /// configured tables a name must be one of).
-    pub fn validate(&self, known_tables: Option<&[&str]>) -> Result<Grant, String> {
+    pub fn validate(&self, known_tables: Option<&[&str]>) -> Result<Grant, GrantError> {
         let chars = self.token.chars().count();
         if !(MIN_TOKEN_CHARS..=MAX_TOKEN_CHARS).contains(&chars) {
-            return Err(format!(
-                "token of {chars} characters; {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS}"
-            ));
+            return Err(GrantError::Length(chars));
         }
         if let Some(c) = self
             .token
             .chars()
             .find(|c| !(c.is_ascii_alphanumeric() || "-._~+/=".contains(*c)))
         {
-            return Err(format!(
-                "token contains {c:?}; letters, digits and -._~+/= only"
-            ));
+            return Err(GrantError::Character(c));
         }
         let role: Role = self.role.parse()?;
         let tables = if self.tables.is_empty() {
@@ -129,10 +148,10 @@ impl RawToken {
                 if let Some(known) = known_tables
                     && !known.contains(&name.as_str())
                 {
-                    return Err(format!(
-                        "tables: no table {name:?} is configured; tables: {}",
-                        known.join(", ")
-                    ));
+                    return Err(GrantError::UnknownTable {
+                        name: name.clone(),
+                        known: known.iter().map(|&k| k.to_owned()).collect(),
+                    });
                 }
             }
             Some(self.tables.iter().map(|n| Arc::from(n.as_str())).collect())
@@ -347,28 +366,40 @@ pub fn read_file(path: &Path) -> Result<Vec<RawToken>, TokenError> {
     parse(&text).map_err(|m| bad(&name, m))
 }
 
+/// A tokens file that is no TOML list of tokens: what toml says, with the line when it knows it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum TokensTomlError {
+    #[error("line {line}: {message}")]
+    AtLine { line: usize, message: String },
+    #[error("{0}")]
+    Whole(String),
+}
+
 /// Parses the text of a tokens file; errors carry the line.
-fn parse(text: &str) -> Result<Vec<RawToken>, String> {
+fn parse(text: &str) -> Result<Vec<RawToken>, TokensTomlError> {
     toml::from_str::<TokensFile>(text)
         .map(|f| f.tokens)
         .map_err(|e| {
             let message = e.message().to_owned();
             match e.span().and_then(|span| text.get(..span.start)) {
-                Some(before) => format!("line {}: {message}", before.matches('\n').count() + 1),
-                None => message,
+                Some(before) => TokensTomlError::AtLine {
+                    line: before.matches('\n').count() + 1,
+                    message,
+                },
+                None => TokensTomlError::Whole(message),
             }
         })
 }
 
 /// A fresh token: random bytes from the operating system, as hex digits.
-pub fn generate() -> Result<String, String> {
+pub fn generate() -> Result<String, FreshTokenError> {
     let mut bytes = [0u8; GENERATED_TOKEN_BYTES];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no random bytes from the system: {e}"))?;
+    getrandom::fill(&mut bytes).map_err(FreshTokenError::Random)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The text of a fresh tokens file.
-fn fresh_file_text() -> Result<String, String> {
+fn fresh_file_text() -> Result<String, FreshTokenError> {
     let mut text = String::from(
         "# annabella control tokens, one per role (docs/control-protocol.md).\n\
          # Hand each holder only their own token. Delete this file and restart for new ones.\n\
@@ -381,8 +412,7 @@ fn fresh_file_text() -> Result<String, String> {
                 role: role.to_owned(),
                 tables: Vec::new(),
             }],
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
         text.push('\n');
         text.push_str(&entry);
     }
@@ -585,5 +615,32 @@ mod tests {
         assert!(raw("with space in it!!").validate(None).is_err());
         assert!(raw("base64+/token=====").validate(None).is_ok());
         assert!(raw(&"x".repeat(129)).validate(None).is_err());
+    }
+
+    #[test]
+    fn grant_errors_read_as_before() {
+        let raw = |token: &str, role: &str, tables: &[&str]| RawToken {
+            token: token.into(),
+            role: role.into(),
+            tables: tables.iter().map(|&t| t.to_owned()).collect(),
+        };
+        let e = |t: RawToken, known: Option<&[&str]>| t.validate(known).unwrap_err().to_string();
+        let ok = "abcdefghijklmnop";
+        assert_eq!(
+            e(raw("short", "white", &[]), None),
+            "token of 5 characters; 16 to 128"
+        );
+        assert_eq!(
+            e(raw("with space in it!!", "white", &[]), None),
+            "token contains ' '; letters, digits and -._~+/= only"
+        );
+        assert_eq!(
+            e(raw(ok, "king", &[]), None),
+            "unknown role \"king\"; white, black, assistant, arbiter or observer"
+        );
+        assert_eq!(
+            e(raw(ok, "white", &["t3"]), Some(&["t1", "t2"])),
+            "tables: no table \"t3\" is configured; tables: t1, t2"
+        );
     }
 }

@@ -42,8 +42,13 @@ impl fmt::Display for Listener {
     }
 }
 
+/// A word that names no listener.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown listener `{0}`: expected blind, opponent, arbiter or all")]
+pub struct ListenerError(pub String);
+
 impl FromStr for Listener {
-    type Err = String;
+    type Err = ListenerError;
 
     /// The inverse of `Display`, so that transcripts can be read back.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -52,9 +57,7 @@ impl FromStr for Listener {
             "opponent" => Ok(Listener::Opponent),
             "arbiter" => Ok(Listener::Arbiter),
             "all" => Ok(Listener::Everyone),
-            _ => Err(format!(
-                "unknown listener `{s}`: expected blind, opponent, arbiter or all"
-            )),
+            _ => Err(ListenerError(s.to_owned())),
         }
     }
 }

@@ -18,7 +18,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use shakmaty::Color;
-use shakmaty::uci::UciMove;
+use shakmaty::uci::{ParseUciMoveError, UciMove};
 
 use annabella_boards::Millis;
 
@@ -26,11 +26,56 @@ use crate::control::{GameTag, Role};
 use crate::reconcile::Side;
 use annabella_chess::game::GameResult;
 use annabella_chess::scoresheet::Recorder;
-use annabella_correspondence::day_clock::Leave;
+use annabella_correspondence::day_clock::{Leave, LeaveError};
 
 /// Longest record line: a scoresheet of some 800 half-moves in UCI (the journal keeps lines up
 /// to this length too); longer lines in a journal are corrupt.
 pub const MAX_RECORD_BYTES: usize = 4096;
+
+/// Why a journal line could not be read. The texts name the offending word, as a line of a
+/// corrupt journal is reported to whoever repairs it; a word is kept only as long as the
+/// message shows it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error("record of {0} bytes; at most {MAX_RECORD_BYTES}")]
+    TooLong(usize),
+    #[error("table time {0:?} is out of range")]
+    TableTime(String),
+    #[error("unknown move source {0:?}; peg, normal or a role")]
+    Source(String),
+    /// The text is the first 12 characters of the word. shakmaty's error carries nothing
+    /// (and is not comparable), so the message names it rather than keeping it.
+    #[error("{text:?} is no UCI move: {}", ParseUciMoveError)]
+    Uci { text: String },
+    #[error("expected white or black, not {0:?}")]
+    Color(String),
+    #[error("begin: chess960 is 0 or 1, not {0:?}")]
+    Chess960(String),
+    #[error("begin needs chess960, a time control and a FEN")]
+    BeginIncomplete,
+    #[error("adjust: {0:?} is no number of milliseconds")]
+    Adjust(String),
+    #[error(transparent)]
+    Leave(#[from] LeaveError),
+    #[error("result: {0:?} is no result; 1-0, 0-1 or 1/2-1/2")]
+    GameResult(String),
+    #[error("sheet: side a or b, not {0:?}")]
+    Side(String),
+    #[error("retract: {0:?} is no number of half-moves")]
+    Retract(String),
+    #[error("rebase: {0:?} is no number of milliseconds")]
+    Rebase(String),
+    #[error("tag: {0:?} is no tag; white, black, event, site or round")]
+    Tag(String),
+    /// A known keyword with the wrong number of words after it.
+    #[error("{keyword:?} with {words} word(s) after it is malformed")]
+    Malformed { keyword: String, words: usize },
+    #[error("empty record")]
+    Empty,
+    /// The text is the first 40 characters of the keyword.
+    #[error("unknown record {0:?}")]
+    Unknown(String),
+}
 
 /// Where an accepted move came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,16 +111,16 @@ impl fmt::Display for Source {
 }
 
 impl FromStr for Source {
-    type Err = String;
+    type Err = RecordError;
 
-    fn from_str(s: &str) -> Result<Source, String> {
+    fn from_str(s: &str) -> Result<Source, RecordError> {
         match s {
             "peg" => Ok(Source::Peg),
             "normal" => Ok(Source::Normal),
             _ => s
                 .parse::<Role>()
                 .map(Source::Control)
-                .map_err(|_| format!("unknown move source {s:?}; peg, normal or a role")),
+                .map_err(|_| RecordError::Source(s.to_owned())),
         }
     }
 }
@@ -141,12 +186,9 @@ pub enum Record {
     Leave { leave: Leave },
 }
 
-fn parse_uci(text: &str) -> Result<UciMove, String> {
-    UciMove::from_ascii(text.as_bytes()).map_err(|e| {
-        format!(
-            "{:?} is no UCI move: {e}",
-            text.chars().take(12).collect::<String>()
-        )
+fn parse_uci(text: &str) -> Result<UciMove, RecordError> {
+    UciMove::from_ascii(text.as_bytes()).map_err(|_| RecordError::Uci {
+        text: text.chars().take(12).collect(),
     })
 }
 
@@ -167,18 +209,15 @@ impl fmt::Display for Entry {
 impl Entry {
     /// Reads a journal line; `wall_ms` (the journal's time beside it) is the table time of a
     /// line written before lines carried one.
-    pub fn parse(line: &str, wall_ms: u64) -> Result<Entry, String> {
+    pub fn parse(line: &str, wall_ms: u64) -> Result<Entry, RecordError> {
         if line.len() > MAX_RECORD_BYTES {
-            return Err(format!(
-                "record of {} bytes; at most {MAX_RECORD_BYTES}",
-                line.len()
-            ));
+            return Err(RecordError::TooLong(line.len()));
         }
         let (first, rest) = line.split_once(' ').unwrap_or((line, ""));
         if !first.is_empty() && first.bytes().all(|b| b.is_ascii_digit()) {
             let t = first
                 .parse()
-                .map_err(|_| format!("table time {first:?} is out of range"))?;
+                .map_err(|_| RecordError::TableTime(first.to_owned()))?;
             return Ok(Entry {
                 t,
                 record: rest.parse()?,
@@ -198,11 +237,11 @@ fn color_word(color: Color) -> &'static str {
     }
 }
 
-fn parse_color(s: &str) -> Result<Color, String> {
+fn parse_color(s: &str) -> Result<Color, RecordError> {
     match s {
         "white" => Ok(Color::White),
         "black" => Ok(Color::Black),
-        _ => Err(format!("expected white or black, not {s:?}")),
+        _ => Err(RecordError::Color(s.to_owned())),
     }
 }
 
@@ -247,14 +286,11 @@ impl fmt::Display for Record {
 }
 
 impl FromStr for Record {
-    type Err = String;
+    type Err = RecordError;
 
-    fn from_str(line: &str) -> Result<Record, String> {
+    fn from_str(line: &str) -> Result<Record, RecordError> {
         if line.len() > MAX_RECORD_BYTES {
-            return Err(format!(
-                "record of {} bytes; at most {MAX_RECORD_BYTES}",
-                line.len()
-            ));
+            return Err(RecordError::TooLong(line.len()));
         }
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
@@ -262,7 +298,7 @@ impl FromStr for Record {
                 chess960: match *chess960 {
                     "0" => false,
                     "1" => true,
-                    other => return Err(format!("begin: chess960 is 0 or 1, not {other:?}")),
+                    other => return Err(RecordError::Chess960((*other).to_owned())),
                 },
                 time_control: (*tc).to_owned(),
                 fen: fen.join(" "),
@@ -293,7 +329,7 @@ impl FromStr for Record {
                 color: parse_color(c)?,
                 delta_ms: delta
                     .parse()
-                    .map_err(|_| format!("adjust: {delta:?} is no number of milliseconds"))?,
+                    .map_err(|_| RecordError::Adjust((*delta).to_owned()))?,
             }),
             ["penalty", c] => Ok(Record::Penalty {
                 color: parse_color(c)?,
@@ -304,10 +340,10 @@ impl FromStr for Record {
             ["leave", ..] => line
                 .parse::<Leave>()
                 .map(|leave| Record::Leave { leave })
-                .map_err(|e| e.to_string()),
+                .map_err(RecordError::from),
             ["result", r] => Ok(Record::Result {
                 result: GameResult::from_pgn(r)
-                    .ok_or_else(|| format!("result: {r:?} is no result; 1-0, 0-1 or 1/2-1/2"))?,
+                    .ok_or_else(|| RecordError::GameResult((*r).to_owned()))?,
             }),
             ["pause"] => Ok(Record::Pause),
             ["resume"] => Ok(Record::Resume),
@@ -315,7 +351,7 @@ impl FromStr for Record {
                 side: match *side {
                     "a" => Side::A,
                     "b" => Side::B,
-                    other => return Err(format!("sheet: side a or b, not {other:?}")),
+                    other => return Err(RecordError::Side((*other).to_owned())),
                 },
                 moves: moves
                     .iter()
@@ -325,35 +361,30 @@ impl FromStr for Record {
             ["retract", n] => Ok(Record::Retract {
                 plies: n
                     .parse()
-                    .map_err(|_| format!("retract: {n:?} is no number of half-moves"))?,
+                    .map_err(|_| RecordError::Retract((*n).to_owned()))?,
             }),
             ["rebase", ms] => Ok(Record::Rebase {
                 charged_ms: ms
                     .parse()
-                    .map_err(|_| format!("rebase: {ms:?} is no number of milliseconds"))?,
+                    .map_err(|_| RecordError::Rebase((*ms).to_owned()))?,
             }),
             ["tag", tag, value @ ..] if !value.is_empty() => Ok(Record::Tag {
-                tag: GameTag::parse(tag).ok_or_else(|| {
-                    format!("tag: {tag:?} is no tag; white, black, event, site or round")
-                })?,
+                tag: GameTag::parse(tag).ok_or_else(|| RecordError::Tag((*tag).to_owned()))?,
                 // Words are joined by one space, as the tag was written (one line, trimmed).
                 value: value.join(" "),
             }),
-            ["begin", ..] => Err("begin needs chess960, a time control and a FEN".to_owned()),
+            ["begin", ..] => Err(RecordError::BeginIncomplete),
             [
                 kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
                 | "resign" | "flag" | "adjust" | "penalty" | "result" | "pause" | "resume"
                 | "sheet" | "retract" | "rebase" | "tag"),
                 rest @ ..,
-            ] => Err(format!(
-                "{kw:?} with {} word(s) after it is malformed",
-                rest.len()
-            )),
-            [] => Err("empty record".to_owned()),
-            [other, ..] => Err(format!(
-                "unknown record {:?}",
-                other.chars().take(40).collect::<String>()
-            )),
+            ] => Err(RecordError::Malformed {
+                keyword: (*kw).to_owned(),
+                words: rest.len(),
+            }),
+            [] => Err(RecordError::Empty),
+            [other, ..] => Err(RecordError::Unknown(other.chars().take(40).collect())),
         }
     }
 }
@@ -384,16 +415,19 @@ mod tests {
         assert!(
             Entry::parse("99999999999999999999999 undo", 0)
                 .unwrap_err()
+                .to_string()
                 .contains("out of range")
         );
         assert!(
             Entry::parse("12 jump", 0)
                 .unwrap_err()
+                .to_string()
                 .contains("unknown record")
         );
         assert!(
             Entry::parse("move e2e9 peg", 0)
                 .unwrap_err()
+                .to_string()
                 .contains("no UCI move")
         );
     }
@@ -496,9 +530,68 @@ mod tests {
             ("begin 0", "begin needs"),
             ("move e2e4 ghost", "unknown move source"),
         ] {
-            let err = line.parse::<Record>().unwrap_err();
+            let err = line.parse::<Record>().unwrap_err().to_string();
             assert!(err.contains(want), "{line:?}: {err}");
         }
         assert!("x".repeat(MAX_RECORD_BYTES + 1).parse::<Record>().is_err());
+    }
+
+    #[test]
+    fn record_errors_read_as_before() {
+        let e = |line: &str| line.parse::<Record>().unwrap_err().to_string();
+        for (line, want) in [
+            ("", "empty record"),
+            (
+                &"k".repeat(50),
+                &format!("unknown record \"{}\"", "k".repeat(40)),
+            ),
+            ("move e2e4", "\"move\" with 1 word(s) after it is malformed"),
+            (
+                "move e2e4 ghost",
+                "unknown move source \"ghost\"; peg, normal or a role",
+            ),
+            ("move e2e9 peg", "\"e2e9\" is no UCI move: invalid uci"),
+            (
+                "sheet a e2e4 abcdefghijklmnop",
+                "\"abcdefghijkl\" is no UCI move: invalid uci",
+            ),
+            ("flag green", "expected white or black, not \"green\""),
+            ("begin 2 300 8/8", "begin: chess960 is 0 or 1, not \"2\""),
+            ("begin 0", "begin needs chess960, a time control and a FEN"),
+            (
+                "adjust white lots",
+                "adjust: \"lots\" is no number of milliseconds",
+            ),
+            (
+                "result 2-0",
+                "result: \"2-0\" is no result; 1-0, 0-1 or 1/2-1/2",
+            ),
+            ("sheet c", "sheet: side a or b, not \"c\""),
+            ("retract x", "retract: \"x\" is no number of half-moves"),
+            ("rebase x", "rebase: \"x\" is no number of milliseconds"),
+            (
+                "tag colour x",
+                "tag: \"colour\" is no tag; white, black, event, site or round",
+            ),
+        ] {
+            assert_eq!(e(line), want, "{line:?}");
+        }
+        assert_eq!(
+            e("leave black someday"),
+            "leave black someday"
+                .parse::<Leave>()
+                .unwrap_err()
+                .to_string()
+        );
+        assert_eq!(
+            e(&"x".repeat(MAX_RECORD_BYTES + 1)),
+            "record of 4097 bytes; at most 4096"
+        );
+        assert_eq!(
+            Entry::parse("99999999999999999999999 undo", 0)
+                .unwrap_err()
+                .to_string(),
+            "table time \"99999999999999999999999\" is out of range"
+        );
     }
 }

@@ -37,7 +37,9 @@ pub mod wav;
 
 use crate::chess::language::Language;
 pub use crate::table::event::{About, Listener};
-pub use outputs::{BackendSpec, Listeners, OutputSpec, parse_backends, parse_outputs};
+pub use outputs::{
+    BackendSpec, Listeners, OutputSpec, SpeechSpecError, parse_backends, parse_outputs,
+};
 pub use speaker::{DEFAULT_QUEUE_CAPACITY, Speaker, move_heading};
 
 // One urgency, decided by the table where it decides to say something: `Polite` is spoken in
@@ -188,18 +190,27 @@ pub const RATE_RANGE: std::ops::RangeInclusive<u32> = 80..=450;
 /// The rate espeak-ng speaks at by default, which the tts rate is scaled against.
 pub const DEFAULT_RATE_WPM: u32 = 175;
 
+/// Why a text is no speech rate.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RateError {
+    #[error("`{0}` is not a rate: words per minute, e.g. 175")]
+    NotANumber(String),
+    #[error(
+        "rate {wpm} is out of range: {} to {} words per minute",
+        RATE_RANGE.start(),
+        RATE_RANGE.end()
+    )]
+    OutOfRange { wpm: u32 },
+}
+
 /// Parses a speech rate in words per minute.
-pub fn parse_rate(text: &str) -> Result<u32, String> {
+pub fn parse_rate(text: &str) -> Result<u32, RateError> {
     let wpm: u32 = text
         .trim()
         .parse()
-        .map_err(|_| format!("`{text}` is not a rate: words per minute, e.g. 175"))?;
+        .map_err(|_| RateError::NotANumber(text.to_owned()))?;
     if !RATE_RANGE.contains(&wpm) {
-        return Err(format!(
-            "rate {wpm} is out of range: {} to {} words per minute",
-            RATE_RANGE.start(),
-            RATE_RANGE.end()
-        ));
+        return Err(RateError::OutOfRange { wpm });
     }
     Ok(wpm)
 }

@@ -5,6 +5,43 @@ use std::path::PathBuf;
 
 use super::{Listener, NoneBackend, SpeechBackend, SpeechError, espeak, transcript, tts, wav};
 
+/// What is wrong with a `--speech` spec (or the configuration's `speech.backends`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpeechSpecError {
+    #[error(
+        "unknown listener `{name}` in `{prefix}=`: expected blind, opponent or arbiter, joined by +"
+    )]
+    UnknownListener { name: String, prefix: String },
+    #[error("listener `{name}` is named twice in `{prefix}=`")]
+    ListenerTwice { name: String, prefix: String },
+    #[error("no speech backend given: {BACKEND_HELP} (none means silence)")]
+    NoBackend,
+    /// The spec, which has two commas in a row or one at an end.
+    #[error("empty speech backend in `{0}` (two commas, or a comma at an end)")]
+    EmptyBackend(String),
+    #[error("unknown speech backend `{0}`: {BACKEND_HELP}")]
+    UnknownBackend(String),
+    #[error("espeak-ng@ needs an audio device: espeak-ng@DEVICE (DEVICE is empty, see aplay -L)")]
+    NoDevice,
+    #[error("wav needs a directory: wav:DIR")]
+    WavWithoutDir,
+    #[error("wav needs a directory: wav:DIR (DIR is empty)")]
+    WavEmptyDir,
+    #[error("transcript needs a file: transcript:FILE")]
+    TranscriptWithoutFile,
+    #[error("transcript needs a file: transcript:FILE (FILE is empty)")]
+    TranscriptEmptyFile,
+    #[error("speech backend `{0}` is listed twice")]
+    Twice(BackendSpec),
+    #[error("`none` means silence for everyone and takes no listeners")]
+    NoneWithListeners,
+    #[error("`none` means silence and cannot be combined with other speech backends")]
+    NoneCombined,
+    /// An output with listeners where only backends are taken.
+    #[error("`{0}` names listeners; this setting takes backends only")]
+    NamesListeners(Box<OutputSpec>),
+}
+
 /// The listeners an output serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Listeners {
@@ -32,7 +69,7 @@ impl Listeners {
     }
 
     /// Parses a prefix: `blind`, `opponent`, `arbiter`, joined by `+`.
-    pub fn parse(prefix: &str) -> Result<Listeners, String> {
+    pub fn parse(prefix: &str) -> Result<Listeners, SpeechSpecError> {
         let mut out = Listeners {
             blind: false,
             opponent: false,
@@ -44,13 +81,17 @@ impl Listeners {
                 "opponent" => &mut out.opponent,
                 "arbiter" => &mut out.arbiter,
                 _ => {
-                    return Err(format!(
-                        "unknown listener `{name}` in `{prefix}=`: expected blind, opponent or arbiter, joined by +"
-                    ));
+                    return Err(SpeechSpecError::UnknownListener {
+                        name: name.to_owned(),
+                        prefix: prefix.to_owned(),
+                    });
                 }
             };
             if *slot {
-                return Err(format!("listener `{name}` is named twice in `{prefix}=`"));
+                return Err(SpeechSpecError::ListenerTwice {
+                    name: name.to_owned(),
+                    prefix: prefix.to_owned(),
+                });
             }
             *slot = true;
         }
@@ -154,12 +195,10 @@ const BACKEND_HELP: &str =
 /// `opponent` and `arbiter` joined by `+`; an output without them serves everyone.
 ///
 /// A `=` before the first `:` or `@` starts a prefix, so paths and devices may contain `=`.
-pub fn parse_outputs(spec: &str) -> Result<Vec<OutputSpec>, String> {
+pub fn parse_outputs(spec: &str) -> Result<Vec<OutputSpec>, SpeechSpecError> {
     let mut out: Vec<OutputSpec> = Vec::new();
     if spec.trim().is_empty() {
-        return Err(format!(
-            "no speech backend given: {BACKEND_HELP} (none means silence)"
-        ));
+        return Err(SpeechSpecError::NoBackend);
     }
     for item in spec.split(',').map(str::trim) {
         let head_end = item.find([':', '@']).unwrap_or(item.len());
@@ -169,10 +208,10 @@ pub fn parse_outputs(spec: &str) -> Result<Vec<OutputSpec>, String> {
         };
         let parsed = parse_backend(backend, spec)?;
         if out.iter().any(|o| o.backend == parsed) {
-            return Err(format!("speech backend `{parsed}` is listed twice"));
+            return Err(SpeechSpecError::Twice(parsed));
         }
         if parsed == BackendSpec::None && listeners != Listeners::ALL {
-            return Err("`none` means silence for everyone and takes no listeners".into());
+            return Err(SpeechSpecError::NoneWithListeners);
         }
         out.push(OutputSpec {
             listeners,
@@ -180,9 +219,7 @@ pub fn parse_outputs(spec: &str) -> Result<Vec<OutputSpec>, String> {
         });
     }
     if out.len() > 1 && out.iter().any(|o| o.backend == BackendSpec::None) {
-        return Err(
-            "`none` means silence and cannot be combined with other speech backends".into(),
-        );
+        return Err(SpeechSpecError::NoneCombined);
     }
     Ok(out)
 }
@@ -191,28 +228,24 @@ pub fn parse_outputs(spec: &str) -> Result<Vec<OutputSpec>, String> {
 /// `tts,wav:/srv/records,transcript:/tmp/speech.txt`.
 ///
 /// Paths may contain `:` (Windows drive letters) but not `,`. `none` stands alone.
-pub fn parse_backends(spec: &str) -> Result<Vec<BackendSpec>, String> {
+pub fn parse_backends(spec: &str) -> Result<Vec<BackendSpec>, SpeechSpecError> {
     let outputs = parse_outputs(spec)?;
     if let Some(o) = outputs.iter().find(|o| o.listeners != Listeners::ALL) {
-        return Err(format!(
-            "`{o}` names listeners; this setting takes backends only"
-        ));
+        return Err(SpeechSpecError::NamesListeners(Box::new(o.clone())));
     }
     Ok(outputs.into_iter().map(|o| o.backend).collect())
 }
 
 /// One backend of a spec, without its prefix.
-fn parse_backend(item: &str, spec: &str) -> Result<BackendSpec, String> {
+fn parse_backend(item: &str, spec: &str) -> Result<BackendSpec, SpeechSpecError> {
     Ok(match item.split_once(':') {
         _ if item.is_empty() => {
-            return Err(format!(
-                "empty speech backend in `{spec}` (two commas, or a comma at an end)"
-            ));
+            return Err(SpeechSpecError::EmptyBackend(spec.to_owned()));
         }
         _ if item.starts_with("espeak-ng@") => {
             let device = item["espeak-ng@".len()..].trim();
             if device.is_empty() {
-                return Err("espeak-ng@ needs an audio device: espeak-ng@DEVICE (DEVICE is empty, see aplay -L)".into());
+                return Err(SpeechSpecError::NoDevice);
             }
             BackendSpec::EspeakNgOn(device.to_string())
         }
@@ -220,22 +253,22 @@ fn parse_backend(item: &str, spec: &str) -> Result<BackendSpec, String> {
             "tts" => BackendSpec::Tts,
             "espeak-ng" => BackendSpec::EspeakNg,
             "none" => BackendSpec::None,
-            "wav" => return Err("wav needs a directory: wav:DIR".into()),
-            "transcript" => return Err("transcript needs a file: transcript:FILE".into()),
-            _ => return Err(format!("unknown speech backend `{item}`: {BACKEND_HELP}")),
+            "wav" => return Err(SpeechSpecError::WavWithoutDir),
+            "transcript" => return Err(SpeechSpecError::TranscriptWithoutFile),
+            _ => return Err(SpeechSpecError::UnknownBackend(item.to_owned())),
         },
         Some((kind, path)) => {
             let path = path.trim();
             match kind.trim() {
                 "wav" if path.is_empty() => {
-                    return Err("wav needs a directory: wav:DIR (DIR is empty)".into());
+                    return Err(SpeechSpecError::WavEmptyDir);
                 }
                 "wav" => BackendSpec::Wav(PathBuf::from(path)),
                 "transcript" if path.is_empty() => {
-                    return Err("transcript needs a file: transcript:FILE (FILE is empty)".into());
+                    return Err(SpeechSpecError::TranscriptEmptyFile);
                 }
                 "transcript" => BackendSpec::Transcript(PathBuf::from(path)),
-                _ => return Err(format!("unknown speech backend `{item}`: {BACKEND_HELP}")),
+                _ => return Err(SpeechSpecError::UnknownBackend(item.to_owned())),
             }
         }
     })

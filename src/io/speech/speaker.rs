@@ -11,7 +11,7 @@ use shakmaty::Color;
 use super::queue::SpeechQueue;
 use super::{
     About, BackendSpec, Language, Listener, Listeners, OutputSpec, SpeechBackend, SpeechError,
-    SpeechSettings, Urgency, Utterance, parse_outputs, transcript,
+    SpeechSettings, SpeechSpecError, Urgency, Utterance, parse_outputs, transcript,
 };
 use crate::chess::phrases::number_phrase;
 use crate::chess::vocabulary::fill;
@@ -207,7 +207,7 @@ impl Speaker {
     }
 
     /// Parses a `--speech` spec and builds the speaker.
-    pub fn from_spec(spec: &str) -> Result<Speaker, String> {
+    pub fn from_spec(spec: &str) -> Result<Speaker, SpeechSpecError> {
         Ok(Speaker::new(&parse_outputs(spec)?))
     }
 

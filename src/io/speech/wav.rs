@@ -66,13 +66,28 @@ fn u32_at(b: &[u8], i: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(i..i + 4)?.try_into().ok()?))
 }
 
+/// Why bytes are no PCM WAV file this module can read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WavError {
+    #[error("not a RIFF/WAVE file")]
+    NotRiffWave,
+    #[error("not PCM (format tag {0})")]
+    NotPcm(u16),
+    #[error("truncated fmt chunk")]
+    TruncatedFmt,
+    #[error("data chunk before fmt chunk")]
+    DataBeforeFmt,
+    #[error("no data chunk")]
+    NoData,
+}
+
 /// The format and the sample bytes of a PCM WAV file.
 ///
 /// espeak-ng writes a placeholder data size when it streams to standard output, so a data chunk
 /// that claims more than is there is read to the end of the bytes.
-pub fn parse(bytes: &[u8]) -> Result<(Format, &[u8]), String> {
+pub fn parse(bytes: &[u8]) -> Result<(Format, &[u8]), WavError> {
     if bytes.len() < 12 || &bytes[0..4] != b"RIFF" || &bytes[8..12] != b"WAVE" {
-        return Err("not a RIFF/WAVE file".into());
+        return Err(WavError::NotRiffWave);
     }
     let mut format = None;
     let mut at = 12usize;
@@ -81,18 +96,18 @@ pub fn parse(bytes: &[u8]) -> Result<(Format, &[u8]), String> {
         let size = size as usize;
         match id {
             b"fmt " => {
-                let tag = u16_at(bytes, body).ok_or("truncated fmt chunk")?;
+                let tag = u16_at(bytes, body).ok_or(WavError::TruncatedFmt)?;
                 if tag != 1 {
-                    return Err(format!("not PCM (format tag {tag})"));
+                    return Err(WavError::NotPcm(tag));
                 }
                 format = Some(Format {
-                    channels: u16_at(bytes, body + 2).ok_or("truncated fmt chunk")?,
-                    sample_rate: u32_at(bytes, body + 4).ok_or("truncated fmt chunk")?,
-                    bits: u16_at(bytes, body + 14).ok_or("truncated fmt chunk")?,
+                    channels: u16_at(bytes, body + 2).ok_or(WavError::TruncatedFmt)?,
+                    sample_rate: u32_at(bytes, body + 4).ok_or(WavError::TruncatedFmt)?,
+                    bits: u16_at(bytes, body + 14).ok_or(WavError::TruncatedFmt)?,
                 });
             }
             b"data" => {
-                let format = format.ok_or("data chunk before fmt chunk")?;
+                let format = format.ok_or(WavError::DataBeforeFmt)?;
                 let end = body.saturating_add(size).min(bytes.len());
                 return Ok((format, &bytes[body..end]));
             }
@@ -101,7 +116,7 @@ pub fn parse(bytes: &[u8]) -> Result<(Format, &[u8]), String> {
         // Chunks are padded to an even length.
         at = body.saturating_add(size).saturating_add(size & 1);
     }
-    Err("no data chunk".into())
+    Err(WavError::NoData)
 }
 
 /// Appends PCM samples to the WAV file at `path`, creating it when missing or empty, with

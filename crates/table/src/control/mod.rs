@@ -19,7 +19,7 @@ pub mod request;
 pub mod vocabulary;
 
 pub use arguments::promotion_piece;
-pub use permissions::{Role, permitted, permitted_to_role};
+pub use permissions::{Role, RoleError, permitted, permitted_to_role};
 pub use refusal::{ErrorCode, Refusal};
 pub use request::{
     ConnectionRequest, DeskRequest, ExportFormat, GameTag, MAX_TAG_CHARS, Request, Resolve,

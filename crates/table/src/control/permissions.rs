@@ -24,19 +24,22 @@ pub enum Role {
     Observer,
 }
 
-impl FromStr for Role {
-    type Err = String;
+/// A word that names no role.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown role {0:?}; white, black, assistant, arbiter or observer")]
+pub struct RoleError(pub String);
 
-    fn from_str(s: &str) -> Result<Role, String> {
+impl FromStr for Role {
+    type Err = RoleError;
+
+    fn from_str(s: &str) -> Result<Role, RoleError> {
         match s {
             "white" => Ok(Role::Player(Color::White)),
             "black" => Ok(Role::Player(Color::Black)),
             "assistant" => Ok(Role::Assistant),
             "arbiter" => Ok(Role::Arbiter),
             "observer" => Ok(Role::Observer),
-            _ => Err(format!(
-                "unknown role {s:?}; white, black, assistant, arbiter or observer"
-            )),
+            _ => Err(RoleError(s.to_owned())),
         }
     }
 }

@@ -114,17 +114,20 @@ pub enum TouchMove {
     Strict,
 }
 
-impl FromStr for TouchMove {
-    type Err = String;
+/// A word that names no touch-move setting (the word as given, before trimming).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown touch-move setting {0:?}; off, warn or strict")]
+pub struct TouchMoveError(pub String);
 
-    fn from_str(s: &str) -> Result<TouchMove, String> {
+impl FromStr for TouchMove {
+    type Err = TouchMoveError;
+
+    fn from_str(s: &str) -> Result<TouchMove, TouchMoveError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "off" => Ok(TouchMove::Off),
             "warn" => Ok(TouchMove::Warn),
             "strict" => Ok(TouchMove::Strict),
-            _ => Err(format!(
-                "unknown touch-move setting {s:?}; off, warn or strict"
-            )),
+            _ => Err(TouchMoveError(s.to_owned())),
         }
     }
 }

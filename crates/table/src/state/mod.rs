@@ -350,7 +350,7 @@ impl Table {
         let start = Game::from_fen(&fen, chess960).map_err(|e| err(0, first, e.to_string()))?;
         let mut table = Table::empty(settings, start);
         for (index, (at, line)) in journal.iter().enumerate() {
-            let entry = Entry::parse(line, *at).map_err(|why| err(index, line, why))?;
+            let entry = Entry::parse(line, *at).map_err(|why| err(index, line, why.to_string()))?;
             table
                 .state
                 .apply(&table.settings, entry.t, *at, &entry.record)
