@@ -9,19 +9,44 @@ use crate::boards::{DecodeError, Decoded, Decoder, Millis, StreamPosition};
 /// The largest calibration file read (a full one is a few kilobytes).
 const MAX_FILE_BYTES: u64 = 64 * 1024;
 
+/// A calibration file that could not be read, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {problem}", path.display())]
+pub struct CalibrationFileError {
+    pub path: PathBuf,
+    pub problem: CalibrationProblem,
+}
+
+/// Why a calibration file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrationProblem {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("larger than {MAX_FILE_BYTES} bytes")]
+    TooLarge,
+    /// The text is no calibration (the board crate's reading says why).
+    #[error("{0}")]
+    Unreadable(String),
+}
+
 /// The calibration in `path`: `Ok(None)` when there is no such file yet.
-pub fn load(path: &Path) -> Result<Option<Calibration>, String> {
-    let what = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+pub fn load(path: &Path) -> Result<Option<Calibration>, CalibrationFileError> {
+    let what = |problem| CalibrationFileError {
+        path: path.to_owned(),
+        problem,
+    };
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(what(&e)),
+        Err(e) => return Err(what(e.into())),
     };
     if meta.len() > MAX_FILE_BYTES {
-        return Err(what(&format!("larger than {MAX_FILE_BYTES} bytes")));
+        return Err(what(CalibrationProblem::TooLarge));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| what(&e))?;
-    Calibration::parse(&text).map(Some).map_err(|e| what(&e))
+    let text = std::fs::read_to_string(path).map_err(|e| what(e.into()))?;
+    Calibration::parse(&text)
+        .map(Some)
+        .map_err(|e| what(CalibrationProblem::Unreadable(e)))
 }
 
 /// Writes `calibration` to `path` whole or not at all (a temporary file renamed over it), making
@@ -125,7 +150,7 @@ mod tests {
     fn a_learned_calibration_is_kept_and_read_back() {
         let dir = std::env::temp_dir().join(format!("annabella-cal-{}", std::process::id()));
         let path = dir.join("sub").join("t.calibration");
-        assert_eq!(load(&path), Ok(None));
+        assert!(matches!(load(&path), Ok(None)));
         let mut d = KeptCalibration::open(&path);
         let line = encode_line(&ChipBoard::new(&Board::new()).codes());
         let mut out = Vec::new();

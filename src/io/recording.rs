@@ -30,9 +30,28 @@ pub fn is_text_recording(bytes: &[u8]) -> bool {
 /// One chunk of a recording: when the board sent it and what.
 pub type Chunk = (Millis, Vec<u8>);
 
+/// An unreadable line of a recording: its number and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {problem}")]
+pub struct RecordingError {
+    pub line: usize,
+    pub problem: RecordingProblem,
+}
+
+/// What is wrong with a recording line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordingProblem {
+    #[error("a recording line starts with @<ms>: {0:?}")]
+    NoTime(String),
+    #[error("{0:?} is no number of milliseconds")]
+    BadTime(String),
+    #[error("{0:?} is no hexadecimal byte")]
+    BadByte(String),
+}
+
 /// Reads a text recording of a board speaking `protocol` into its chunks. An unreadable line is
 /// an error naming its number; nothing after it is guessed at.
-pub fn parse(text: &str, protocol: Protocol) -> Result<Vec<Chunk>, String> {
+pub fn parse(text: &str, protocol: Protocol) -> Result<Vec<Chunk>, RecordingError> {
     let mut chunks = Vec::new();
     let mut last: Millis = 0;
     for (i, raw) in text.lines().enumerate() {
@@ -41,13 +60,14 @@ pub fn parse(text: &str, protocol: Protocol) -> Result<Vec<Chunk>, String> {
             continue;
         }
         let n = i + 1;
+        let at = |problem| RecordingError { line: n, problem };
         let rest = line
             .strip_prefix('@')
-            .ok_or_else(|| format!("line {n}: a recording line starts with @<ms>: {line:?}"))?;
+            .ok_or_else(|| at(RecordingProblem::NoTime(line.to_owned())))?;
         let (ms, data) = rest.split_once(' ').unwrap_or((rest, ""));
         let ms: Millis = ms
             .parse()
-            .map_err(|_| format!("line {n}: {ms:?} is no number of milliseconds"))?;
+            .map_err(|_| at(RecordingProblem::BadTime(ms.to_owned())))?;
         last = last.max(ms);
         let bytes = if protocol == Protocol::Peg {
             format!("{}\n", data.trim()).into_bytes()
@@ -55,9 +75,9 @@ pub fn parse(text: &str, protocol: Protocol) -> Result<Vec<Chunk>, String> {
             data.split_whitespace()
                 .map(|h| {
                     u8::from_str_radix(h, 16)
-                        .map_err(|_| format!("line {n}: {h:?} is no hexadecimal byte"))
+                        .map_err(|_| at(RecordingProblem::BadByte(h.to_owned())))
                 })
-                .collect::<Result<Vec<u8>, String>>()?
+                .collect::<Result<Vec<u8>, RecordingError>>()?
         };
         chunks.push((last, bytes));
     }
@@ -173,16 +193,19 @@ mod tests {
     #[test]
     fn bad_lines_name_their_number_and_time_never_goes_back() {
         assert_eq!(
-            parse("@0 8e\n@x 00", Protocol::Dgt).unwrap_err(),
+            parse("@0 8e\n@x 00", Protocol::Dgt)
+                .unwrap_err()
+                .to_string(),
             "line 2: \"x\" is no number of milliseconds"
         );
         assert_eq!(
-            parse("@0 8e zz", Protocol::Dgt).unwrap_err(),
+            parse("@0 8e zz", Protocol::Dgt).unwrap_err().to_string(),
             "line 1: \"zz\" is no hexadecimal byte"
         );
         assert!(
             parse("8e 00", Protocol::Dgt)
                 .unwrap_err()
+                .to_string()
                 .starts_with("line 1:")
         );
         assert_eq!(

@@ -21,6 +21,24 @@ use crate::chess::language::Language;
 use crate::chess::notation;
 use crate::io::clock;
 
+/// An operator's line the simulated board cannot perform, and why: said back to whoever types
+/// at `simulate-board` (or a test's script), which goes on with the next line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct OperatorError(pub String);
+
+impl From<String> for OperatorError {
+    fn from(why: String) -> OperatorError {
+        OperatorError(why)
+    }
+}
+
+impl From<&str> for OperatorError {
+    fn from(why: &str) -> OperatorError {
+        OperatorError(why.to_owned())
+    }
+}
+
 /// The state of a simulated board: the position on it and how the next move is performed.
 #[derive(Debug)]
 pub struct SimulatedBoard {
@@ -202,13 +220,13 @@ impl SimulatedBoard {
 
     /// `key K`: the `K` line of one key of the peg board's strip (any single character: a key
     /// this version does not know is sent too, as a board with more keys would).
-    fn key_press(&self, key: &str) -> Result<Vec<u8>, String> {
+    fn key_press(&self, key: &str) -> Result<Vec<u8>, OperatorError> {
         if self.protocol != Protocol::Peg {
-            return Err("only the peg board has a key strip".to_owned());
+            return Err("only the peg board has a key strip".to_owned().into());
         }
         let mut chars = key.chars();
         let (Some(c), None) = (chars.next(), chars.next()) else {
-            return Err(format!("{key:?}: one key, e.g. `key A`"));
+            return Err(format!("{key:?}: one key, e.g. `key A`").into());
         };
         let event = SensorEvent::Key(BoardKey::from_letter(c));
         let line = peg::encode(&event).ok_or_else(|| format!("{c:?} cannot be sent as a key"))?;
@@ -217,7 +235,7 @@ impl SimulatedBoard {
 
     /// Handles one operator line; returns what the board sends, one chunk per physical event
     /// (the caller paces them the way a hand does).
-    pub fn operator_line(&mut self, line: &str) -> Result<Vec<Vec<u8>>, String> {
+    pub fn operator_line(&mut self, line: &str) -> Result<Vec<Vec<u8>>, OperatorError> {
         let line = line.trim();
         if line.is_empty() {
             return Ok(Vec::new());
@@ -246,9 +264,10 @@ impl SimulatedBoard {
                 Protocol::Dgt => raw
                     .split_whitespace()
                     .map(|h| {
-                        u8::from_str_radix(h, 16).map_err(|_| format!("{h:?} is not a hex byte"))
+                        u8::from_str_radix(h, 16)
+                            .map_err(|_| OperatorError(format!("{h:?} is not a hex byte")))
                     })
-                    .collect::<Result<Vec<u8>, String>>()
+                    .collect::<Result<Vec<u8>, OperatorError>>()
                     .map(|bytes| vec![bytes]),
                 Protocol::Millennium => Ok(vec![millennium::frame(raw.as_bytes())]),
                 Protocol::Certabo => Ok(vec![format!("{raw}\r\n").into_bytes()]),
@@ -297,7 +316,7 @@ impl SimulatedBoard {
     pub fn operator_line_paced(
         &mut self,
         line: &str,
-    ) -> Result<Vec<(std::time::Duration, Vec<u8>)>, String> {
+    ) -> Result<Vec<(std::time::Duration, Vec<u8>)>, OperatorError> {
         if let Some((mv, via)) = line.trim().split_once(" via ") {
             return self.move_via(mv.trim(), via);
         }
@@ -333,14 +352,18 @@ impl SimulatedBoard {
         &mut self,
         mv: &str,
         via: &str,
-    ) -> Result<Vec<(std::time::Duration, Vec<u8>)>, String> {
+    ) -> Result<Vec<(std::time::Duration, Vec<u8>)>, OperatorError> {
         use shakmaty::Square;
         let pos = self.game.position().clone();
         let mode = self.game.castling_mode();
         let m =
             notation::parse_move(&pos, mode, mv, None, &self.lang).map_err(|e| e.to_string())?;
         if m.is_castle() {
-            return Err("castling moves two pieces; a rest on the way is for one piece".to_owned());
+            return Err(
+                "castling moves two pieces; a rest on the way is for one piece"
+                    .to_owned()
+                    .into(),
+            );
         }
         let (from, to) = (
             m.from().ok_or("a move without a square to come from")?,
@@ -356,12 +379,14 @@ impl SimulatedBoard {
                 .parse()
                 .map_err(|_| format!("{word:?} is no square (via e6, or via d1 e1)"))?;
             if pos.board().piece_at(sq).is_some() || sq == to {
-                return Err(format!("{sq} is not an empty square on the way to {to}"));
+                return Err(format!("{sq} is not an empty square on the way to {to}").into());
             }
             rests.push(sq);
         }
         if rests.is_empty() {
-            return Err("via needs the squares the piece rests on (e7e5 via e6)".to_owned());
+            return Err("via needs the squares the piece rests on (e7e5 via e6)"
+                .to_owned()
+                .into());
         }
         let events = match self.protocol {
             Protocol::Peg => gestures::peg_events(&pos, m, self.variant),
@@ -720,7 +745,7 @@ mod tests {
             b.operator_line("5755").unwrap(),
             [b"Le7\n".to_vec(), b"Pe5\n".to_vec()]
         );
-        assert!(b.operator_line("e4").unwrap_err().contains("illegal"));
+        assert!(b.operator_line("e4").unwrap_err().0.contains("illegal"));
         assert_eq!(b.operator_line("raw Ld1").unwrap(), [b"Ld1\n".to_vec()]);
     }
 
