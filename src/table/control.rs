@@ -416,10 +416,12 @@ pub fn one_line(text: &str) -> String {
         .collect()
 }
 
-/// Every request keyword, in the order `help` lists them.
+/// Every request keyword, in the order `help` lists them. `result` was parsed but missing here,
+/// so `help` never named it (found by the `control_line` fuzz target, which checks that every
+/// request the parser accepts is listed).
 pub const KEYWORDS: &str = "auth, table, tables, lang, move, promote, board, boards, clock, sheet, \
                             status, view, parse, export, focus, games, leave, offer-draw, claim-draw, resign, undo, record, confirm, \
-                            dispute, resolve, adjust, penalty, pause, resume, new-game, tag, events, help, quit";
+                            dispute, resolve, adjust, penalty, result, pause, resume, new-game, tag, events, help, quit";
 
 /// Parses one request line (without its line feed; a trailing CR is ignored), reading piece
 /// names in English; see [`parse_line_in`].
@@ -965,6 +967,57 @@ mod tests {
         assert!(permitted(Role::Player(Color::Black), &Command::Resign, Color::White).is_ok());
         assert_eq!("assistant".parse::<Role>(), Ok(Role::Assistant));
         assert!("king".parse::<Role>().is_err());
+    }
+
+    #[test]
+    fn help_names_every_request_the_parser_accepts() {
+        // `result` was accepted but missing from `KEYWORDS` (the `control_line` fuzz target
+        // found it): one line for every request.
+        let lines = [
+            "auth t",
+            "move e4",
+            "board",
+            "board 3",
+            "clock",
+            "clock quiet",
+            "sheet",
+            "sheet a",
+            "status",
+            "offer-draw",
+            "claim-draw",
+            "resign",
+            "undo",
+            "events",
+            "lang de",
+            "table t",
+            "tables",
+            "focus t",
+            "games",
+            "view",
+            "leave white 2026-12-20 2027-01-05",
+            "promote q",
+            "parse e4",
+            "export pgn",
+            "adjust white +30",
+            "penalty white",
+            "result 1-0",
+            "boards",
+            "record a 1. e4",
+            "confirm a",
+            "dispute b",
+            "resolve confirm",
+            "new-game",
+            "tag white Max",
+            "pause",
+            "resume",
+            "help",
+            "quit",
+        ];
+        let listed: Vec<&str> = KEYWORDS.split(", ").collect();
+        for line in lines {
+            let command = parse_line(line.as_bytes()).unwrap_or_else(|e| panic!("{line}: {e:?}"));
+            assert!(listed.contains(&command.keyword()), "help lacks {line:?}");
+        }
     }
 
     #[test]
