@@ -639,3 +639,114 @@ fn a_score_played_past_a_dead_position_is_read_whole_and_the_end_noted() {
     }
     assert!(live.is_over() && live.play(g.game.moves()[3]).is_err());
 }
+
+/// Four games of TWIC issue 1599 (from the sample pgn-reader 0.29.0 ships,
+/// `benches/twic1599_1000k.pgn`, games 2, 67, 828 and 871) in which the players went on after a
+/// dead position before they agreed the draw.
+const TWIC_PLAYED_PAST: &str = include_str!("data/pgn/twic1599_played_past.pgn");
+/// Their scores in SAN as python-chess reads them (how the file was made is at its top).
+const TWIC_PLAYED_PAST_SAN: &str = include_str!("data/pgn/twic1599_played_past.san");
+/// Every game of that sample as python-chess reads it: number, half-moves, the last in SAN.
+const TWIC_1000K_PYTHON_CHESS: &str = include_str!("data/pgn/twic1599_1000k.python-chess");
+
+fn data_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter(|l| !l.starts_with('#'))
+}
+
+#[test]
+fn convert_writes_every_move_of_a_score_played_past_a_dead_position() {
+    // Before the fix the scoresheet behind every export replayed the moves with `Game::play`,
+    // which refuses a move after a dead position, so `convert` said "converted as played" and
+    // dropped the moves after it: game 1 (TWIC game 2) ended 57... Kxb3, not 58. Ke4.
+    let expected: Vec<&str> = data_lines(TWIC_PLAYED_PAST_SAN).collect();
+    assert_eq!(expected.len(), 4);
+    let o = common::process::annabella(&["convert", "--to", "san", "-"], &[], TWIC_PLAYED_PAST);
+    let err = common::process::stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let out = common::process::stdout(&o);
+    let got: Vec<&str> = out.lines().collect();
+    assert_eq!(got, expected, "the scores as python-chess reads them");
+    assert!(got[0].ends_with("Bxb3 Kxb3 Ke4"), "{}", got[0]);
+    for (n, plies) in [(1, 114), (2, 147), (3, 133), (4, 154)] {
+        assert!(
+            err.contains(&format!(
+                "game {n}: played on after half-move {plies}, where the game"
+            )),
+            "{err}"
+        );
+    }
+    // Every export replays the same scoresheet: PGN and ICCF keep the last move too.
+    let o = common::process::annabella(&["convert", "--to", "pgn", "-"], &[], TWIC_PLAYED_PAST);
+    assert!(o.status.success(), "{}", common::process::stderr(&o));
+    let pgn = common::process::stdout(&o);
+    let words = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("57. Bxb3 Kxb3 58. Ke4 1/2-1/2"), "{pgn}");
+    let again: Vec<ImportedGame> = read_games(&pgn).iter().map(|r| ok(r).clone()).collect();
+    let plies: Vec<usize> = again.iter().map(|g| g.game.ply_count()).collect();
+    assert_eq!(plies, [115, 148, 134, 155]);
+    // A bare move list (what `--to san` wrote) converts back whole, the end noted likewise.
+    let o = common::process::annabella(&["convert", "--to", "uci", "-"], &[], &out);
+    let err = common::process::stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let uci = common::process::stdout(&o);
+    let counts: Vec<usize> = uci.lines().map(|l| l.split_whitespace().count()).collect();
+    assert_eq!(counts, [115, 148, 134, 155]);
+    assert!(
+        err.contains("game 1: played on after half-move 114"),
+        "{err}"
+    );
+}
+
+/// pgn-reader's own copy of the whole sample, where cargo unpacked the crate.
+fn twic_sample() -> Option<String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")))?;
+    std::fs::read_dir(home.join("registry/src"))
+        .ok()?
+        .flatten()
+        .map(|d| {
+            d.path()
+                .join("pgn-reader-0.29.0/benches/twic1599_1000k.pgn")
+        })
+        .find_map(|p| std::fs::read_to_string(p).ok())
+}
+
+#[test]
+fn every_game_of_the_twic_sample_converts_whole_as_python_chess_reads_it() {
+    // The whole sample is pgn-reader's (a dependency, so cargo has it unpacked); without it the
+    // four games above still run.
+    let Some(text) = twic_sample() else {
+        eprintln!("pgn-reader-0.29.0/benches/twic1599_1000k.pgn not found; skipped");
+        return;
+    };
+    let expected: Vec<(usize, String)> = data_lines(TWIC_1000K_PYTHON_CHESS)
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[1].parse().expect("a count"), w[2].to_owned())
+        })
+        .collect();
+    let games = read_games(&text);
+    assert_eq!(games.len(), expected.len());
+    let mut played_past = Vec::new();
+    for (i, (r, (plies, last))) in games.iter().zip(&expected).enumerate() {
+        let g = ok(r);
+        // What `convert` writes: the imported game's scoresheet, replayed.
+        let sheet = g.scoresheet();
+        let game = sheet.game();
+        assert_eq!(game.ply_count(), *plies, "game {}", i + 1);
+        if *plies == 0 {
+            continue;
+        }
+        let before = game
+            .position_before(plies - 1)
+            .expect("the last move's position");
+        let m = *game.moves().last().expect("a move");
+        let san = shakmaty::san::SanPlus::from_move(before, m).to_string();
+        assert_eq!(&san, last, "game {}", i + 1);
+        if g.played_past.is_some() {
+            played_past.push(i + 1);
+        }
+    }
+    assert_eq!(played_past, [2, 67, 828, 871]);
+}

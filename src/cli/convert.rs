@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use shakmaty::{Chess, Color, Position};
 
-use crate::chess::game::Game;
+use crate::chess::game::{Game, GameEnd};
 use crate::chess::language::Language;
 use crate::chess::notation::movelist::{self, GameText};
 use crate::chess::notation::spoken;
@@ -75,6 +75,9 @@ impl From {
 struct ReadGame {
     sheet: Scoresheet,
     headers: Headers,
+    /// The players played on past an end the Laws make by themselves: the half-moves before
+    /// it and that end (said on standard error; the score is converted whole).
+    played_past: Option<(usize, GameEnd)>,
 }
 
 pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
@@ -103,20 +106,11 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<ExitCode> {
     };
     if looks_like_pgn(&text) {
         pgn::for_each_game(&text, |r| {
-            if let Ok(g) = &r
-                && let Some((plies, end)) = g.played_past
-            {
-                eprintln!(
-                    "annabella: {}: game {}: played on after half-move {plies}, where the game \
-                     ended by the Laws ({end}); converted as played",
-                    display_path(&path),
-                    output.games + 1
-                );
-            }
             output.game(
                 r.map(|g| ReadGame {
                     sheet: g.scoresheet(),
                     headers: g.headers(),
+                    played_past: g.played_past,
                 })
                 .map_err(|e| e.to_string()),
             );
@@ -175,6 +169,14 @@ impl<W: std::io::Write> Output<'_, W> {
         }
         let written = match game {
             Ok(g) => {
+                if let Some((plies, end)) = g.played_past {
+                    eprintln!(
+                        "annabella: {}: game {}: played on after half-move {plies}, where the \
+                         game ended by the Laws ({end}); converted as played",
+                        display_path(self.path),
+                        self.games
+                    );
+                }
                 let rendered = render(&g, self.to, self.style);
                 let separator = match self.to {
                     _ if self.first_output => "",
@@ -239,6 +241,7 @@ fn read_bare_game(
     lang: &Language,
 ) -> Result<ReadGame, String> {
     let mut game = template.clone();
+    let mut played_past = None;
     for token in &text.moves {
         let pos = game.position().clone();
         let ply = game.ply_count() + 1;
@@ -265,7 +268,10 @@ fn read_bare_game(
         }
         let mv = notation::parse_move(&pos, game.castling_mode(), &token.text, from, lang)
             .map_err(|e| format!("ply {ply} ({}), line {}: {e}", move_label(&pos), token.line))?;
-        game.play(mv).map_err(|e| {
+        // A score is converted as it was played, as PGN import does: moves after a dead
+        // position (or another end the Laws make by themselves) are kept and the end noted;
+        // a move after mate, stalemate or a declared end is still refused.
+        let passed = game.play_past_automatic_end(mv).map_err(|e| {
             format!(
                 "ply {ply} ({}), line {}: {:?}: {e}",
                 move_label(&pos),
@@ -273,6 +279,9 @@ fn read_bare_game(
                 cut(&token.text, notation::MAX_MOVE_BYTES)
             )
         })?;
+        if let (None, Some(end)) = (played_past, passed) {
+            played_past = Some((ply - 1, end));
+        }
     }
     if let Some(open) = text.unclosed {
         let what = if open.bracket == '{' {
@@ -296,6 +305,7 @@ fn read_bare_game(
     Ok(ReadGame {
         sheet: Scoresheet::from_game(&game, Recorder::Imported),
         headers,
+        played_past,
     })
 }
 

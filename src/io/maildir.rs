@@ -177,10 +177,16 @@ fn read_message(path: &Path, name: &str) -> Result<MailMessage, Unreadable> {
             bytes: raw.len() as u64,
         });
     }
+    parse_message(&raw, name)
+}
+
+/// Reads a message file's bytes (`name` only names it in the result and in errors); public so
+/// that the fuzz target reads whole mail files without a Maildir on disk.
+pub fn parse_message(raw: &[u8], name: &str) -> Result<MailMessage, Unreadable> {
     let not_mail = || Unreadable::NotMail {
         file: name.to_owned(),
     };
-    let message = MessageParser::default().parse(&raw).ok_or_else(not_mail)?;
+    let message = MessageParser::default().parse(raw).ok_or_else(not_mail)?;
     // A file of garbage parses as a body without headers: a message has at least a sender or
     // a subject.
     if message.from().is_none() && message.subject().is_none() {

@@ -169,7 +169,12 @@ impl Scoresheet {
     pub fn from_game(game: &Game, recorder: Recorder) -> Scoresheet {
         let mut sheet = Scoresheet::for_game(game);
         for &mv in game.moves() {
-            sheet.game.play(mv).ok();
+            // The game's moves are legal, but an imported score may go on past a dead position
+            // or another end the Laws make by themselves (`Game::play_past_automatic_end`):
+            // `play` would refuse those moves, the sheet's game would stop there, and every
+            // export, which replays the sheet's game, would drop them while the entries kept
+            // them. The sheet records what was played, so it plays past such an end too.
+            sheet.game.play_past_automatic_end(mv).ok();
             sheet.entries.push(Entry {
                 mv,
                 recorder,
