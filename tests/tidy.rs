@@ -876,3 +876,98 @@ fn the_cycle_check_finds_a_ring_and_nothing_else() {
     assert!(!edges.iter().any(|e| e.to == ["b"]), "{edges:?}");
     assert_eq!(sibling_cycles(&edges, &Vec::new()), Vec::<String>::new());
 }
+
+/// One idea a file: a source file past 900 lines is usually two (docs/ARCHITECTURE.md).
+#[test]
+fn no_source_file_is_over_900_lines() {
+    let mut files = Vec::new();
+    for dir in CRATE_SOURCES {
+        rust_files(&root().join(dir), &mut files);
+    }
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|p| {
+            let lines = fs::read_to_string(p).unwrap().lines().count();
+            (lines > 900).then(|| format!("{} ({lines} lines)", p.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over 900 lines:\n{}",
+        long.join("\n")
+    );
+}
+
+/// The lines of each function with a body in `text`: (name, first line, length). A function
+/// ends at the first line that closes it at its own indentation, as rustfmt writes it.
+fn function_lengths(text: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let head = [
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "async ",
+            "const ",
+            "unsafe ",
+        ]
+        .iter()
+        .fold(trimmed, |t, p| t.strip_prefix(p).unwrap_or(t));
+        let head = head.strip_prefix("async ").unwrap_or(head);
+        let Some(rest) = head.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        // A declaration without a body (a trait's) ends with `;` before any `{`.
+        let mut j = i;
+        while j < lines.len() && !lines[j].contains('{') && !lines[j].trim_end().ends_with(';') {
+            j += 1;
+        }
+        if j >= lines.len() || !lines[j].contains('{') {
+            continue;
+        }
+        if lines[j].trim_end().ends_with('}') && lines[j].matches('{').count() == 1 {
+            continue; // a one-line body
+        }
+        let close = format!("{indent}}}");
+        if let Some(end) = (j + 1..lines.len()).find(|&k| lines[k] == close) {
+            out.push((name, i + 1, end - i + 1));
+        }
+    }
+    out
+}
+
+/// The daemon's wiring reads as steps: no function in `src/app` over 100 lines.
+#[test]
+fn no_function_in_the_daemons_wiring_is_over_100_lines() {
+    let mut files = Vec::new();
+    rust_files(&root().join("src/app"), &mut files);
+    let (mut long, mut measured) = (Vec::new(), 0);
+    for path in &files {
+        let text = fs::read_to_string(path).unwrap();
+        for (name, line, length) in function_lengths(&text) {
+            measured += 1;
+            if length > 100 {
+                long.push(format!(
+                    "{}:{line}: {name} ({length} lines)",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over 100 lines:\n{}",
+        long.join("\n")
+    );
+    // The reader finds functions and measures them.
+    assert!(measured > 50, "only {measured} functions found in src/app");
+    let sample = "trait T {\n    fn f(&self);\n}\nfn g() {\n    let x = 1;\n}\n";
+    assert_eq!(function_lengths(sample), [("g".to_owned(), 4, 3)]);
+}
