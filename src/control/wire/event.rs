@@ -7,6 +7,7 @@
 //! needs have no place on it: they are marked [`Form::PageOnly`], and [`PAGE_ONLY`] lists them,
 //! checked by a test.
 
+use super::color_name;
 use shakmaty::{CastlingMode, Color};
 
 use crate::boards::BoardKey;
@@ -77,13 +78,6 @@ pub const PAGE_ONLY: &[(&str, &str)] = &[
     ("say", "urgent"),
     ("say", "lang"),
 ];
-
-fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
 
 /// Builds one event's field list.
 struct Fields(Vec<Field>);

@@ -13,3 +13,11 @@ pub mod reply;
 pub use event::{conclusion_text, event_fields, event_json, event_line};
 pub use page::view_json;
 pub use reply::{RefusalLine, answer_text, ok_line, one_line, reply_line};
+
+/// A colour as both wires write it.
+fn color_name(color: shakmaty::Color) -> &'static str {
+    match color {
+        shakmaty::Color::White => "white",
+        shakmaty::Color::Black => "black",
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use shakmaty::Color;
+use super::color_name;
 
 use crate::chess::scoresheet::format_clock;
 use crate::table::control::Refusal;
@@ -49,13 +49,6 @@ pub fn reply_line(reply: &Reply) -> String {
 /// An answer's text, as the line carries it after `ok`.
 pub fn answer_text(answer: &Answer) -> String {
     AnswerText(answer).to_string()
-}
-
-fn color_name(color: Color) -> &'static str {
-    match color {
-        Color::White => "white",
-        Color::Black => "black",
-    }
 }
 
 /// A board in `status`: `connected in-sync`.
@@ -249,6 +242,7 @@ fn json_string(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::table::reply::{BoardStatus, BoardSync, Status};
+    use shakmaty::Color;
 
     #[test]
     fn a_reply_is_always_one_line() {

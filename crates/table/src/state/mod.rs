@@ -62,7 +62,7 @@ mod words;
 
 use crate::board_feed::min_opt;
 use crate::clock::{AnnounceSchedule, Clock, TimeControl};
-use crate::control::{GameTag, Role as ControlRole, TableRequest as Command};
+use crate::control::{ErrorCode, GameTag, Refusal, Role as ControlRole, TableRequest as Command};
 use crate::detector::TouchMove;
 pub use crate::event::{About, BoardId, Listener, Say, TableEvent, Urgency};
 use crate::name::TableName;
@@ -270,6 +270,11 @@ pub struct Table {
     keys: key_strip::KeyStrip,
     /// The chess clock on the e-board, which the talking clock follows.
     physical_clock: physical_clock::PhysicalClock,
+}
+
+/// A request refused for the table's state ("not now"), saying why.
+fn state(why: impl ToString) -> Refusal {
+    Refusal::new(ErrorCode::State, why.to_string())
 }
 
 const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";

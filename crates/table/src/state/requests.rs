@@ -4,6 +4,7 @@
 
 use shakmaty::Color;
 
+use super::state;
 use crate::control::{ErrorCode, Refusal, Role, TableRequest as Command, permitted};
 use crate::event::{Listener, TableEvent, Urgency};
 use crate::record::{Record, Source};
@@ -14,10 +15,6 @@ use annabella_chess::language::Language;
 use annabella_chess::notation::numbered::{split_number, wrong_number};
 use annabella_chess::notation::{Notation, Style, Verbosity, format_move, parse_move};
 use annabella_chess::phrases::{Event, event_phrase, move_phrase};
-
-fn state(why: impl ToString) -> Refusal {
-    Refusal::new(ErrorCode::State, why.to_string())
-}
 
 fn bad_move(e: impl ToString) -> Refusal {
     Refusal::new(ErrorCode::Move, e.to_string())

@@ -6,7 +6,8 @@
 
 use shakmaty::{Color, Move};
 
-use crate::control::{ErrorCode, Refusal, Resolve, Role};
+use super::state;
+use crate::control::{Refusal, Resolve, Role};
 use crate::event::{BoardId, ResolutionEvent, TableEvent};
 use crate::reconcile::{ClockRecord, ReconcileInput, Sheet, Side, read_sheet, reconcile};
 use crate::record::Record;
@@ -14,10 +15,6 @@ use crate::state::two_sheets::{Decision, TwoSheets};
 use crate::state::{Answer, Effect, Now, Reply, Step, Table};
 use annabella_chess::game::Game;
 use annabella_chess::language::Language;
-
-fn state(why: impl ToString) -> Refusal {
-    Refusal::new(ErrorCode::State, why.to_string())
-}
 
 impl Table {
     /// `record a|b MOVES`: a player's sheet entered or corrected, then compared.

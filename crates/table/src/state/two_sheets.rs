@@ -7,6 +7,7 @@
 
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
+use super::state;
 use crate::control::{ErrorCode, Refusal, Role};
 use crate::reconcile::{Resolution, Side, Verdict};
 use crate::state::words::color_name;
@@ -131,10 +132,6 @@ fn san(pos: &Chess, mode: CastlingMode, m: Move) -> String {
     } else {
         m.to_uci(mode).to_string()
     }
-}
-
-fn state(message: impl Into<String>) -> Refusal {
-    Refusal::new(ErrorCode::State, message)
 }
 
 impl TwoSheets {
