@@ -12,18 +12,21 @@
 //! - `read`: a message read back.
 //! - `check`: its record checked against the game.
 //! - `ear`: a message summed up for the blind player.
+//! - `intent`: what a message says besides its move (a draw offer, a resignation, …).
 
 mod check;
 mod compose;
 mod ear;
 #[cfg(test)]
 mod fixtures;
+mod intent;
 mod parts;
 mod read;
 
 pub use check::{Disagreement, Verdict, check_against, game_record};
 pub use compose::{GameMessage, compose, record_lines, record_text};
 pub use ear::{summary_for_ear, time_used_for_ear};
+pub use intent::Intent;
 pub use parts::{
     Date, GameId, IccfMove, MAX_DAYS, MAX_GAME_ID_CHARS, MAX_NAME_CHARS, MAX_TEXT_CHARS,
 };
