@@ -29,6 +29,11 @@ pub struct DeskView {
     pub turn_words: String,
     /// What the last move cost in days and both sides' totals (a correspondence game).
     pub last_charge: Option<MoveCharge>,
+    /// The half-moves the blind player has released to be mailed: the replies follow this,
+    /// not the game's length (with the confirm step, his move waits for `send`).
+    pub released_plies: usize,
+    /// A draw offer standing, by this side.
+    pub draw_offer: Option<Color>,
 }
 
 impl Table {
@@ -72,6 +77,8 @@ impl Table {
             state_words: parts.join(". "),
             turn_words,
             last_charge: self.state.day_charges.last().copied().flatten(),
+            released_plies: plies,
+            draw_offer: self.state.draw_offer,
         }
     }
 }
