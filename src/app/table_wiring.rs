@@ -202,6 +202,7 @@ fn join_desk(
 ) -> Option<(DeskLink, Correspondence)> {
     let TableKind::Correspondence {
         opponent_email,
+        opponent_addresses,
         game_id,
         ..
     } = &tc.kind
@@ -230,6 +231,7 @@ fn join_desk(
         index,
         game_id: game_id.clone(),
         opponent_email: opponent_email.clone(),
+        opponent_addresses: opponent_addresses.clone(),
         white: tag(GameTag::White, "White"),
         black: tag(GameTag::Black, "Black"),
         view,

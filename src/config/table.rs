@@ -40,9 +40,10 @@ pub struct RawTable {
     pub event: String,
     pub site: String,
     pub round: String,
-    /// A correspondence table's opponent (replies go there) and the game's identifier in its
-    /// messages (empty: the table's name).
-    pub opponent_email: String,
+    /// A correspondence table's opponent: one address, or a list of the addresses he writes
+    /// from (replies go to the first; a message from any other sender is held). The game's
+    /// identifier in its messages (empty: the table's name).
+    pub opponent_email: OpponentEmail,
     pub game_id: String,
     /// How a correspondence table counts its days: `iccf` (the ICCF webserver's rules) or
     /// `bca` (the Braille Chess Association's email rules); docs/correspondence-time.md.
@@ -70,7 +71,7 @@ impl Default for RawTable {
             event: String::new(),
             site: String::new(),
             round: String::new(),
-            opponent_email: String::new(),
+            opponent_email: OpponentEmail::default(),
             game_id: String::new(),
             day_rules: "iccf".to_owned(),
             audio_record: "plain".to_owned(),
@@ -83,13 +84,46 @@ impl Default for RawTable {
 pub enum TableKind {
     Board,
     Correspondence {
-        /// Where the replies go.
+        /// Where the replies go: the first of `opponent_addresses`.
         opponent_email: String,
+        /// Every address the opponent writes from, lower case: a message's sender must be one.
+        opponent_addresses: Vec<String>,
         /// The game's identifier in its messages (ICCF form), the table's name when unset.
         game_id: crate::correspondence::message::GameId,
         /// The time control in days and the rules that count them.
         days: crate::correspondence::day_rules::CorrespondenceControl,
     },
+}
+
+/// The most addresses one opponent may be known by.
+const MAX_OPPONENT_ADDRESSES: usize = 16;
+
+/// `opponent_email`: one address or a list of them.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum OpponentEmail {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Default for OpponentEmail {
+    fn default() -> OpponentEmail {
+        OpponentEmail::One(String::new())
+    }
+}
+
+impl OpponentEmail {
+    /// The addresses given, blanks trimmed, empty ones left out.
+    pub fn addresses(&self) -> Vec<String> {
+        let all: &[String] = match self {
+            OpponentEmail::One(one) => std::slice::from_ref(one),
+            OpponentEmail::Many(many) => many,
+        };
+        all.iter()
+            .map(|a| a.trim().to_owned())
+            .filter(|a| !a.is_empty())
+            .collect()
+    }
 }
 
 impl TableKind {
@@ -99,11 +133,16 @@ impl TableKind {
         key: &dyn Fn(&str) -> String,
     ) -> Result<TableKind, ConfigError> {
         use crate::correspondence::day_rules::{CorrespondenceControl, Rules};
-        let (opponent_email, game_id) = (t.opponent_email.as_str(), t.game_id.as_str());
+        let addresses = t.opponent_email.addresses();
+        let game_id = t.game_id.as_str();
         let table_name = t.name.as_str();
         match t.kind.as_str() {
             "board" => {
-                for (field, value) in [("opponent_email", opponent_email), ("game_id", game_id)] {
+                let opponent_email = addresses.join(", ");
+                for (field, value) in [
+                    ("opponent_email", opponent_email.as_str()),
+                    ("game_id", game_id),
+                ] {
                     if !value.is_empty() {
                         return Err(bad(
                             key(field),
@@ -114,14 +153,32 @@ impl TableKind {
                 Ok(TableKind::Board)
             }
             "correspondence" => {
-                if opponent_email.parse::<lettre::Address>().is_err() {
+                if addresses.is_empty() {
+                    return Err(bad(
+                        key("opponent_email"),
+                        "missing: a correspondence table sends its replies to the opponent's \
+                         address and plays only his messages",
+                    ));
+                }
+                if addresses.len() > MAX_OPPONENT_ADDRESSES {
                     return Err(bad(
                         key("opponent_email"),
                         format!(
-                            "{opponent_email:?} is not an email address; a correspondence table \
-                             sends its replies there"
+                            "{} addresses; at most {MAX_OPPONENT_ADDRESSES}",
+                            addresses.len()
                         ),
                     ));
+                }
+                for a in &addresses {
+                    if a.parse::<lettre::Address>().is_err() {
+                        return Err(bad(
+                            key("opponent_email"),
+                            format!(
+                                "{a:?} is not an email address; a correspondence table sends its \
+                                 replies to the opponent and plays only his messages"
+                            ),
+                        ));
+                    }
                 }
                 let id = if game_id.is_empty() {
                     table_name
@@ -151,7 +208,8 @@ impl TableKind {
                     ),
                 };
                 Ok(TableKind::Correspondence {
-                    opponent_email: opponent_email.to_owned(),
+                    opponent_email: addresses[0].clone(),
+                    opponent_addresses: addresses.iter().map(|a| a.to_lowercase()).collect(),
                     game_id,
                     days,
                 })

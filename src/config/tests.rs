@@ -136,6 +136,14 @@ fn errors_name_the_key() {
         "table[0].opponent_email",
     );
     check(
+        "[[table]]\nkind = \"correspondence\"\nopponent_email = [\"b@example.org\", \"b at home\"]",
+        "table[0].opponent_email",
+    );
+    check(
+        "[[table]]\nkind = \"correspondence\"\nopponent_email = []",
+        "table[0].opponent_email",
+    );
+    check(
         "[[table]]\naudio_record = \"tape\"",
         "table[0].audio_record",
     );

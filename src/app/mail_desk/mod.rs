@@ -36,7 +36,10 @@ pub struct MailTable {
     pub handle: TableHandle,
     pub index: usize,
     pub game_id: GameId,
+    /// Where the replies go.
     pub opponent_email: String,
+    /// Every address the opponent writes from, lower case: only their messages are played.
+    pub opponent_addresses: Vec<String>,
     pub white: String,
     pub black: String,
     pub view: watch::Receiver<Arc<DeskView>>,
