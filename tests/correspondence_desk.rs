@@ -211,7 +211,9 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     });
     bca.heard("Partie BCA-7. Zug eins, Weiß: Felix drei");
     bca.expect_event("the message", |l| l.starts_with("event mail received 1 "));
-    bca.heard("Bedenkzeit ein Tag");
+    // The days his move cost as the BCA's rules count them from the message's arrival (a
+    // reply within 24 hours costs none), not the "Time used: 1 day" his message claims.
+    bca.heard("Bedenkzeit null Tage");
 
     // He lists his games, then turns to BCA-7: from 1. e4 on the board to 1. f3 takes two
     // moves of a pawn each.

@@ -202,7 +202,7 @@ fn start_desk(
         }
         return Ok((hub, simulated));
     }
-    let desk = crate::app::desk::spawn(
+    let mut desk = crate::app::desk::spawn(
         tasks,
         config,
         desk_tables,
@@ -214,15 +214,17 @@ fn start_desk(
     )
     .map_err(anyhow::Error::msg)?;
     if let Some(mail) = &config.mail {
-        crate::app::mail_desk::spawn(
-            tasks,
-            &config.state_dir,
-            mail,
-            mail_tables,
-            wiring.notices.clone(),
-            wiring.shutdown,
-        )
-        .map_err(anyhow::Error::msg)?;
+        desk.mail = Some(
+            crate::app::mail_desk::spawn(
+                tasks,
+                &config.state_dir,
+                mail,
+                mail_tables,
+                wiring.notices.clone(),
+                wiring.shutdown,
+            )
+            .map_err(anyhow::Error::msg)?,
+        );
     }
     Ok((hub.with_desk(desk), simulated))
 }

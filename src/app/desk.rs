@@ -176,6 +176,11 @@ impl DeskActor {
                     ))
                 }
             },
+            // The hub hands these to the mail desk; none reaches the desk.
+            DeskRequest::Mail(_) => Err(Refusal::new(
+                ErrorCode::State,
+                "mail requests are answered by the mail desk",
+            )),
             DeskRequest::Games => {
                 let actions = self.desk.list(&self.views());
                 let text = actions
@@ -323,6 +328,7 @@ pub fn spawn(
     tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));
     Ok(crate::control::hub::DeskHandle {
         requests: requests_tx,
+        mail: None,
     })
 }
 

@@ -59,11 +59,23 @@ impl TableHandle {
 #[derive(Debug, Clone)]
 pub struct DeskHandle {
     pub requests: mpsc::Sender<Request<DeskRequest>>,
+    /// The mail desk's channel, which answers `mail …` (`None`: no `[mail]` configured).
+    pub mail: Option<mpsc::Sender<Request<DeskRequest>>>,
 }
 
 impl DeskHandle {
-    /// Sends a request and waits for the desk's reply, as [`TableHandle::ask`].
+    /// Sends a request and waits for the desk's reply (the mail desk's for `mail …`), as
+    /// [`TableHandle::ask`].
     pub async fn ask(&self, role: Role, lang: &'static Language, command: DeskRequest) -> Reply {
+        if let DeskRequest::Mail(_) = &command {
+            return match &self.mail {
+                Some(mail) => ask(mail, "mail desk", role, lang, command).await,
+                None => Err(Refusal::new(
+                    ErrorCode::State,
+                    "this daemon reads no mail: [mail] is not configured",
+                )),
+            };
+        }
         ask(&self.requests, "desk", role, lang, command).await
     }
 }

@@ -195,6 +195,23 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("desk_mail_refused", &["game", "why"]),
     ("desk_mail_differs", &["number", "color"]),
     ("desk_mail_illegal", &["number", "color"]),
+    ("desk_mail_held", &["game", "sender", "id"]),
+    (
+        "desk_mail_held_many",
+        &["game", "sender", "id", "n", "n_m", "n_f"],
+    ),
+    (
+        "desk_mail_refused_many",
+        &["game", "why", "n", "n_m", "n_f"],
+    ),
+    ("desk_mail_not_games", COUNT_PLACEHOLDERS),
+    ("desk_mail_waiting", &["game"]),
+    ("desk_mail_accepted", &["id"]),
+    ("desk_mail_why_no_move", &[]),
+    ("desk_mail_why_unreadable", &[]),
+    ("desk_mail_why_not_now", &[]),
+    ("desk_mail_why_refused", &[]),
+    ("desk_mail_why_own_side", &[]),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

@@ -254,6 +254,10 @@ pub enum Answer {
     Games {
         text: String,
     },
+    /// `mail …`: what the mail desk did or has (a held message accepted, the list held).
+    Mail {
+        text: String,
+    },
 }
 
 /// The peg board's holes as its snapshot line (`S…`), for `boards`.

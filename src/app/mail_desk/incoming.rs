@@ -1,32 +1,137 @@
-//! Incoming mail: the Maildir read, each message's game found, its record checked against the
-//! game, the opponent's move played (or why not said and logged, quoting both records).
+//! Incoming mail: the Maildir read with the opponents' messages first, each message's game
+//! found, its sender checked against the game's opponent (a stranger's message is held, never
+//! played and never charged to anyone), its record checked against the game, and the
+//! opponent's move played as of the message's arrival (or why not said in the listener's
+//! language and logged, quoting both records). A message the table cannot take now (the
+//! arbiter stopped the clocks) stays in `new/` and is read again later; nothing that names a
+//! game is dropped without a word, and what belongs to no game is counted and told once.
 
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
 
 use shakmaty::Color;
 
 use super::{MESSAGES_PER_LOOK, MailDesk, publish};
 use crate::app::desk_link::Notice;
 use crate::chess::language::Language;
+use crate::chess::notation::{Notation, Style, format_move};
 use crate::chess::vocabulary::fill;
 use crate::correspondence::message::{self, ParsedMessage, Verdict};
 use crate::io::maildir::MailMessage;
-use crate::table::control::{Role, TableRequest};
+use crate::table::control::{ErrorCode, Role, TableRequest};
 use crate::table::event::{MailEvent, TableEvent};
 use crate::table::state::DeskView;
 
+/// How long a message the table could not take waits before it is read again.
+const RETRY_LATER: Duration = Duration::from_secs(5);
+/// The most names remembered as accepted, waiting or told.
+const MAX_REMEMBERED: usize = 10_000;
+
+/// What became of one message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// Played, refused aloud or a repeat: filed in `cur/`, seen.
+    Filed,
+    /// It names no game of the desk: filed in `cur/` unread, counted for the summary.
+    NotAGame,
+    /// Its sender is not the game's opponent: held, told.
+    Hold { table: usize },
+    /// The table cannot take it now: left in `new/`, read again later.
+    Later,
+}
+
+/// The incoming side's memory between looks.
+#[derive(Debug)]
+pub struct Intake {
+    /// Messages left in `new/` for a later look, and from when.
+    later: HashMap<String, Instant>,
+    /// Messages already said to be waiting (said once).
+    told_waiting: HashSet<String>,
+    /// Messages accepted from the held folder: their sender is not checked again. Kept in
+    /// `accepted_file` so that a restart before they are read keeps the acceptance.
+    pub(super) accepted: HashSet<String>,
+    pub(super) accepted_file: PathBuf,
+    pub(super) tell: super::tell::Tell,
+}
+
+impl Intake {
+    /// The intake of a desk whose state directory is `state_dir`: the acceptances of the last
+    /// run read back.
+    pub fn new(state_dir: &std::path::Path) -> Intake {
+        let accepted_file = state_dir.join("mail-accepted");
+        let accepted = read_lines(&accepted_file);
+        Intake {
+            later: HashMap::new(),
+            told_waiting: HashSet::new(),
+            accepted,
+            accepted_file,
+            tell: super::tell::Tell::default(),
+        }
+    }
+
+    /// Writes the accepted names (a courtesy kept atomically; losing it only holds a message
+    /// again).
+    pub(super) fn keep_accepted(&self) {
+        let text: String = self.accepted.iter().map(|n| format!("{n}\n")).collect();
+        let tmp = self.accepted_file.with_extension("tmp");
+        let written =
+            std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &self.accepted_file));
+        if let Err(e) = written {
+            tracing::warn!(path = %self.accepted_file.display(), error = %e, "the accepted messages were not kept");
+        }
+    }
+}
+
+/// A small file's lines (at most 1 MiB, `MAX_REMEMBERED` lines); none when it is missing.
+fn read_lines(path: &std::path::Path) -> HashSet<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        f.take(1024 * 1024).read_to_string(&mut text).ok();
+    }
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.contains('/'))
+        .take(MAX_REMEMBERED)
+        .map(str::to_owned)
+        .collect()
+}
+
 impl MailDesk {
-    /// Reads new messages and applies each to its game.
+    /// Reads new messages, the opponents' first, and handles each.
     pub(super) async fn read_mail(&mut self) {
         let Some(mut maildir) = self.maildir.take() else {
             return;
         };
+        let now = Instant::now();
+        self.intake
+            .later
+            .retain(|_, at| now.duration_since(*at) < RETRY_LATER);
+        let waiting: HashSet<String> = self.intake.later.keys().cloned().collect();
+        let accepted = self.intake.accepted.clone();
+        let opponents: HashSet<String> = self
+            .tables
+            .iter()
+            .flat_map(|t| t.opponent_addresses.iter().cloned())
+            .collect();
         let scanned = tokio::task::spawn_blocking(move || {
-            let scan = maildir.scan(MESSAGES_PER_LOOK);
+            let scan = maildir.scan(MESSAGES_PER_LOOK, SystemTime::now(), |e| {
+                if waiting.contains(&e.file) {
+                    None
+                } else if accepted.contains(&e.file)
+                    || e.from.as_ref().is_some_and(|f| opponents.contains(f))
+                {
+                    Some(0)
+                } else {
+                    Some(1)
+                }
+            });
             (maildir, scan)
         })
         .await;
-        let (maildir, scan) = match scanned {
+        let (mut maildir, scan) = match scanned {
             Ok(done) => done,
             Err(e) => {
                 // The Maildir reader is lost with the task: the mail stops, loudly.
@@ -44,66 +149,173 @@ impl MailDesk {
             }
         };
         for problem in &scan.problems {
-            tracing::warn!(maildir = %root, "{problem}");
+            tracing::warn!(maildir = %root, file = %problem.file(), "{problem}");
         }
         for m in scan.messages {
-            self.handle_message(&m).await;
-            if let Err(e) = maildir.mark_handled(&m.file) {
-                tracing::error!(file = %m.file, error = %e, "a handled message could not be moved to cur/");
-            }
+            let outcome = self.handle_message(&m).await;
+            self.file(&mut maildir, &m, outcome);
         }
         self.maildir = Some(maildir);
+        let nothing_waiting = scan.left == 0 || scan.left <= self.intake.later.len();
+        if self.intake.tell.due(nothing_waiting, Instant::now()) {
+            let said = self.intake.tell.take(0, |i| {
+                (
+                    self.tables[i].game_id.as_str().to_owned(),
+                    self.tables[i].lang,
+                )
+            });
+            for (i, text) in said {
+                self.say(i, text);
+            }
+        }
     }
 
-    async fn handle_message(&mut self, m: &MailMessage) {
-        let parsed = match message::parse(&m.subject, &m.body) {
+    /// Files a handled message by its outcome.
+    fn file(
+        &mut self,
+        maildir: &mut crate::io::maildir::Maildir,
+        m: &MailMessage,
+        outcome: Outcome,
+    ) {
+        {
+            let filed = match outcome {
+                Outcome::Filed => maildir.mark_handled(&m.file, true),
+                Outcome::NotAGame => {
+                    self.intake.tell.not_a_game(Instant::now());
+                    maildir.mark_handled(&m.file, false)
+                }
+                Outcome::Hold { table } => match maildir.hold(&m.file) {
+                    Ok(id) => {
+                        let sender = m.from.clone().unwrap_or_else(|| m.from_text.clone());
+                        tracing::warn!(table = %self.tables[table].handle.name, file = %m.file, from = %m.from_text, id, "a message from a sender who is not the game's opponent: held, not played");
+                        publish(
+                            &self.tables[table].handle.events,
+                            TableEvent::Mail(MailEvent::Refused {
+                                why: format!(
+                                    "held as number {id}: the sender {} is not the game's opponent",
+                                    m.from_text
+                                ),
+                            }),
+                        );
+                        self.intake.tell.held(table, id, &sender, Instant::now());
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                },
+                Outcome::Later => {
+                    if self.intake.later.len() < MAX_REMEMBERED {
+                        self.intake.later.insert(m.file.clone(), Instant::now());
+                    }
+                    Ok(())
+                }
+            };
+            if let Err(e) = filed {
+                tracing::error!(file = %m.file, error = %e, "a handled message could not be moved out of new/");
+            }
+            if outcome != Outcome::Later {
+                self.intake.told_waiting.remove(&m.file);
+                if self.intake.accepted.remove(&m.file) {
+                    self.intake.keep_accepted();
+                }
+            }
+        }
+    }
+
+    /// One message: its game, its sender, its record against the game.
+    pub(super) async fn handle_message(&mut self, m: &MailMessage) -> Outcome {
+        let trusted = self.intake.accepted.contains(&m.file);
+        let parsed = message::parse(&m.subject, &m.body);
+        let named = parsed
+            .as_ref()
+            .ok()
+            .and_then(|p| self.tables.iter().position(|t| t.game_id == p.game));
+        // A message that names no game of the desk but comes from one game's opponent is that
+        // game's (he may write without the game's name).
+        let by_sender: Vec<usize> = (0..self.tables.len())
+            .filter(|&i| {
+                m.from
+                    .as_ref()
+                    .is_some_and(|f| self.tables[i].opponent_addresses.contains(f))
+            })
+            .collect();
+        let Some(i) = named.or(match by_sender[..] {
+            [only] => Some(only),
+            _ => None,
+        }) else {
+            match &parsed {
+                Ok(p) => {
+                    tracing::info!(file = %m.file, game = %p.game, from = %m.from_text, "a message for a game no table plays; left unread in cur/")
+                }
+                Err(e) => {
+                    tracing::info!(file = %m.file, subject = %m.subject, from = %m.from_text, error = %e, "a message that belongs to no game; left unread in cur/")
+                }
+            }
+            return Outcome::NotAGame;
+        };
+        let from_opponent = m
+            .from
+            .as_ref()
+            .is_some_and(|f| self.tables[i].opponent_addresses.contains(f));
+        if !from_opponent && !trusted {
+            return Outcome::Hold { table: i };
+        }
+        let parsed = match parsed {
             Ok(p) => p,
             Err(e) => {
-                tracing::warn!(file = %m.file, subject = %m.subject, error = %e, "a message that is no game message; moved to cur/");
-                return;
+                let why = self.word(i, "desk_mail_why_unreadable");
+                self.refuse(i, &format!("{}: {e}", m.file), &why);
+                return Outcome::Filed;
             }
-        };
-        let Some(i) = self.tables.iter().position(|t| t.game_id == parsed.game) else {
-            tracing::warn!(file = %m.file, game = %parsed.game, "a message for a game no table plays; moved to cur/");
-            return;
         };
         let view = Arc::clone(&self.tables[i].view.borrow());
         match message::check_against(&parsed.record, &view.game) {
-            Verdict::NewMove { ply, .. } => self.apply(i, m, &parsed, ply, &view).await,
+            Verdict::NewMove { ply, mv } => self.apply(i, m, &parsed, ply, mv, &view).await,
             Verdict::NothingNew { behind } => {
-                tracing::info!(file = %m.file, game = %parsed.game, behind, "a message with no new move (a repeat); moved to cur/");
+                tracing::info!(file = %m.file, game = %parsed.game, behind, "a message with no new move (a repeat); filed in cur/");
+                Outcome::Filed
             }
             Verdict::Disagrees(d) => {
-                // The record agrees up to a new move that is illegal or ambiguous: its sender
-                // is charged the rules' days (BCA email rule 6).
-                let played = view.game.ply_count();
-                let new_move_bad = parsed.record.len() == played + 1
-                    && matches!(
-                        message::check_against(&parsed.record[..played], &view.game),
-                        Verdict::NothingNew { behind: 0 }
-                    );
-                let key = if new_move_bad {
-                    "desk_mail_illegal"
-                } else {
-                    "desk_mail_differs"
-                };
-                let short = differs_words(key, &d.first, self.tables[i].lang);
-                self.refuse(i, &d.to_string(), &short);
-                if new_move_bad && !view.game.is_over() && view.game.turn() != view.peg_side {
-                    let t = &self.tables[i];
-                    let reply = t
-                        .handle
-                        .ask(
-                            Role::Arbiter,
-                            Language::english(),
-                            TableRequest::Penalty {
-                                color: view.game.turn(),
-                            },
-                        )
-                        .await;
-                    tracing::info!(table = %t.handle.name, reply = %crate::control::wire::reply_line(&reply), "an illegal or ambiguous move by mail: the sender's penalty");
-                }
+                self.disagrees(i, &parsed, &d, &view).await;
+                Outcome::Filed
             }
+        }
+    }
+
+    /// A record that is not the game: said, and when only its new move is illegal or
+    /// ambiguous, its sender charged the rules' days (BCA email rule 6).
+    async fn disagrees(
+        &mut self,
+        i: usize,
+        parsed: &ParsedMessage,
+        d: &message::Disagreement,
+        view: &DeskView,
+    ) {
+        let played = view.game.ply_count();
+        let new_move_bad = parsed.record.len() == played + 1
+            && matches!(
+                message::check_against(&parsed.record[..played], &view.game),
+                Verdict::NothingNew { behind: 0 }
+            );
+        let key = if new_move_bad {
+            "desk_mail_illegal"
+        } else {
+            "desk_mail_differs"
+        };
+        let short = differs_words(key, &d.first, self.tables[i].lang);
+        self.refuse(i, &d.to_string(), &short);
+        if new_move_bad && !view.game.is_over() && view.game.turn() != view.peg_side {
+            let t = &self.tables[i];
+            let reply = t
+                .handle
+                .ask(
+                    Role::Arbiter,
+                    Language::english(),
+                    TableRequest::Penalty {
+                        color: view.game.turn(),
+                    },
+                )
+                .await;
+            tracing::info!(table = %t.handle.name, reply = %crate::control::wire::reply_line(&reply), "an illegal or ambiguous move by mail: the sender's penalty");
         }
     }
 
@@ -113,67 +325,147 @@ impl MailDesk {
         m: &MailMessage,
         parsed: &ParsedMessage,
         ply: usize,
+        mv: shakmaty::Move,
         view: &DeskView,
-    ) {
-        let t = &self.tables[i];
+    ) -> Outcome {
         // The new move is the next in the game: its mover is the side to move.
         let color = view.game.turn();
         if color == view.peg_side {
+            let why = self.word(i, "desk_mail_why_own_side");
             self.refuse(
                 i,
                 &format!("the message sends a move for {color}, the blind player's own side"),
-                "",
+                &why,
             );
-            return;
+            return Outcome::Filed;
         }
-        let Some((number, _, text)) = parsed.newest_move() else {
-            return;
-        };
+        let t = &self.tables[i];
+        let mode = view.game.castling_mode();
+        let iccf = format_move(
+            view.game.position(),
+            mode,
+            mv,
+            Notation::Iccf,
+            &Style::new(Language::english()),
+        );
+        let number = view.game.fullmove_number();
         let line = match color {
-            Color::White => format!("{number}. {text}"),
-            Color::Black => format!("{number}... {text}"),
+            Color::White => format!("{number}. {iccf}"),
+            Color::Black => format!("{number}... {iccf}"),
         };
+        // His days run until the message arrived, not until the desk read it.
+        let arrived_unix_ms = m.arrived_unix_ms.unwrap_or_else(crate::io::clock::unix_ms);
         let reply = t
             .handle
             .ask(
                 Role::Player(color),
                 Language::english(),
-                TableRequest::Move { text: line },
+                TableRequest::MailMove {
+                    text: line,
+                    arrived_unix_ms,
+                },
             )
             .await;
         if let Err(refusal) = reply {
-            // The refusal as the arbiter reads it in the event and the log: its code and why.
-            let why = format!("{} {}", refusal.code.as_str(), refusal.message);
-            self.refuse(i, &why, &why);
-            return;
+            return self.not_taken(i, m, &refusal);
         }
+        self.played(i, m, parsed, ply, view);
+        Outcome::Filed
+    }
+
+    /// The table refused the opponent's move: kept for later when it cannot take it now,
+    /// else said.
+    fn not_taken(
+        &mut self,
+        i: usize,
+        m: &MailMessage,
+        refusal: &crate::table::control::Refusal,
+    ) -> Outcome {
         {
-            let start = crate::chess::game::Game::from_position(
-                view.game.start_position().clone(),
-                view.game.castling_mode(),
-            );
-            let summary = message::summary_for_ear(parsed, &start, t.lang);
-            tracing::info!(table = %t.handle.name, file = %m.file, ply = ply + 1, "the opponent's move by mail was played");
-            publish(
-                &t.handle.events,
-                TableEvent::Mail(MailEvent::Received {
-                    ply: ply + 1,
-                    summary,
-                }),
-            );
-            self.notices.try_send(Notice::MessageReceived(t.index)).ok();
-            self.last_received[i] = m.message_id.clone();
-            // The table has announced the move with the game's name and number; what the
-            // message adds for the ear is the time he says he used.
-            if let Some(used) = message::time_used_for_ear(parsed, t.lang) {
-                self.say(i, used);
+            // The refusal as the arbiter reads it in the event and the log: its code and why.
+            let full = format!("{} {}", refusal.code.as_str(), refusal.message);
+            let over = self.tables[i].view.borrow().game.is_over();
+            if refusal.code == ErrorCode::State && !over {
+                // Paused, or the table busy: the message is kept and read again later.
+                tracing::info!(table = %self.tables[i].handle.name, file = %m.file, why = %full, "the table cannot take the opponent's move now; the message stays in new/");
+                if self.intake.told_waiting.len() < MAX_REMEMBERED
+                    && self.intake.told_waiting.insert(m.file.clone())
+                {
+                    let text = fill(
+                        &self.word(i, "desk_mail_waiting"),
+                        &[("game", self.tables[i].game_id.as_str())],
+                    );
+                    self.say(i, text);
+                }
+                return Outcome::Later;
+            }
+            let key = if refusal.code == ErrorCode::State {
+                "desk_mail_why_not_now"
+            } else {
+                "desk_mail_why_refused"
+            };
+            let why = self.word(i, key);
+            self.refuse(i, &full, &why);
+            Outcome::Filed
+        }
+    }
+
+    /// The opponent's move was played: the event, the count of messages, the days it cost.
+    fn played(
+        &mut self,
+        i: usize,
+        m: &MailMessage,
+        parsed: &ParsedMessage,
+        ply: usize,
+        view: &DeskView,
+    ) {
+        let t = &self.tables[i];
+        let start = crate::chess::game::Game::from_position(
+            view.game.start_position().clone(),
+            view.game.castling_mode(),
+        );
+        let summary = message::summary_for_ear(parsed, &start, t.lang);
+        tracing::info!(table = %t.handle.name, file = %m.file, ply = ply + 1, "the opponent's move by mail was played");
+        publish(
+            &t.handle.events,
+            TableEvent::Mail(MailEvent::Received {
+                ply: ply + 1,
+                summary,
+            }),
+        );
+        self.notices.try_send(Notice::MessageReceived(t.index)).ok();
+        self.last_received[i] = m.message_id.clone();
+        // The table has announced the move with the game's name and number; what the desk
+        // adds is the time his move cost him as the game's rules count it from the message's
+        // arrival (never the time his message claims).
+        let charged = {
+            let after = self.tables[i].view.borrow();
+            (after.game.ply_count() == ply + 1)
+                .then_some(after.last_charge)
+                .flatten()
+        };
+        if let Some(charge) = charged {
+            let mut as_charged = parsed.clone();
+            as_charged.used_days = Some(charge.used_days);
+            if let Some(words) = message::time_used_for_ear(&as_charged, self.tables[i].lang) {
+                self.say(i, words);
             }
         }
     }
 
+    /// A word of the table's language.
+    fn word(&self, i: usize, key: &str) -> String {
+        self.tables[i]
+            .lang
+            .vocabulary()
+            .event(key)
+            .unwrap_or(key)
+            .to_owned()
+    }
+
     /// A message not applied: the log and the event quote `full`, the blind player hears
-    /// `short`.
-    fn refuse(&self, i: usize, full: &str, short: &str) {
+    /// `short` (gathered with others of its kind).
+    fn refuse(&mut self, i: usize, full: &str, short: &str) {
         let t = &self.tables[i];
         tracing::warn!(table = %t.handle.name, "a message was not applied: {full}");
         publish(
@@ -182,16 +474,8 @@ impl MailDesk {
                 why: full.to_owned(),
             }),
         );
-        let template = t
-            .lang
-            .vocabulary()
-            .event("desk_mail_refused")
-            .unwrap_or("{game}: {why}");
         let short = if short.is_empty() { full } else { short };
-        self.say(
-            i,
-            fill(template, &[("game", t.game_id.as_str()), ("why", short)]),
-        );
+        self.intake.tell.refused(i, short, Instant::now());
     }
 }
 

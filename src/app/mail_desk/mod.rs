@@ -16,20 +16,23 @@ use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::app::desk_link::Notice;
 use crate::chess::language::Language;
-use crate::control::hub::TableHandle;
+use crate::control::hub::{Request, TableHandle};
 use crate::correspondence::message::GameId;
 use crate::io::mail_out::MailQueue;
 use crate::io::maildir::Maildir;
+use crate::table::control::DeskRequest;
 use crate::table::event::TableEvent;
 use crate::table::state::DeskView;
 
 mod incoming;
 mod replies;
+mod requests;
+mod tell;
 
 /// How often the Maildir is read and the games looked at for replies.
 pub const POLL: Duration = Duration::from_secs(1);
 /// Messages read from the Maildir at one look.
-const MESSAGES_PER_LOOK: usize = 32;
+const MESSAGES_PER_LOOK: usize = 64;
 
 /// One correspondence table as the mail reaches it.
 pub struct MailTable {
@@ -59,10 +62,16 @@ pub struct MailDesk {
     pub sent_dir: PathBuf,
     /// The Message-ID of the last message received per table, which the reply answers.
     pub last_received: Vec<Option<String>>,
+    /// What the incoming side remembers between looks.
+    pub intake: incoming::Intake,
 }
 
 impl MailDesk {
-    pub async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
+    pub async fn run(
+        mut self,
+        mut requests: mpsc::Receiver<Request<DeskRequest>>,
+        mut shutdown: watch::Receiver<bool>,
+    ) {
         if let Err(e) = std::fs::create_dir_all(&self.sent_dir) {
             tracing::error!(dir = %self.sent_dir.display(), error = %e, "the mail's marks cannot be kept");
         }
@@ -71,6 +80,11 @@ impl MailDesk {
         loop {
             tokio::select! {
                 _ = shutdown.changed() => break,
+                Some(request) = requests.recv() => {
+                    let reply = self.answer(&request.command);
+                    request.reply.send(reply).ok();
+                    continue;
+                }
                 _ = tick.tick() => {}
             }
             if *shutdown.borrow() {
@@ -84,7 +98,7 @@ impl MailDesk {
     }
 
     /// Words for the blind player, said by the desk on the table's voice.
-    fn say(&self, i: usize, text: String) {
+    pub(super) fn say(&self, i: usize, text: String) {
         let index = self.tables[i].index;
         if self.notices.try_send(Notice::Say(index, text)).is_err() {
             tracing::warn!(table = %self.tables[i].handle.name, "the desk is busy; a mail notice was not said");
@@ -120,7 +134,7 @@ pub fn spawn(
     tables: Vec<MailTable>,
     notices: mpsc::Sender<Notice>,
     shutdown: &watch::Receiver<bool>,
-) -> Result<(), MailStartError> {
+) -> Result<mpsc::Sender<Request<DeskRequest>>, MailStartError> {
     let maildir = Maildir::open(&mail.maildir).map_err(|error| MailStartError::Maildir {
         path: mail.maildir.clone(),
         error,
@@ -159,7 +173,9 @@ pub fn spawn(
         notices,
         sent_dir: state_dir.join("mail-sent"),
         last_received: vec![None; n],
+        intake: incoming::Intake::new(state_dir),
     };
-    tasks.spawn(desk.run(shutdown.clone()));
-    Ok(())
+    let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
+    tasks.spawn(desk.run(requests, shutdown.clone()));
+    Ok(requests_tx)
 }

@@ -97,6 +97,28 @@ pub fn games(a: &Args) -> Parsed {
     a.bare(Request::Desk(D::Games))
 }
 
+pub fn mail(a: &Args) -> Parsed {
+    use super::request::MailRequest as M;
+    let mut words = a.rest.split_whitespace();
+    let request = match (words.next(), words.next(), words.next()) {
+        (Some(w), None, None) if w.eq_ignore_ascii_case("held") => M::Held,
+        (Some(w), Some(id), None) if w.eq_ignore_ascii_case("accept") => M::Accept {
+            id: id.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                syntax(format!(
+                    "mail accept takes a held message's number, not {id:?}"
+                ))
+            })?,
+        },
+        _ => {
+            return Err(syntax(format!(
+                "mail takes 'held' or 'accept NUMBER', not {:?}",
+                a.rest
+            )));
+        }
+    };
+    Ok(Request::Desk(D::Mail(request)))
+}
+
 pub fn move_(a: &Args) -> Parsed {
     Ok(Request::Table(T::Move {
         text: a.needs("a move in any notation, e.g. move 5254")?,

@@ -83,14 +83,13 @@ pub fn permitted_to_role(role: Role, spec: &RequestSpec) -> Result<(), Refusal> 
 pub fn permitted(role: Role, request: &TableRequest, side_to_move: Color) -> Result<(), Refusal> {
     permitted_to_role(role, request.spec())?;
     match (role, request) {
-        (Role::Player(color), TableRequest::Move { .. } | TableRequest::Undo)
-            if color != side_to_move =>
-        {
-            Err(Refusal::new(
-                ErrorCode::Forbidden,
-                format!("you play {color}; it is {side_to_move}'s move"),
-            ))
-        }
+        (
+            Role::Player(color),
+            TableRequest::Move { .. } | TableRequest::MailMove { .. } | TableRequest::Undo,
+        ) if color != side_to_move => Err(Refusal::new(
+            ErrorCode::Forbidden,
+            format!("you play {color}; it is {side_to_move}'s move"),
+        )),
         _ => Ok(()),
     }
 }

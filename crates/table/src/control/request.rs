@@ -50,6 +50,18 @@ pub enum DeskRequest {
     Focus { table: String },
     /// The correspondence games in words: whose move in each, the messages waiting.
     Games,
+    /// About the correspondence mail (`mail accept 3`, `mail held`): answered by the mail
+    /// desk, through the desk's channel.
+    Mail(MailRequest),
+}
+
+/// A request about the correspondence mail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MailRequest {
+    /// Play held message number `id` as if its sender were the game's opponent.
+    Accept { id: u32 },
+    /// The messages held, with their numbers and senders.
+    Held,
 }
 
 /// A request for a table.
@@ -58,6 +70,12 @@ pub enum TableRequest {
     /// A move in any notation of the core, read in the connection's language.
     Move {
         text: String,
+    },
+    /// The opponent's move read from his mail (never from the wire): a `move` whose time is
+    /// when the message arrived, so his days run until then and the blind player's from then.
+    MailMove {
+        text: String,
+        arrived_unix_ms: u64,
     },
     Board,
     /// The position after this many half-moves of the game (`board 12`), for a page stepping

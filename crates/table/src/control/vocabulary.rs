@@ -84,6 +84,13 @@ static PARSE: RequestSpec = spec("parse", &["parse Sf3"], Anyone, Table, a::pars
 static EXPORT: RequestSpec = spec("export", &["export pgn"], Anyone, Table, a::export);
 static FOCUS: RequestSpec = spec("focus", &["focus bca-7"], Players, Desk, a::focus);
 static GAMES: RequestSpec = spec("games", &["games"], Anyone, Desk, a::games);
+static MAIL: RequestSpec = spec(
+    "mail",
+    &["mail held", "mail accept 3"],
+    Players,
+    Desk,
+    a::mail,
+);
 static LEAVE: RequestSpec = spec(
     "leave",
     &["leave white 2026-12-20 2027-01-05"],
@@ -135,7 +142,7 @@ static HELP: RequestSpec = spec("help", &["help"], Anyone, Connection, a::help);
 static QUIT: RequestSpec = spec("quit", &["quit"], Anyone, Connection, a::quit);
 
 /// Every request, in the order `help` lists them.
-pub static REQUESTS: [&RequestSpec; 35] = [
+pub static REQUESTS: [&RequestSpec; 36] = [
     &AUTH,
     &TABLE,
     &TABLES,
@@ -152,6 +159,7 @@ pub static REQUESTS: [&RequestSpec; 35] = [
     &EXPORT,
     &FOCUS,
     &GAMES,
+    &MAIL,
     &LEAVE,
     &OFFER_DRAW,
     &CLAIM_DRAW,
@@ -243,6 +251,7 @@ impl DeskRequest {
         match self {
             DeskRequest::Focus { .. } => &FOCUS,
             DeskRequest::Games => &GAMES,
+            DeskRequest::Mail(_) => &MAIL,
         }
     }
 
@@ -257,7 +266,7 @@ impl TableRequest {
     pub fn spec(&self) -> &'static RequestSpec {
         use TableRequest as T;
         match self {
-            T::Move { .. } => &MOVE,
+            T::Move { .. } | T::MailMove { .. } => &MOVE,
             T::Board | T::BoardAt { .. } => &BOARD,
             T::Clock | T::ClockQuiet => &CLOCK,
             T::Sheet | T::SheetOf { .. } => &SHEET,

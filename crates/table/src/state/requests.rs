@@ -40,6 +40,23 @@ impl Table {
         permitted(role, command, side)?;
         match command {
             Command::Move { text } => self.move_request(now, role, text, lang, out),
+            Command::MailMove {
+                text,
+                arrived_unix_ms,
+            } => {
+                // Counted from its arrival, never before the game's last step nor after now.
+                let floor = self
+                    .state
+                    .plies
+                    .last()
+                    .map_or(self.state.began_at_unix_ms, |p| p.unix_ms)
+                    .min(now.unix_ms);
+                let at = Now {
+                    unix_ms: (*arrived_unix_ms).clamp(floor, now.unix_ms),
+                    ..now
+                };
+                self.move_request(at, role, text, lang, out)
+            }
             Command::Board => Ok(Answer::Position {
                 fen: self.state.game.fen(),
             }),
