@@ -24,6 +24,9 @@ use mail_parser::{Message, MessageParser};
 /// The largest message file read (a reply with a photo attached is a few MiB; the bound keeps
 /// one look's memory finite). A larger one stays in `new/` and is reported.
 pub const MAX_MESSAGE_BYTES: u64 = 50 * 1024 * 1024;
+/// The most bytes of message files read in one look (at least one message is read whatever
+/// its size): the look's memory stays bounded however many large messages wait.
+const MAX_LOOK_BYTES: u64 = 64 * 1024 * 1024;
 /// The most bytes of a file read for its header.
 const MAX_HEADER_BYTES: u64 = 64 * 1024;
 /// The most names in `new/` looked at in one look (the oldest first).
@@ -48,6 +51,8 @@ pub struct Envelope {
     /// When it arrived (Unix ms): the date of the topmost `Received` field (the receiving
     /// server's), else the file's time in `new/`.
     pub arrived_unix_ms: u64,
+    /// The file's size.
+    pub bytes: u64,
 }
 
 /// One message read from `new/`.
@@ -200,12 +205,16 @@ impl Maildir {
             }
         }
         ranked.sort();
+        let mut bytes = 0;
         for (_, _, name) in ranked {
-            if scan.messages.len() >= max {
+            let envelope = &self.envelopes[name];
+            let full = scan.messages.len() >= max
+                || (!scan.messages.is_empty() && bytes + envelope.bytes > MAX_LOOK_BYTES);
+            if full {
                 scan.left += 1;
                 continue;
             }
-            let envelope = &self.envelopes[name];
+            bytes += envelope.bytes;
             match read_message(&self.root.join("new").join(name), envelope) {
                 Ok(m) => scan.messages.push(m),
                 Err(problem) => self.report(problem, &mut scan),
@@ -412,6 +421,7 @@ fn read_envelope(path: &Path, name: &str, now: SystemTime) -> Result<Option<Enve
         from: sender(&message),
         subject: bounded(message.subject().unwrap_or_default(), 1000),
         arrived_unix_ms: arrival(&message, Some(file_ms)).unwrap_or(file_ms),
+        bytes: meta.len(),
     }))
 }
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use shakmaty::Color;
 
-use super::{MESSAGES_PER_LOOK, MailDesk, publish};
+use super::{LOOK_BUDGET, MESSAGES_PER_LOOK, MailDesk, publish};
 use crate::app::desk_link::Notice;
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move};
@@ -151,12 +151,18 @@ impl MailDesk {
         for problem in &scan.problems {
             tracing::warn!(maildir = %root, file = %problem.file(), "{problem}");
         }
+        let mut left = scan.left;
         for m in scan.messages {
+            if now.elapsed() > LOOK_BUDGET {
+                // Read again at the next look (its header is remembered).
+                left += 1;
+                continue;
+            }
             let outcome = self.handle_message(&m).await;
             self.file(&mut maildir, &m, outcome);
         }
         self.maildir = Some(maildir);
-        let nothing_waiting = scan.left == 0 || scan.left <= self.intake.later.len();
+        let nothing_waiting = left == 0 || left <= self.intake.later.len();
         if self.intake.tell.due(nothing_waiting, Instant::now()) {
             let said = self.intake.tell.take(0, |i| {
                 (

@@ -31,8 +31,10 @@ mod tell;
 
 /// How often the Maildir is read and the games looked at for replies.
 pub const POLL: Duration = Duration::from_secs(1);
-/// Messages read from the Maildir at one look.
-const MESSAGES_PER_LOOK: usize = 64;
+/// Messages read from the Maildir at one look, and the time one look may take handling them
+/// (the rest wait for the next look, so replies and requests are never held up for long).
+const MESSAGES_PER_LOOK: usize = 256;
+const LOOK_BUDGET: Duration = Duration::from_millis(400);
 
 /// One correspondence table as the mail reaches it.
 pub struct MailTable {

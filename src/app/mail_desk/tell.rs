@@ -10,8 +10,9 @@ use crate::chess::language::Language;
 use crate::chess::phrases::fill_count;
 use crate::chess::vocabulary::fill;
 
-/// The longest a gathered notice waits while messages keep coming.
-const AT_MOST_EVERY: Duration = Duration::from_secs(30);
+/// The longest a gathered notice waits while messages keep coming (a flood that never ends
+/// is still told).
+const AT_MOST_EVERY: Duration = Duration::from_secs(300);
 
 /// What one table's messages gathered.
 #[derive(Debug, Default)]
