@@ -209,6 +209,22 @@ fn a_strangers_message_is_held_and_played_only_when_accepted() {
         "{list}"
     );
 
+    // Bob's exact address, but his receiving server found that DMARC failed: held too.
+    let forged = "Authentication-Results: mail.example.org; spf=fail smtp.mailfrom=example.org; \
+                  dkim=none; dmarc=fail (p=none) header.from=example.org\r\n\
+                  From: Bob Jones <bob@example.org>\r\nTo: anna@example.org\r\nSubject: BCA-7: 1. 5254\r\n\
+                  Message-ID: <forged@example.org>\r\n\r\nGame: BCA-7\r\nMoves:\r\n1. 5254\r\n";
+    fs::write(inbox.join("tmp").join("1795500000.14.host"), forged).unwrap();
+    fs::rename(
+        inbox.join("tmp").join("1795500000.14.host"),
+        inbox.join("new").join("1795500000.14.host"),
+    )
+    .unwrap();
+    let doubted = bca.expect_event("the forged one held", |l| {
+        l.starts_with("event mail refused held as number 14")
+    });
+    assert!(doubted.contains("DMARC failed"), "{doubted}");
+
     // Bob writes from his second address, in another case: his move is played.
     deliver(
         &inbox,
@@ -234,7 +250,7 @@ fn a_strangers_message_is_held_and_played_only_when_accepted() {
     bca.expect_event("the accepted message read", |l| {
         l.starts_with("event mail refused the message's record disagrees with the game at 1.")
     });
-    assert_eq!(files(&inbox.join(".Held").join("cur")).len(), 12);
+    assert_eq!(files(&inbox.join(".Held").join("cur")).len(), 13);
     daemon.terminate();
     fs::remove_dir_all(&dir).ok();
 }

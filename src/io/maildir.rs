@@ -71,6 +71,10 @@ pub struct MailMessage {
     /// When it arrived (Unix ms), as in [`Envelope::arrived_unix_ms`]; `None` when read
     /// without its file (the fuzz target) and no `Received` field gives it.
     pub arrived_unix_ms: Option<u64>,
+    /// Why the receiving server doubts the sender (its topmost `Authentication-Results` field
+    /// says DMARC failed, or SPF failed with no DKIM signature passing): such a message is not
+    /// the opponent's whatever its `From` says.
+    pub forged: Option<&'static str>,
     /// The first text part, decoded (an HTML-only message as its text).
     pub body: String,
 }
@@ -524,8 +528,32 @@ pub fn parse_message(raw: &[u8], name: &str) -> Result<MailMessage, Unreadable> 
         date_unix: message.date().map(|d| d.to_timestamp()),
         message_id: message.message_id().map(|id| bounded(id, 250)),
         arrived_unix_ms: arrival(&message, None),
+        forged: authentication_failure(&message),
         body: body.into_owned(),
     })
+}
+
+/// What the receiving server's verdict on the sender says against him. Only the topmost
+/// `Authentication-Results` field is read: it is the receiving server's own (RFC 8601); a
+/// sender can add such fields only below it, and one he adds can only get his message held,
+/// never trusted.
+fn authentication_failure(message: &Message<'_>) -> Option<&'static str> {
+    let (_, value) = message
+        .headers_raw()
+        .find(|(name, _)| name.eq_ignore_ascii_case("Authentication-Results"))?;
+    let value = value.to_ascii_lowercase();
+    let says = |verdict: &str| {
+        value
+            .split(|c: char| c.is_whitespace() || c == ';')
+            .any(|w| w == verdict)
+    };
+    if says("dmarc=fail") {
+        Some("the receiving server found that DMARC failed")
+    } else if says("spf=fail") && !says("dkim=pass") {
+        Some("the receiving server found that SPF failed and no DKIM signature passed")
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -562,6 +590,28 @@ From: bob@example.org\r\nSubject: BCA-7\r\nDate: Sun, 1 Nov 2026 08:00:00 +0000\
             arrival(&message, Some(1_795_000_000_000)),
             Some(1_795_000_000_000)
         );
+    }
+
+    #[test]
+    fn the_receiving_servers_verdict_against_the_sender_is_read() {
+        let read = |results: &str| {
+            let raw = format!(
+                "Authentication-Results: mx.example.net;{results}\r\n\
+                 Authentication-Results: mx.example.net; dmarc=fail\r\n\
+                 From: bob@example.org\r\nSubject: x\r\n\r\n1. e4\r\n"
+            );
+            parse_message(raw.as_bytes(), "f").unwrap().forged
+        };
+        assert_eq!(
+            read(" spf=pass smtp.mailfrom=example.org; dkim=pass; dmarc=pass"),
+            None
+        );
+        assert!(read(" spf=pass; dkim=none; dmarc=fail (p=reject)").is_some());
+        assert!(read(" spf=fail smtp.mailfrom=example.org; dkim=none").is_some());
+        assert_eq!(read(" spf=fail; dkim=pass header.d=example.org"), None);
+        // No field at all: nothing is known against him.
+        let plain = parse_message(b"From: bob@example.org\r\nSubject: x\r\n\r\n1. e4\r\n", "f");
+        assert_eq!(plain.unwrap().forged, None);
     }
 
     #[test]

@@ -197,10 +197,16 @@ impl MailDesk {
                         publish(
                             &self.tables[table].handle.events,
                             TableEvent::Mail(MailEvent::Refused {
-                                why: format!(
-                                    "held as number {id}: the sender {} is not the game's opponent",
-                                    m.from_text
-                                ),
+                                why: match m.forged {
+                                    Some(why) => format!(
+                                        "held as number {id}: the sender {} is doubted: {why}",
+                                        m.from_text
+                                    ),
+                                    None => format!(
+                                        "held as number {id}: the sender {} is not the game's opponent",
+                                        m.from_text
+                                    ),
+                                },
                             }),
                         );
                         self.intake.tell.held(table, id, &sender, Instant::now());
@@ -258,10 +264,10 @@ impl MailDesk {
             }
             return Outcome::NotAGame;
         };
-        let from_opponent = m
-            .from
-            .as_ref()
-            .is_some_and(|f| self.tables[i].opponent_addresses.contains(f));
+        let from_opponent = m.forged.is_none()
+            && m.from
+                .as_ref()
+                .is_some_and(|f| self.tables[i].opponent_addresses.contains(f));
         if !from_opponent && !trusted {
             return Outcome::Hold { table: i };
         }
