@@ -63,25 +63,27 @@ impl MailDesk {
                 return;
             }
         };
-        let Some(i) = self.tables.iter().position(|t| t.game_id == parsed.game) else {
-            tracing::warn!(file = %m.file, game = %parsed.game, "a message for a game no table plays; moved to cur/");
+        let Some(i) = self
+            .tables
+            .iter()
+            .position(|t| Some(&t.game_id) == parsed.game.as_ref())
+        else {
+            tracing::warn!(file = %m.file, game = ?parsed.game, "a message for a game no table plays; moved to cur/");
             return;
         };
         let view = Arc::clone(&self.tables[i].view.borrow());
-        match message::check_against(&parsed.record, &view.game) {
-            Verdict::NewMove { ply, .. } => self.apply(i, m, &parsed, ply, &view).await,
+        match message::check_against(&parsed, &view.game, self.tables[i].lang) {
+            Verdict::NewMove { ply, mv } => self.apply(i, m, &parsed, ply, mv, &view).await,
             Verdict::NothingNew { behind } => {
-                tracing::info!(file = %m.file, game = %parsed.game, behind, "a message with no new move (a repeat); moved to cur/");
+                tracing::info!(file = %m.file, game = ?parsed.game, behind, "a message with no new move (a repeat); moved to cur/");
+            }
+            Verdict::NoMove => {
+                tracing::info!(file = %m.file, game = ?parsed.game, "a message with no move; moved to cur/");
             }
             Verdict::Disagrees(d) => {
                 // The record agrees up to a new move that is illegal or ambiguous: its sender
                 // is charged the rules' days (BCA email rule 6).
-                let played = view.game.ply_count();
-                let new_move_bad = parsed.record.len() == played + 1
-                    && matches!(
-                        message::check_against(&parsed.record[..played], &view.game),
-                        Verdict::NothingNew { behind: 0 }
-                    );
+                let new_move_bad = d.new_move_only;
                 let key = if new_move_bad {
                     "desk_mail_illegal"
                 } else {
@@ -113,6 +115,7 @@ impl MailDesk {
         m: &MailMessage,
         parsed: &ParsedMessage,
         ply: usize,
+        mv: shakmaty::Move,
         view: &DeskView,
     ) {
         let t = &self.tables[i];
@@ -126,9 +129,14 @@ impl MailDesk {
             );
             return;
         }
-        let Some((number, _, text)) = parsed.newest_move() else {
-            return;
-        };
+        let number = ply / 2 + 1;
+        let text = crate::chess::notation::format_move(
+            view.game.position(),
+            view.game.castling_mode(),
+            mv,
+            crate::chess::notation::Notation::Iccf,
+            &crate::chess::notation::Style::new(Language::english()),
+        );
         let line = match color {
             Color::White => format!("{number}. {text}"),
             Color::Black => format!("{number}... {text}"),
@@ -148,11 +156,7 @@ impl MailDesk {
             return;
         }
         {
-            let start = crate::chess::game::Game::from_position(
-                view.game.start_position().clone(),
-                view.game.castling_mode(),
-            );
-            let summary = message::summary_for_ear(parsed, &start, t.lang);
+            let summary = message::summary_for_ear(parsed, &t.game_id, &view.game, mv, t.lang);
             tracing::info!(table = %t.handle.name, file = %m.file, ply = ply + 1, "the opponent's move by mail was played");
             publish(
                 &t.handle.events,

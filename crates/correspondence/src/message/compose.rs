@@ -4,6 +4,7 @@
 use shakmaty::Color;
 
 use super::intent::Intent;
+use super::intent_words::{field_line, sentence};
 use super::parts::{
     Date, GameId, IccfMove, MAX_DAYS, MAX_NAME_CHARS, MAX_TEXT_CHARS, numbered, one_line,
 };
@@ -105,6 +106,11 @@ pub fn compose(m: &GameMessage) -> (String, String) {
         days_text(m.total_days[0].min(MAX_DAYS)),
         days_text(m.total_days[1].min(MAX_DAYS))
     ));
+    // What the message says besides its move: the form's field, read back exactly, and the
+    // same in plain words for a human reader (after the record, before any text).
+    for i in &m.intents {
+        line(field_line(i));
+    }
     line(String::new());
     line("Moves:".to_owned());
     for l in record_lines(&m.record) {
@@ -116,6 +122,12 @@ pub fn compose(m: &GameMessage) -> (String, String) {
             .to_owned(),
     );
     line("this message may stay quoted below it.".to_owned());
+    if !m.intents.is_empty() {
+        line(String::new());
+        for i in &m.intents {
+            line(sentence(i));
+        }
+    }
     if let Some(text) = m.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         line(String::new());
         line("Message:".to_owned());
