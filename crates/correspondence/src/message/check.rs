@@ -98,18 +98,25 @@ impl Board<'_> {
     }
 
     /// The move a text names at `ply`, in the table's language, English or German letters.
+    /// Where they differ the piece wins over a pawn: "Ba4" is the English bishop, not the German
+    /// Bauer (a pawn is written without its letter).
     fn read_one(&self, ply: usize, text: &str) -> Result<Move, String> {
         let pos = self.positions.get(ply).ok_or("beyond the game")?;
+        let lettered = text.starts_with(char::is_uppercase);
         let mut first_error = None;
+        let mut pawn = None;
         for lang in &self.langs {
             match parse_move(pos, self.game.castling_mode(), text, None, lang) {
+                Ok(m) if lettered && m.role() == shakmaty::Role::Pawn => {
+                    pawn.get_or_insert(m);
+                }
                 Ok(m) => return Ok(m),
                 Err(e) => {
                     first_error.get_or_insert(e.to_string());
                 }
             }
         }
-        Err(first_error.unwrap_or_default())
+        pawn.ok_or_else(|| first_error.unwrap_or_default())
     }
 
     /// All ways a half-move is written must name one move.

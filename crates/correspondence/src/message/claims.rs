@@ -289,8 +289,7 @@ fn words(line: &str) -> Vec<String> {
     if let Some(last) = out.last_mut()
         && last.len() > 1
         && last.ends_with(['.', ','])
-        && !last[..last.len() - 1].ends_with('.')
-        && !last[..last.len() - 1].bytes().all(|b| b.is_ascii_digit())
+        && is_move(&last[..last.len() - 1])
     {
         last.pop();
     }

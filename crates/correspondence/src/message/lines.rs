@@ -143,7 +143,9 @@ pub(super) fn sort(body: &str) -> Vec<Line<'_>> {
         let next = lower.get(i + 1).map(String::as_str).unwrap_or("");
         let next_same = raw.get(i + 1).is_some_and(|(nd, _)| *nd == d);
         // A quote header on one line, or wrapped over two.
-        let header_one = has_quote_word(l) && l.ends_with(':');
+        // mutt's attribution: "* Anna Schmidt <anna@example.net> [2026-11-23 10:15]:".
+        let mutt = l.starts_with("* ") && l.ends_with("]:") && l.contains('@');
+        let header_one = (has_quote_word(l) && l.ends_with(':')) || mutt;
         let header_two = next_same
             && next.ends_with(':')
             && next.chars().count() < 80
