@@ -141,5 +141,7 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(read.from.as_deref(), Some("bob@example.org"));
     let back = message::parse(&read.subject, &read.body).expect("a composed message reads back");
     assert_eq!(back.game, Some(id));
-    assert_eq!(back.intents, parsed.intents);
+    // Every intent read comes back as the form's field, first and in order (the text may say
+    // more of them again).
+    assert!(back.intents.starts_with(&parsed.intents), "{:?} {:?}", back.intents, parsed.intents);
 });

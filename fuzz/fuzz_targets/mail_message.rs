@@ -1,6 +1,6 @@
 //! Fuzz target: reading an arbitrary subject and body as a correspondence message never panics;
 //! what it reads is checked against a game in every language and summed up, and a message
-//! composed from it reads back to the same game and intents.
+//! composed from it reads back to the same game and (first) the same intents.
 #![no_main]
 
 use annabella::chess::game::Game;
@@ -38,5 +38,7 @@ fuzz_target!(|input: (&str, &str)| {
     let (s, b) = message::compose(&again);
     let back = message::parse(&s, &b).expect("a composed message reads back");
     assert_eq!(back.game, Some(id));
-    assert_eq!(back.intents, parsed.intents);
+    // Every intent read comes back as the form's field, first and in order (the text may say
+    // more of them again).
+    assert!(back.intents.starts_with(&parsed.intents), "{:?} {:?}", back.intents, parsed.intents);
 });

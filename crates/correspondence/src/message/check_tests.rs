@@ -185,3 +185,20 @@ fn the_game_record_is_iccf() {
     let game = game_of(&moves(RUY));
     assert_eq!(game_record(&game), moves(RUY));
 }
+
+#[test]
+fn a_capital_letter_names_a_piece_before_a_pawn() {
+    // "Ba4" at a German table: the English bishop, not the German Bauer to a4.
+    let game = game_of(&moves(RUY)[..6]);
+    let v = check_against(
+        &parse("BCA-7", "4. Ba4").unwrap(),
+        &game,
+        Language::german(),
+    );
+    assert_eq!(new_move(v), "2514");
+    // The table's own letters first: "Te1" is the Spanish rook.
+    let game = game_of(&moves(RUY)[..10]);
+    let es = Language::builtin("es").unwrap();
+    let v = check_against(&parse("BCA-7", "6. Te1").unwrap(), &game, es);
+    assert_eq!(new_move(v), "6151");
+}

@@ -222,15 +222,14 @@ fn read_level(lines: &[Line], depth: usize) -> Result<Level, MessageError> {
     // Bytes of text kept so far: enough for MAX_TEXT_CHARS characters of any width.
     let mut text_bytes = 0;
     let mut prose = |level: &mut Level, line: &str| {
-        if own {
+        // Intents are looked for in the text kept (bounded work on a long body).
+        if own && text_bytes < MAX_TEXT_CHARS * 4 {
             if level.intents.len() < MAX_INTENTS {
                 intents_in(line, &mut level.intents);
             }
-            if text_bytes < MAX_TEXT_CHARS * 4 {
-                text_bytes += line.len() + 1;
-                let clean: String = line.chars().filter(|c| !c.is_control()).collect();
-                level.text.push(clean);
-            }
+            text_bytes += line.len() + 1;
+            let clean: String = line.chars().filter(|c| !c.is_control()).collect();
+            level.text.push(clean);
         }
     };
     for line in lines {
