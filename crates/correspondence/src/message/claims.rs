@@ -227,6 +227,10 @@ fn number_token(t: &str, colon: bool) -> Option<Token> {
         (Start::Ply((n - 1) * 2), r)
     } else if colon && let Some(r) = after.strip_prefix(':') {
         (Start::Number(n), r)
+    } else if colon && after.is_empty() {
+        // "Zug 3 Lb5": a bare number only after a lead phrase (elsewhere "030 1234 5678" is
+        // a phone number).
+        (Start::Number(n), after)
     } else {
         return None;
     };
@@ -418,6 +422,15 @@ mod tests {
         assert_eq!(
             shape("Zug 2: 7163"),
             Some(vec![(Number(2), vec![vec!["7163"]])])
+        );
+        assert_eq!(
+            shape("Zug 3 Lb5"),
+            Some(vec![(Number(3), vec![vec!["Lb5"]])])
+        );
+        assert_eq!(shape("030 1234 5678"), None);
+        assert_eq!(
+            shape("Mein Zug ist 7163."),
+            Some(vec![(Free, vec![vec!["7163"]])])
         );
         assert_eq!(
             shape("Mein Zug ist 7163, viele Grüße"),

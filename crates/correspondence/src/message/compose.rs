@@ -117,10 +117,9 @@ pub fn compose(m: &GameMessage) -> (String, String) {
         line(l);
     }
     line(String::new());
-    line(
-        "Reply with your move and its number at the top, for example 17. 5171 or 17... 2836;"
-            .to_owned(),
-    );
+    // Short lines without example moves: a client that rewraps a long quoted line would leave
+    // an example move alone on a line, read as a claim.
+    line("Reply with your move and its number at the top;".to_owned());
     line("this message may stay quoted below it.".to_owned());
     if !m.intents.is_empty() {
         line(String::new());

@@ -22,11 +22,20 @@ const MAX_MOVES: usize = 4 * annabella_chess::game::MAX_PLIES;
 /// The most intents kept.
 const MAX_INTENTS: usize = 16;
 
-/// The lines a composed message writes for the reader, not the sender's words.
+/// The lines a composed message writes for the reader, not the sender's words; the first is
+/// what earlier versions wrote (its example moves must not be read when a client rewrapped it).
 const FORM_LINES: &[&str] = &[
     "Reply with your move and its number at the top, for example 17. 5171 or 17... 2836;",
+    "Reply with your move and its number at the top;",
     "this message may stay quoted below it.",
 ];
+
+/// One of [`FORM_LINES`], or a piece of one a client's rewrapping left on a line of its own.
+fn is_form_line(l: &str) -> bool {
+    FORM_LINES
+        .iter()
+        .any(|f| *f == l || (l.len() >= 10 && (f.ends_with(l) || f.starts_with(l))))
+}
 
 /// What a message says, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,6 +295,10 @@ fn read_level(lines: &[Line], depth: usize) -> Result<Level, MessageError> {
                 _ => {}
             }
         }
+        if is_form_line(l) {
+            after_moves = false;
+            continue;
+        }
         if let Some(mut runs) = read_line(l, depth, false) {
             if after_moves
                 && runs[0].start == Start::Free
@@ -299,9 +312,6 @@ fn read_level(lines: &[Line], depth: usize) -> Result<Level, MessageError> {
             continue;
         }
         after_moves = false;
-        if FORM_LINES.contains(&l) {
-            continue;
-        }
         // The sentence a composed message writes under its intent's field is the form's, not
         // the sender's words (the same sentence without the field is his).
         if is_form_sentence(l) {

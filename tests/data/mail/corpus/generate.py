@@ -33,7 +33,15 @@ def anna_subject(plies):
     return f"BCA-7: {n}{dots} {RECORD[plies - 1]} (Bob Jones - Anna Schmidt)"
 
 
-def anna_body(plies, text=None):
+# What earlier versions wrote, rewrapped by a client at 72 columns: its example moves stand
+# alone on a line.
+OLD_INSTRUCTIONS = [
+    "Reply with your move and its number at the top, for example 17. 5171 or",
+    "17... 2836;",
+]
+
+
+def anna_body(plies, text=None, old_form=False):
     """What annabella's compose writes for Anna's message after `plies` half-moves."""
     n, black = (plies - 1) // 2 + 1, (plies - 1) % 2 == 1
     dots = "..." if black else "."
@@ -50,7 +58,7 @@ def anna_body(plies, text=None):
         "Moves:",
         *lines_of(RECORD[:plies]),
         "",
-        "Reply with your move and its number at the top, for example 17. 5171 or 17... 2836;",
+        *(OLD_INSTRUCTIONS if old_form else ["Reply with your move and its number at the top;"]),
         "this message may stay quoted below it.",
     ]
     if text:
@@ -391,6 +399,13 @@ case("42-newsletter-no-game.eml",
 case("43-accept-with-quote-and-offer-quoted.eml",
      plain("thunderbird", 43, re(14), "Draw accepted.\n\nBob\n\n" + tb_header(14) + quoted(anna_body(14, "I offer a draw."))),
      14, "nothing_new", intents=["accept_draw"], note="draw accepted under Anna's quoted offer")
+
+case("48-encoded-subject-zug.eml",
+     plain("thunderbird", 48, "=?UTF-8?Q?AW:_BCA-7:_Zug_3_=E2=80=93_Lb5?=", "Gruß, Bob\n\n" + tb_header(4) + quoted(anna_body(4))),
+     4, "move", "6125", note="the move in an RFC 2047 subject after 'Zug 3'")
+case("49-old-form-rewrapped.eml",
+     plain("thunderbird", 49, re(6), "4. Ba4\n\n" + tb_header(6) + quoted(anna_body(6, old_form=True))),
+     6, "move", "2514", note="an earlier form's long line rewrapped: its example moves are no claim")
 
 # --- Disagreements ------------------------------------------------------------------------
 case("44-differing-record.eml",
