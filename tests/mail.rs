@@ -59,6 +59,7 @@ fn game_message(plies: usize) -> GameMessage {
         used_days: 3,
         total_days: [12, 9],
         text: Some("Grüße aus Köln — à bientôt".into()),
+        intents: Vec::new(),
     }
 }
 
@@ -115,8 +116,12 @@ fn smtp_sends_each_message_once_across_a_restart() {
         assert_eq!(m.from.as_deref(), Some("anna@example.org"));
         assert!(m.body.contains("Grüße aus Köln — à bientôt"), "{}", m.body);
         let p = message::parse(&m.subject, &m.body).unwrap();
-        assert_eq!(p.record, moves(RUY)[..15]);
-        assert_eq!(p.game.as_str(), "BCA-7");
+        let sent = game_of(&moves(RUY)[..15]);
+        assert_eq!(
+            message::check_against(&p, &sent, Language::english()),
+            Verdict::NothingNew { behind: 0 }
+        );
+        assert_eq!(p.game.as_ref().unwrap().as_str(), "BCA-7");
         inbox.mark_handled(&m.file, true).unwrap();
     }
 
@@ -362,20 +367,25 @@ fn a_maildir_is_read_and_handled_messages_move_to_cur() {
     );
     assert_eq!(scan.messages[0].date_unix, Some(1_795_503_600));
     for p in &read[..2] {
-        assert_eq!(p.game.as_str(), "BCA-7");
-        match message::check_against(&p.record, &game) {
+        assert_eq!(p.game.as_ref().unwrap().as_str(), "BCA-7");
+        match message::check_against(p, &game, Language::english()) {
             Verdict::NewMove { ply: 15, mv } => assert!(mv.is_castle()),
             v => panic!("{v:?}"),
         }
     }
-    let summary = message::summary_for_ear(&read[0], &Game::new(), Language::german());
+    let Verdict::NewMove { mv, .. } = message::check_against(&read[0], &game, Language::german())
+    else {
+        panic!("no new move")
+    };
+    let id = read[0].game.clone().unwrap();
+    let summary = message::summary_for_ear(&read[0], &id, &game, mv, Language::german());
     assert!(
         summary.starts_with("Partie BCA-7, Bob Jones: Zug acht, Schwarz: ")
             && summary.contains("Rochade")
             && summary.ends_with("Bedenkzeit drei Tage"),
         "{summary}"
     );
-    let Verdict::Disagrees(d) = message::check_against(&read[2].record, &game) else {
+    let Verdict::Disagrees(d) = message::check_against(&read[2], &game, Language::english()) else {
         panic!("the wrong record was taken")
     };
     assert_eq!(d.first, "6...");

@@ -2,12 +2,13 @@
 //! refused, never a panic; what is read goes the mail desk's way (read as a game message,
 //! checked against games, summed up, its move put to the table as a request); and a message
 //! composed from it, written as a MIME file with its subject and body encoded, reads back as
-//! the same subject, body and record.
+//! the same subject, body, game and intents.
 #![no_main]
 
 use annabella::chess::game::Game;
 use annabella::chess::language::Language;
-use annabella::correspondence::message::{self, Date, GameMessage};
+use annabella::chess::notation::{Notation, Style, format_move};
+use annabella::correspondence::message::{self, Date, GameId, GameMessage};
 use annabella::io::maildir;
 use annabella::table::control;
 use libfuzzer_sys::fuzz_target;
@@ -86,31 +87,51 @@ fuzz_target!(|data: &[u8]| {
         played.play(m).expect("legal");
     }
     for game in [&start, &played] {
-        let _ = message::check_against(&parsed.record, game);
-    }
-    for lang in Language::all_builtin() {
-        let _ = message::summary_for_ear(&parsed, &start, lang);
-        let _ = message::time_used_for_ear(&parsed, lang);
-    }
-    if let Some((number, color, text)) = parsed.newest_move() {
-        let line = match color {
-            Color::White => format!("move {number}. {text}"),
-            Color::Black => format!("move {number}... {text}"),
-        };
-        assert!(control::parse_line(line.as_bytes()).is_ok(), "{line:?}");
+        for lang in Language::all_builtin() {
+            let verdict = message::check_against(&parsed, game, lang);
+            let _ = message::time_used_for_ear(&parsed, lang);
+            let message::Verdict::NewMove { ply, mv } = verdict else {
+                continue;
+            };
+            assert_eq!(ply, game.ply_count());
+            let id = parsed
+                .game
+                .clone()
+                .unwrap_or_else(|| GameId::new("X-1").expect("an id"));
+            let _ = message::summary_for_ear(&parsed, &id, game, mv, lang);
+            // The move goes to the table as a request it can read.
+            let text = format_move(
+                game.position(),
+                game.castling_mode(),
+                mv,
+                Notation::Iccf,
+                &Style::new(Language::english()),
+            );
+            let line = match game.turn() {
+                Color::White => format!("move {}. {text}", ply / 2 + 1),
+                Color::Black => format!("move {}... {text}", ply / 2 + 1),
+            };
+            assert!(control::parse_line(line.as_bytes()).is_ok(), "{line:?}");
+        }
     }
 
-    // Composed again and sent as a file, it reads back as it was composed.
+    // Composed again and sent as a file, it reads back as it was composed: its game and what
+    // it says besides its move.
+    let id = parsed
+        .game
+        .clone()
+        .unwrap_or_else(|| GameId::new("X-1").expect("an id"));
     let again = GameMessage {
-        game: parsed.game.clone(),
+        game: id.clone(),
         white: parsed.white.clone().unwrap_or_default(),
         black: parsed.black.clone().unwrap_or_default(),
-        record: parsed.record.clone(),
+        record: Vec::new(),
         received: parsed.received,
         sent: parsed.sent.unwrap_or(Date::from_unix_ms(0)),
         used_days: parsed.used_days.unwrap_or(0),
         total_days: parsed.total_days.unwrap_or([0, 0]),
         text: parsed.text.clone(),
+        intents: parsed.intents.clone(),
     };
     let (subject, body) = message::compose(&again);
     let file = mail_file(&subject, &body);
@@ -119,5 +140,8 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(read.body, body);
     assert_eq!(read.from.as_deref(), Some("bob@example.org"));
     let back = message::parse(&read.subject, &read.body).expect("a composed message reads back");
-    assert_eq!(back.record, parsed.record);
+    assert_eq!(back.game, Some(id));
+    // Every intent read comes back as the form's field, first and in order (the text may say
+    // more of them again).
+    assert!(back.intents.starts_with(&parsed.intents), "{:?} {:?}", back.intents, parsed.intents);
 });

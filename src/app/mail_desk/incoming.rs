@@ -240,7 +240,8 @@ impl MailDesk {
         let named = parsed
             .as_ref()
             .ok()
-            .and_then(|p| self.tables.iter().position(|t| t.game_id == p.game));
+            .and_then(|p| p.game.as_ref())
+            .and_then(|g| self.tables.iter().position(|t| t.game_id == *g));
         // A message that names no game of the desk but comes from one game's opponent is that
         // game's (he may write without the game's name).
         let by_sender: Vec<usize> = (0..self.tables.len())
@@ -256,7 +257,7 @@ impl MailDesk {
         }) else {
             match &parsed {
                 Ok(p) => {
-                    tracing::info!(file = %m.file, game = %p.game, from = %m.from_text, "a message for a game no table plays; left unread in cur/")
+                    tracing::info!(file = %m.file, game = ?p.game, from = %m.from_text, "a message for a game no table plays; left unread in cur/")
                 }
                 Err(e) => {
                     tracing::info!(file = %m.file, subject = %m.subject, from = %m.from_text, error = %e, "a message that belongs to no game; left unread in cur/")
@@ -280,14 +281,22 @@ impl MailDesk {
             }
         };
         let view = Arc::clone(&self.tables[i].view.borrow());
-        match message::check_against(&parsed.record, &view.game) {
+        match message::check_against(&parsed, &view.game, self.tables[i].lang) {
             Verdict::NewMove { ply, mv } => self.apply(i, m, &parsed, ply, mv, &view).await,
             Verdict::NothingNew { behind } => {
-                tracing::info!(file = %m.file, game = %parsed.game, behind, "a message with no new move (a repeat); filed in cur/");
+                tracing::info!(file = %m.file, game = ?parsed.game, behind, "a message with no new move (a repeat); filed in cur/");
+                Outcome::Filed
+            }
+            Verdict::NoMove => {
+                tracing::info!(file = %m.file, game = ?parsed.game, "a message with no move");
+                if parsed.intents.is_empty() && parsed.text.is_none() {
+                    let why = self.word(i, "desk_mail_why_no_move");
+                    self.refuse(i, &format!("{}: the message names no move", m.file), &why);
+                }
                 Outcome::Filed
             }
             Verdict::Disagrees(d) => {
-                self.disagrees(i, &parsed, &d, &view).await;
+                self.disagrees(i, &d, &view).await;
                 Outcome::Filed
             }
         }
@@ -295,19 +304,8 @@ impl MailDesk {
 
     /// A record that is not the game: said, and when only its new move is illegal or
     /// ambiguous, its sender charged the rules' days (BCA email rule 6).
-    async fn disagrees(
-        &mut self,
-        i: usize,
-        parsed: &ParsedMessage,
-        d: &message::Disagreement,
-        view: &DeskView,
-    ) {
-        let played = view.game.ply_count();
-        let new_move_bad = parsed.record.len() == played + 1
-            && matches!(
-                message::check_against(&parsed.record[..played], &view.game),
-                Verdict::NothingNew { behind: 0 }
-            );
+    async fn disagrees(&mut self, i: usize, d: &message::Disagreement, view: &DeskView) {
+        let new_move_bad = d.new_move_only;
         let key = if new_move_bad {
             "desk_mail_illegal"
         } else {
@@ -381,7 +379,7 @@ impl MailDesk {
         if let Err(refusal) = reply {
             return self.not_taken(i, m, &refusal);
         }
-        self.played(i, m, parsed, ply, view);
+        self.played(i, m, parsed, ply, mv, view);
         Outcome::Filed
     }
 
@@ -429,14 +427,11 @@ impl MailDesk {
         m: &MailMessage,
         parsed: &ParsedMessage,
         ply: usize,
+        mv: shakmaty::Move,
         view: &DeskView,
     ) {
         let t = &self.tables[i];
-        let start = crate::chess::game::Game::from_position(
-            view.game.start_position().clone(),
-            view.game.castling_mode(),
-        );
-        let summary = message::summary_for_ear(parsed, &start, t.lang);
+        let summary = message::summary_for_ear(parsed, &t.game_id, &view.game, mv, t.lang);
         tracing::info!(table = %t.handle.name, file = %m.file, ply = ply + 1, "the opponent's move by mail was played");
         publish(
             &t.handle.events,

@@ -90,6 +90,7 @@ fn compose_reply(t: &MailTable, view: &DeskView) -> GameMessage {
         used_days: used,
         total_days: total,
         text: None,
+        intents: Vec::new(),
     }
 }
 

@@ -3,6 +3,8 @@
 
 use shakmaty::Color;
 
+use super::intent::Intent;
+use super::intent_words::{field_line, sentence};
 use super::parts::{
     Date, GameId, IccfMove, MAX_DAYS, MAX_NAME_CHARS, MAX_TEXT_CHARS, numbered, one_line,
 };
@@ -23,8 +25,11 @@ pub struct GameMessage {
     pub used_days: u32,
     /// Days accumulated so far, White's then Black's.
     pub total_days: [u32; 2],
-    /// Anything the player adds (a draw offer, a greeting).
+    /// Anything the player adds (a greeting, a comment).
     pub text: Option<String>,
+    /// What the message says besides its move (a draw offer, a resignation, leave), written in
+    /// the ICCF form and in words.
+    pub intents: Vec<Intent>,
 }
 
 /// `16. 4244` or `16... 4842`.
@@ -101,17 +106,27 @@ pub fn compose(m: &GameMessage) -> (String, String) {
         days_text(m.total_days[0].min(MAX_DAYS)),
         days_text(m.total_days[1].min(MAX_DAYS))
     ));
+    // What the message says besides its move: the form's field, read back exactly, and the
+    // same in plain words for a human reader (after the record, before any text).
+    for i in &m.intents {
+        line(field_line(i));
+    }
     line(String::new());
     line("Moves:".to_owned());
     for l in record_lines(&m.record) {
         line(l);
     }
     line(String::new());
-    line(
-        "Reply with your move and its number at the top, for example 17. 5171 or 17... 2836;"
-            .to_owned(),
-    );
+    // Short lines without example moves: a client that rewraps a long quoted line would leave
+    // an example move alone on a line, read as a claim.
+    line("Reply with your move and its number at the top;".to_owned());
     line("this message may stay quoted below it.".to_owned());
+    if !m.intents.is_empty() {
+        line(String::new());
+        for i in &m.intents {
+            line(sentence(i));
+        }
+    }
     if let Some(text) = m.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         line(String::new());
         line("Message:".to_owned());

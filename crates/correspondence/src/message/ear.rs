@@ -1,47 +1,34 @@
 //! A message summed up for the ear: the game, who moved, the move in words and the time used,
 //! in the blind player's language.
 
-use shakmaty::Color;
+use shakmaty::{Color, Move};
 
 use annabella_chess::game::Game;
 use annabella_chess::language::Language;
-use annabella_chess::notation::{Notation, Style, parse_move};
+use annabella_chess::notation::Style;
 use annabella_chess::phrases::{
     color_phrase, duration_phrase, fill_count, move_phrase, number_phrase,
 };
 use annabella_chess::vocabulary::fill;
 
+use super::parts::{GameId, numbered};
 use super::read::ParsedMessage;
 
-/// A message in one sentence for the blind player: the game, who moved, the move numbered and
-/// in words, and the time used ("Partie BCA-7, Bob: Zug sechzehn, Schwarz: Springer …;
-/// Bedenkzeit drei Tage"). The record is replayed from `start` to say the move; a record that
-/// does not replay says the move's digits.
-pub fn summary_for_ear(msg: &ParsedMessage, start: &Game, lang: &Language) -> String {
+/// A message's new move in one sentence for the blind player: the game, who moved, the move
+/// numbered and in words, and the time used ("Partie BCA-7, Bob: Zug sechzehn, Schwarz:
+/// Springer …; Bedenkzeit drei Tage"). `game` is the game before the move, `mv` the move
+/// [`super::check_against`] found (legal in `game`).
+pub fn summary_for_ear(
+    msg: &ParsedMessage,
+    game_id: &GameId,
+    game: &Game,
+    mv: Move,
+    lang: &Language,
+) -> String {
     let v = lang.vocabulary();
     let word = |key: &str| v.event(key).unwrap_or(key).to_owned();
-    let Some((number, color, last)) = msg.newest_move() else {
-        return String::new();
-    };
-    let mode = start.castling_mode();
-    let mut pos = start.position().clone();
-    let mut spoken = None;
-    for (ply, written) in msg.record.iter().enumerate() {
-        let Ok(m) = parse_move(&pos, mode, written.as_str(), Some(Notation::Iccf), lang) else {
-            break;
-        };
-        if ply + 1 == msg.record.len() {
-            spoken = Some(move_phrase(&pos, m, &Style::new(lang)));
-        }
-        shakmaty::Position::play_unchecked(&mut pos, m);
-    }
-    let spoken = spoken.unwrap_or_else(|| {
-        last.as_str()
-            .chars()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    });
+    let (number, color) = numbered(game.ply_count());
+    let spoken = move_phrase(game.position(), mv, &Style::new(lang));
     let player = match color {
         Color::White => msg.white.clone(),
         Color::Black => msg.black.clone(),
@@ -58,7 +45,7 @@ pub fn summary_for_ear(msg: &ParsedMessage, start: &Game, lang: &Language) -> St
     let mut out = fill(
         &word("mail_move"),
         &[
-            ("game", msg.game.as_str()),
+            ("game", game_id.as_str()),
             ("player", &player),
             ("move", &numbered_move),
         ],
@@ -87,31 +74,32 @@ pub fn time_used_for_ear(msg: &ParsedMessage, lang: &Language) -> Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::check::{Verdict, check_against};
     use crate::message::compose::compose;
-    use crate::message::fixtures::{message, moves};
+    use crate::message::fixtures::{RUY, game_of, message, moves};
     use crate::message::read::parse;
 
     #[test]
     fn the_summary_speaks_the_move_and_the_time() {
         let (subject, body) = compose(&message());
         let p = parse(&subject, &body).unwrap();
-        let de = summary_for_ear(&p, &Game::new(), Language::german());
+        let before = game_of(&moves(RUY)[..15]);
+        let Verdict::NewMove { mv, .. } = check_against(&p, &before, Language::german()) else {
+            panic!()
+        };
+        let id = p.game.clone().unwrap();
+        let de = summary_for_ear(&p, &id, &before, mv, Language::german());
         assert!(
             de.starts_with("Partie BCA-7, Bob Jones: Zug acht, Schwarz: "),
             "{de}"
         );
         assert!(de.contains("Rochade"), "{de}");
         assert!(de.ends_with("Bedenkzeit drei Tage"), "{de}");
-        let en = summary_for_ear(&p, &Game::new(), Language::english());
+        let en = summary_for_ear(&p, &id, &before, mv, Language::english());
         assert!(en.contains("BCA-7") && en.contains("eight"), "{en}");
-        // A record that does not replay: the digits are said.
-        let mut odd = p.clone();
-        odd.record = moves("5254 1114");
-        odd.used_days = Some(1);
-        let de = summary_for_ear(&odd, &Game::new(), Language::german());
-        assert!(
-            de.contains("1 1 1 4") && de.ends_with("Bedenkzeit ein Tag"),
-            "{de}"
-        );
+        let mut one = p.clone();
+        one.used_days = Some(1);
+        let de = time_used_for_ear(&one, Language::german()).unwrap();
+        assert_eq!(de, "Bedenkzeit ein Tag");
     }
 }

@@ -1,74 +1,81 @@
-//! A game message read back leniently from what people actually send: quoted replies, moves
-//! with or without numbers, noise around them; contradictions and gaps named.
+//! A game message read back leniently from what people actually send: the form's fields, moves
+//! in any notation with or without numbers, in the subject or after a lead phrase, intents in
+//! words; quoted text (by `>` or below a client's quote block) is the earlier record, quote
+//! headers and signatures are nothing. What the moves mean is decided by `check`.
 
 use std::collections::BTreeMap;
 
-use shakmaty::Color;
-
-use annabella_chess::game::MAX_PLIES;
-
+use super::claims::{Run, Start, read_line};
+use super::intent::Intent;
+use super::intent_words::{field_intent, intents_in, is_form_sentence};
+use super::lines::{Line, sort};
 use super::parts::{
     Date, GameId, IccfMove, MAX_DAYS, MAX_NAME_CHARS, MAX_TEXT_CHARS, numbered, one_line,
 };
 
-/// The longest body read; a longer one is refused whole (real game messages are a few KiB).
-pub const MAX_BODY_BYTES: usize = 256 * 1024;
-/// Lines longer than this are skipped (no move line is; a pasted blob may be).
-const MAX_LINE_CHARS: usize = 2000;
-/// The most lines looked at.
-const MAX_LINES: usize = 20_000;
+/// The most of a body read; the rest is ignored (real game messages are a few KiB, a long
+/// thread quoted whole a few hundred).
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// The most runs of moves kept, and moves in all of them: more is no game message.
+const MAX_RUNS: usize = 256;
+const MAX_MOVES: usize = 4 * annabella_chess::game::MAX_PLIES;
+/// The most intents kept.
+const MAX_INTENTS: usize = 16;
+
+/// The lines a composed message writes for the reader, not the sender's words; the first is
+/// what earlier versions wrote (its example moves must not be read when a client rewrapped it).
+const FORM_LINES: &[&str] = &[
+    "Reply with your move and its number at the top, for example 17. 5171 or 17... 2836;",
+    "Reply with your move and its number at the top;",
+    "this message may stay quoted below it.",
+];
+
+/// One of [`FORM_LINES`], or a piece of one a client's rewrapping left on a line of its own.
+fn is_form_line(l: &str) -> bool {
+    FORM_LINES
+        .iter()
+        .any(|f| *f == l || (l.len() >= 10 && (f.ends_with(l) || f.starts_with(l))))
+}
 
 /// What a message says, as read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedMessage {
-    pub game: GameId,
+    /// The `Game:` line's, else the subject's; `None` when neither names one.
+    pub game: Option<GameId>,
     pub white: Option<String>,
     pub black: Option<String>,
-    /// The whole record it quotes, its newest text winning over what it quotes.
-    pub record: Vec<IccfMove>,
     pub received: Option<Date>,
     pub sent: Option<Date>,
     pub used_days: Option<u32>,
     pub total_days: Option<[u32; 2]>,
+    /// The sender's own words: his newest unquoted prose without move lines, quote headers,
+    /// signature or quoted text; bounded.
     pub text: Option<String>,
+    /// What he says besides his move, in his own text (never in quotes or signatures).
+    pub intents: Vec<Intent>,
+    /// The moves as written, for `check_against`.
+    pub(super) runs: Vec<Run>,
 }
 
-impl ParsedMessage {
-    /// The newest move: its number, colour and text.
-    pub fn newest_move(&self) -> Option<(u32, Color, &IccfMove)> {
-        let ply = self.record.len().checked_sub(1)?;
-        let (n, c) = numbered(ply);
-        Some((n, c, &self.record[ply]))
-    }
-}
-
-/// Why a message could not be read.
+/// Why a message cannot be read at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MessageError {
-    #[error("the message is {0} bytes; at most {MAX_BODY_BYTES} are read")]
-    TooLong(usize),
-    #[error("no game named: neither a 'Game:' line nor a subject starting with the game")]
-    NoGame,
-    #[error("the message names no move")]
-    NoMoves,
-    #[error("move {0} is missing from the record")]
-    Gap(String),
+    /// The sender's own text numbers two different ICCF moves alike.
     #[error("the message gives two moves for {number}: {first} and {second}")]
     Conflict {
         number: String,
         first: String,
         second: String,
     },
-    #[error("the record is longer than a game can be")]
-    TooManyMoves,
 }
 
 /// What one quoting depth of the message says.
 #[derive(Default)]
 struct Level {
     fields: BTreeMap<&'static str, String>,
-    plies: BTreeMap<usize, IccfMove>,
+    runs: Vec<Run>,
     text: Vec<String>,
+    intents: Vec<Intent>,
 }
 
 const FIELDS: &[(&str, &str)] = &[
@@ -86,6 +93,11 @@ const FIELDS: &[(&str, &str)] = &[
     ("time used", "used"),
     ("time total", "total"),
     ("message", "message"),
+    ("offer", "offer"),
+    ("draw", "draw"),
+    ("resign", "resign"),
+    ("claim", "claim"),
+    ("leave", "leave"),
 ];
 
 /// `key: value` when the key is one of the form's.
@@ -98,245 +110,255 @@ fn field(line: &str) -> Option<(&'static str, &str)> {
         .map(|(_, name)| (*name, value.trim()))
 }
 
-/// One token of a move line.
-enum Token {
-    /// `16.` (White's) or `16...` (Black's), maybe with the move attached (`16.4244`).
-    Number(usize, Option<IccfMove>),
-    Move(IccfMove),
-    /// A result or a lone ellipsis: nothing to place.
-    Skip,
-}
-
-fn token(t: &str) -> Option<Token> {
-    if matches!(
-        t,
-        "1-0" | "0-1" | "1/2-1/2" | "½-½" | "*" | "..." | "…" | "-"
-    ) {
-        return Some(Token::Skip);
-    }
-    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-    let after = &t[digits..];
-    let black = after
-        .strip_prefix("...")
-        .or_else(|| after.strip_prefix('…'));
-    let (color, rest) = match (black, after.strip_prefix('.')) {
-        (Some(r), _) => (Color::Black, r),
-        (None, Some(r)) => (Color::White, r.strip_prefix('.').unwrap_or(r)),
-        (None, None) => return IccfMove::new(t).map(Token::Move),
-    };
-    if digits == 0 || digits > 4 {
-        return None;
-    }
-    let n: usize = t[..digits].parse().ok()?;
-    if n == 0 || n > MAX_PLIES / 2 + 1 {
-        return None;
-    }
-    let ply = (n - 1) * 2 + usize::from(color == Color::Black);
-    if rest.is_empty() {
-        Some(Token::Number(ply, None))
-    } else {
-        Some(Token::Number(ply, Some(IccfMove::new(rest)?)))
+/// A field's value when it is one (a date that is a date, a name that is not empty).
+fn valid(key: &str, value: &str) -> bool {
+    match key {
+        "game" => GameId::new(value).is_some(),
+        "white" | "black" => !one_line(value, MAX_NAME_CHARS).is_empty(),
+        "received" | "sent" => Date::parse(value).is_some(),
+        "used" => first_number(value).is_some(),
+        "total" => totals(value).is_some(),
+        _ => false,
     }
 }
 
-/// The tokens of a line when every one is part of a move record, else `None` (prose).
-fn move_tokens(line: &str) -> Option<Vec<Token>> {
-    let tokens: Option<Vec<Token>> = line
-        .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
-        .filter(|t| !t.is_empty())
-        .map(token)
-        .collect();
-    tokens.filter(|t| t.iter().any(|t| !matches!(t, Token::Skip)))
-}
+const SUBJECT_PREFIXES: &[&str] = &[
+    "re:", "aw:", "fw:", "fwd:", "wg:", "sv:", "antw:", "tr:", "r:", "rif:", "res:", "enc:",
+    "doorst:", "vs:", "ref:",
+];
+const SUBJECT_GAME_WORDS: &[&str] = &["game", "partie", "partida", "partita", "spiel"];
 
-impl Level {
-    /// Places the moves of one line; unnumbered moves continue from `cursor`.
-    fn place(
-        &mut self,
-        tokens: Vec<Token>,
-        cursor: &mut Option<usize>,
-        base: usize,
-    ) -> Result<(), MessageError> {
-        for t in tokens {
-            let (ply, m) = match t {
-                Token::Skip => continue,
-                Token::Number(ply, m) => {
-                    *cursor = Some(ply);
-                    match m {
-                        Some(m) => (ply, m),
-                        None => continue,
-                    }
-                }
-                Token::Move(m) => (cursor.unwrap_or(base), m),
-            };
-            if ply >= MAX_PLIES {
-                return Err(MessageError::TooManyMoves);
-            }
-            if let Some(old) = self.plies.get(&ply)
-                && *old != m
-            {
-                let (n, c) = numbered(ply);
-                return Err(MessageError::Conflict {
-                    number: format!("{n}{}", if c == Color::White { "." } else { "..." }),
-                    first: old.to_string(),
-                    second: m.to_string(),
-                });
-            }
-            self.plies.insert(ply, m);
-            *cursor = Some(ply + 1);
-        }
-        Ok(())
-    }
-}
-
-/// The quoting depth of a line (`> > text` is 2) and the line without its marks.
-fn unquote(line: &str) -> (usize, &str) {
-    let mut depth = 0;
-    let mut rest = line.trim_start();
-    while let Some(r) = rest.strip_prefix('>') {
-        depth += 1;
-        rest = r.trim_start();
-    }
-    (depth, rest.trim_end())
-}
-
-/// The game named by a subject: `BCA-7: 16... 4842`, `Re: AW: BCA-7 …`.
-fn subject_game(subject: &str) -> Option<GameId> {
+/// The game a subject names (`Re: AW: BCA-7: 16... 4842`; an identifier has a digit) and the
+/// rest of the subject, which may carry a move.
+fn read_subject(subject: &str) -> (Option<GameId>, &str) {
     let mut s = subject.trim();
     loop {
         let lower = s.to_ascii_lowercase();
-        let prefix = [
-            "re:", "aw:", "fw:", "fwd:", "wg:", "sv:", "antw:", "tr:", "r:",
-        ]
-        .iter()
-        .find(|p| lower.starts_with(*p));
-        match prefix {
+        match SUBJECT_PREFIXES.iter().find(|p| lower.starts_with(*p)) {
             Some(p) => s = s[p.len()..].trim_start(),
             None => break,
         }
     }
-    let end = s
-        .find(|c: char| c == ':' || c.is_whitespace())
-        .unwrap_or(s.len());
-    GameId::new(&s[..end])
+    let first_end = |s: &str| {
+        s.find(|c: char| c == ':' || c.is_whitespace())
+            .unwrap_or(s.len())
+    };
+    let word = s[..first_end(s)].to_ascii_lowercase();
+    if SUBJECT_GAME_WORDS.contains(&word.as_str()) {
+        s = s[word.len()..].trim_start();
+    }
+    let end = first_end(s);
+    let game = GameId::new(&s[..end]).filter(|g| g.as_str().contains(|c: char| c.is_ascii_digit()));
+    let rest = if game.is_some() { &s[end..] } else { s };
+    let rest = rest.trim_start().strip_prefix(':').unwrap_or(rest);
+    let rest = rest.split('(').next().unwrap_or("").trim();
+    (game, rest)
 }
 
-/// Reads a message leniently: quoted lines (`>`) are older text, the newest text wins; moves
-/// may come with numbers (`16. 4244 4842`, `16... 4842`) or without, on lines of their own or
-/// after `Move:`/`Moves:`; other prose is skipped. The game is the `Game:` line's or the
-/// subject's first word.
+/// Reads a message (see docs/correspondence-mail.md, "Reading a message").
 pub fn parse(subject: &str, body: &str) -> Result<ParsedMessage, MessageError> {
-    if body.len() > MAX_BODY_BYTES {
-        return Err(MessageError::TooLong(body.len()));
+    let mut end = body.len().min(MAX_BODY_BYTES);
+    while !body.is_char_boundary(end) {
+        end -= 1;
     }
-    // Lines by quoting depth, in order.
-    let mut by_depth: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
-    for line in body.lines().take(MAX_LINES) {
-        if line.chars().count() > MAX_LINE_CHARS {
-            continue;
-        }
-        let (depth, rest) = unquote(line);
-        by_depth.entry(depth.min(64)).or_default().push(rest);
+    let mut by_depth: BTreeMap<usize, Vec<Line>> = BTreeMap::new();
+    for line in sort(&body[..end]) {
+        by_depth.entry(line.depth).or_default().push(line);
     }
-    // The oldest (deepest) text first: newer text continues and overrides it.
-    let mut merged: BTreeMap<usize, IccfMove> = BTreeMap::new();
     let mut fields: BTreeMap<&'static str, String> = BTreeMap::new();
+    let mut runs = Vec::new();
     let mut text = None;
-    for (_, lines) in by_depth.iter().rev() {
-        let level = read_level(lines, merged.len())?;
-        merged.extend(level.plies);
+    let mut intents = Vec::new();
+    // The oldest (deepest) text first: newer fields override it.
+    for (&depth, lines) in by_depth.iter().rev() {
+        let level = read_level(lines, depth)?;
         fields.extend(level.fields);
-        if !level.text.is_empty() {
-            text = Some(level.text.join("\n").trim().to_owned()).filter(|t| !t.is_empty());
+        for run in level.runs {
+            push_run(&mut runs, run);
+        }
+        if depth == 0 {
+            let joined = level.text.join("\n");
+            let kept: String = joined.trim().chars().take(MAX_TEXT_CHARS).collect();
+            text = Some(kept.trim().to_owned()).filter(|t| !t.is_empty());
+            intents = level.intents;
+        }
+    }
+    let (subject_game, subject_rest) = read_subject(subject);
+    if let Some(subject_runs) = read_line(subject_rest, 0, true) {
+        for run in subject_runs {
+            push_run(&mut runs, run);
         }
     }
     let game = fields
         .get("game")
         .and_then(|g| GameId::new(g))
-        .or_else(|| subject_game(subject))
-        .ok_or(MessageError::NoGame)?;
-    let mut record = Vec::with_capacity(merged.len());
-    for (i, (ply, m)) in merged.into_iter().enumerate() {
-        if ply != i {
-            let (n, c) = numbered(i);
-            return Err(MessageError::Gap(format!(
-                "{n}{}",
-                if c == Color::White { "." } else { "..." }
-            )));
-        }
-        record.push(m);
-    }
-    if record.is_empty() {
-        return Err(MessageError::NoMoves);
-    }
+        .or(subject_game);
     let name = |key| {
         fields
             .get(key)
             .map(|v: &String| one_line(v, MAX_NAME_CHARS))
-            .filter(|v| !v.is_empty())
     };
     Ok(ParsedMessage {
         game,
         white: name("white"),
         black: name("black"),
-        record,
         received: fields.get("received").and_then(|d| Date::parse(d)),
         sent: fields.get("sent").and_then(|d| Date::parse(d)),
         used_days: fields.get("used").and_then(|t| first_number(t)),
         total_days: fields.get("total").and_then(|t| totals(t)),
         text,
+        intents,
+        runs,
     })
 }
 
-/// One quoting depth's fields, moves and text. `base` is where unnumbered moves start when the
-/// level numbers none before them: after the record of the text it quotes.
-fn read_level(lines: &[&str], base: usize) -> Result<Level, MessageError> {
+fn push_run(runs: &mut Vec<Run>, run: Run) {
+    let moves: usize = runs.iter().map(|r| r.moves.len()).sum();
+    if runs.len() < MAX_RUNS && moves + run.moves.len() <= MAX_MOVES {
+        runs.push(run);
+    }
+}
+
+/// One quoting depth's fields, moves, text and (at depth 0) intents.
+fn read_level(lines: &[Line], depth: usize) -> Result<Level, MessageError> {
+    let own = depth == 0;
     let mut level = Level::default();
-    let mut cursor = None;
     let mut in_text = false;
+    // Intents the form's fields state at this depth.
+    let mut from_fields = Vec::new();
+    // Whether the last line with anything on it was moves: an unnumbered line continues them.
+    let mut after_moves = false;
     // Bytes of text kept so far: enough for MAX_TEXT_CHARS characters of any width.
     let mut text_bytes = 0;
+    let mut prose = |level: &mut Level, line: &str| {
+        // Intents are looked for in the text kept (bounded work on a long body).
+        if own && text_bytes < MAX_TEXT_CHARS * 4 {
+            if level.intents.len() < MAX_INTENTS {
+                intents_in(line, &mut level.intents);
+            }
+            text_bytes += line.len() + 1;
+            let clean: String = line.chars().filter(|c| !c.is_control()).collect();
+            level.text.push(clean);
+        }
+    };
     for line in lines {
-        if in_text {
-            if text_bytes < MAX_TEXT_CHARS * 4 {
-                text_bytes += line.len() + 1;
-                level.text.push((*line).to_owned());
+        if line.skip {
+            continue;
+        }
+        let l = line.text;
+        if l.is_empty() {
+            after_moves = false;
+            if own && level.text.last().is_some_and(|t| !t.is_empty()) {
+                level.text.push(String::new());
             }
             continue;
         }
-        if line.is_empty() {
+        if in_text {
+            prose(&mut level, l);
             continue;
         }
-        if let Some((key, value)) = field(line) {
+        if let Some((key, value)) = field(l) {
             match key {
                 "message" => {
                     in_text = true;
                     if !value.is_empty() {
-                        level.text.push(value.to_owned());
+                        prose(&mut level, value);
                     }
+                    continue;
                 }
+                // A field left empty ("White: ") says nothing.
+                _ if value.is_empty() => continue,
+                // The form's "no date yet".
+                "received" | "sent" if value == "-" => continue,
                 "move" | "moves" => {
-                    if let Some(tokens) = move_tokens(value) {
-                        level.place(tokens, &mut cursor, base)?;
+                    if let Some(runs) = read_line(value, depth, false) {
+                        level.runs.extend(runs);
+                        after_moves = true;
+                        continue;
                     }
                 }
-                _ => {
-                    level.fields.insert(key, value.to_owned());
+                "offer" | "draw" | "resign" | "claim" | "leave" => {
+                    if let Some(i) = field_intent(key, value) {
+                        if from_fields.len() < MAX_INTENTS {
+                            from_fields.push(i);
+                        }
+                        if own && !level.intents.contains(&i) && level.intents.len() < MAX_INTENTS {
+                            level.intents.push(i);
+                        }
+                        continue;
+                    }
                 }
+                _ if valid(key, value) => {
+                    level.fields.insert(key, value.to_owned());
+                    continue;
+                }
+                _ => {}
             }
+        }
+        if is_form_line(l) {
+            after_moves = false;
             continue;
         }
-        if let Some(tokens) = move_tokens(line) {
-            level.place(tokens, &mut cursor, base)?;
+        if let Some(mut runs) = read_line(l, depth, false) {
+            if after_moves
+                && runs[0].start == Start::Free
+                && let Some(last) = level.runs.last_mut()
+            {
+                let first = runs.remove(0);
+                last.moves.extend(first.moves);
+            }
+            level.runs.extend(runs);
+            after_moves = true;
+            continue;
+        }
+        after_moves = false;
+        // The sentence a composed message writes under its intent's field is the form's, not
+        // the sender's words (the same sentence without the field is his).
+        if is_form_sentence(l) {
+            let mut said = Vec::new();
+            intents_in(l, &mut said);
+            if said.iter().all(|i| from_fields.contains(i)) {
+                continue;
+            }
+        }
+        prose(&mut level, l);
+    }
+    while level.text.last().is_some_and(String::is_empty) {
+        level.text.pop();
+    }
+    conflicts(&level.runs)?;
+    Ok(level)
+}
+
+/// Two numbered ICCF moves for one half-move at one depth: the sender contradicts himself.
+/// (Other notations may name one move two ways; `check` compares them in the position.)
+fn conflicts(runs: &[Run]) -> Result<(), MessageError> {
+    let mut seen: BTreeMap<usize, &str> = BTreeMap::new();
+    for run in runs {
+        let Start::Ply(start) = run.start else {
+            continue;
+        };
+        for (i, written) in run.moves.iter().enumerate() {
+            let [m] = written.as_slice() else { continue };
+            if IccfMove::new(m).is_none() {
+                continue;
+            }
+            match seen.get(&(start + i)) {
+                Some(old) if *old != m.as_str() => {
+                    let (n, c) = numbered(start + i);
+                    return Err(MessageError::Conflict {
+                        number: format!("{n}{}", if c.is_white() { "." } else { "..." }),
+                        first: (*old).to_owned(),
+                        second: m.clone(),
+                    });
+                }
+                _ => {
+                    seen.insert(start + i, m);
+                }
+            }
         }
     }
-    let kept: String = level.text.join("\n").chars().take(MAX_TEXT_CHARS).collect();
-    level.text = if kept.trim().is_empty() {
-        Vec::new()
-    } else {
-        vec![kept]
-    };
-    Ok(level)
+    Ok(())
 }
 
 fn first_number(text: &str) -> Option<u32> {
@@ -354,113 +376,5 @@ fn totals(text: &str) -> Option<[u32; 2]> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::message::compose::compose;
-    use crate::message::fixtures::{RUY, message, moves};
-
-    #[test]
-    fn composed_message_reads_back() {
-        let m = message();
-        let (subject, body) = compose(&m);
-        assert_eq!(subject, "BCA-7: 8... 5878 (Anna Schmidt - Bob Jones)");
-        assert!(body.starts_with("Game: BCA-7\nWhite: Anna Schmidt\nBlack: Bob Jones\nMove: 8... 5878\nReceived: 2026-11-20\nSent: 2026-11-23\nTime used: 3 days\nTime total: White 12 days, Black 9 days\n\nMoves:\n1. 5254 5755\n2. 7163 2836\n"), "{body}");
-        let p = parse(&subject, &body).unwrap();
-        assert_eq!(p.game.as_str(), "BCA-7");
-        assert_eq!(p.white.as_deref(), Some("Anna Schmidt"));
-        assert_eq!(p.black.as_deref(), Some("Bob Jones"));
-        assert_eq!(p.record, m.record);
-        assert_eq!(p.received, m.received);
-        assert_eq!(p.sent, Some(m.sent));
-        assert_eq!(p.used_days, Some(3));
-        assert_eq!(p.total_days, Some([12, 9]));
-        assert_eq!(p.text.as_deref(), m.text.as_deref());
-        assert_eq!(
-            p.newest_move().map(|(n, c, m)| (n, c, m.as_str())),
-            Some((8, Color::Black, "5878"))
-        );
-    }
-
-    #[test]
-    fn a_hand_written_reply_above_the_quoted_message() {
-        let mut m = message();
-        m.record.truncate(15); // Anna sent 8. 3233.
-        let (subject, body) = compose(&m);
-        let quoted: String = body.lines().map(|l| format!("> {l}\n")).collect();
-        let reply = format!("\n\n8... 5878\n\nThanks, Bob\n\nOn Mon, Anna wrote:\n{quoted}");
-        let p = parse(&format!("Re: {subject}"), &reply).unwrap();
-        assert_eq!(p.record, moves(RUY));
-        assert_eq!(p.game.as_str(), "BCA-7");
-        // Without a number the move continues the quoted record.
-        let p = parse(&format!("AW: {subject}"), &format!("5878\n{quoted}")).unwrap();
-        assert_eq!(p.record, moves(RUY));
-        // Both halves written on one line by a player who repeats White's move.
-        let p = parse(&subject, &format!("8. 3233 5878\n{quoted}")).unwrap();
-        assert_eq!(p.record, moves(RUY));
-        let p = parse(&subject, &format!("8...5878\n{quoted}")).unwrap();
-        assert_eq!(p.record, moves(RUY));
-    }
-
-    #[test]
-    fn a_bare_record_without_numbers_and_with_noise() {
-        let body = "Hello Anna,\n\nhere is the game so far:\n\n5254 5755 7163 2836 6125 1716\n2514 7866\n\n\nRegards\n";
-        let p = parse("BCA-7 4... 7866", body).unwrap();
-        assert_eq!(p.record, moves("5254 5755 7163 2836 6125 1716 2514 7866"));
-        assert_eq!(p.game.as_str(), "BCA-7");
-        assert_eq!(p.text, None);
-        // Results, commas and check marks are tolerated.
-        let p = parse(
-            "G-1",
-            "1. 5254, 5755 2. 6134 2836 3. 4163 7866 4. 3475+ 1-0",
-        )
-        .unwrap();
-        assert_eq!(p.record.last().unwrap().as_str(), "3475");
-    }
-
-    #[test]
-    fn contradictions_and_missing_parts_are_named() {
-        assert_eq!(parse("", "1. 5254 5755").unwrap_err(), MessageError::NoGame);
-        assert_eq!(
-            parse("BCA-7: hello", "How are you?").unwrap_err(),
-            MessageError::NoMoves
-        );
-        assert_eq!(
-            parse("BCA-7", "1. 5254 5755\n3. 7163").unwrap_err(),
-            MessageError::Gap("2.".into())
-        );
-        assert_eq!(
-            parse("BCA-7", "Move: 1... 5756\n1. 5254 5755").unwrap_err(),
-            MessageError::Conflict {
-                number: "1...".into(),
-                first: "5756".into(),
-                second: "5755".into()
-            }
-        );
-        let huge = "1. 5254\n".repeat(MAX_BODY_BYTES / 8 + 1);
-        assert!(matches!(parse("X", &huge), Err(MessageError::TooLong(_))));
-        assert!(matches!(
-            parse("X", "600. 5254"),
-            Err(MessageError::Gap(_)) | Err(MessageError::TooManyMoves)
-        ));
-    }
-
-    /// Free text with a line starting with `>` stays text: it is written behind a bar.
-    #[test]
-    fn quoted_looking_text_is_not_read_as_moves() {
-        let mut m = message();
-        m.text = Some(">1...1111\n>1111".into());
-        let (subject, body) = compose(&m);
-        assert!(body.ends_with("Message:\n| >1...1111\n| >1111\n"), "{body}");
-        let p = parse(&subject, &body).unwrap();
-        assert_eq!(p.record, m.record);
-        assert_eq!(p.text.as_deref(), Some("| >1...1111\n| >1111"));
-    }
-
-    #[test]
-    fn the_game_is_named_by_the_subject() {
-        assert_eq!(
-            subject_game("Re: AW: BCA-7: 16... 4842").unwrap().as_str(),
-            "BCA-7"
-        );
-    }
-}
+#[path = "read_tests.rs"]
+mod tests;
