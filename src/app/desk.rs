@@ -21,6 +21,9 @@ use crate::table::event::{DeskEvent, Listener, Say, TableEvent};
 use crate::table::reply::{Answer, Reply};
 use crate::table::state::{BoardId, DeskView, Input};
 
+/// How often the desk looks at every game's days (a side's time running out is told).
+const TIME_CHECK: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// How long a stopping desk waits for the notices of tasks finishing their last step.
 const NOTICE_DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -74,11 +77,17 @@ impl DeskActor {
                 self.desk.restore_unseen(index, n);
             }
         }
-        // The game he was at before the restart has the board again.
-        if let Some(index) = read_focus(&self.focus_file).and_then(|n| self.index(&n)) {
-            let actions = self.desk.turn_to(index, &self.views());
-            self.carry_out(actions).await;
-        }
+        // The game he was at before the restart has the board again; with none, he hears
+        // each of his games once.
+        let actions = match read_focus(&self.focus_file).and_then(|n| self.index(&n)) {
+            Some(index) => self.desk.turn_to(index, &self.views(), unix_ms()),
+            None => self.desk.greeting(&self.views(), unix_ms()),
+        };
+        self.carry_out(actions).await;
+        // Each game's days are looked at every so often: a side's time running out is told
+        // even when nothing happens at its table.
+        let mut time_check = tokio::time::interval(TIME_CHECK);
+        time_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             if *shutdown.borrow() {
                 break;
@@ -86,6 +95,10 @@ impl DeskActor {
             tokio::select! {
                 biased;
                 _ = shutdown.changed() => {}
+                _ = time_check.tick() => {
+                    let actions = self.desk.check_time(&self.views(), unix_ms());
+                    self.carry_out(actions).await;
+                }
                 Some((_, event)) = peg.recv() => {
                     let views = self.views();
                     let actions = match event {
@@ -93,7 +106,9 @@ impl DeskActor {
                         LinkEvent::Disconnected(detail) | LinkEvent::Unreachable(detail) => {
                             self.desk.link(false, &detail)
                         }
-                        LinkEvent::Decoded(Ok(Timed { event, .. })) => self.desk.sensor(&event, &views),
+                        LinkEvent::Decoded(Ok(Timed { event, .. })) => {
+                            self.desk.sensor(&event, &views, unix_ms())
+                        }
                         LinkEvent::Decoded(Err(e)) => {
                             tracing::warn!(error = %e, "the desk's peg board sent a malformed line; skipped");
                             Vec::new()
@@ -107,7 +122,12 @@ impl DeskActor {
                 }
                 Some(notice) = notices.recv() => {
                     let actions = match notice {
-                        Notice::Stepped(i) => self.desk.view_changed(i, &self.views()),
+                        Notice::Stepped(i) => {
+                            let views = self.views();
+                            let mut actions = self.desk.view_changed(i, &views);
+                            actions.extend(self.desk.check_time(&views, unix_ms()));
+                            actions
+                        }
                         Notice::MessageReceived(i) => {
                             self.desk.message_received(i);
                             self.keep_message_counts();
@@ -158,7 +178,7 @@ impl DeskActor {
         match command {
             DeskRequest::Focus { table } => match self.index(table) {
                 Some(index) => {
-                    let actions = self.desk.turn_to(index, &self.views());
+                    let actions = self.desk.turn_to(index, &self.views(), unix_ms());
                     self.carry_out(actions).await;
                     Ok(Answer::Focused {
                         table: table.clone(),
@@ -177,7 +197,8 @@ impl DeskActor {
                 }
             },
             DeskRequest::Games => {
-                let actions = self.desk.list(&self.views());
+                // The assistant sees the games' identifiers too.
+                let actions = self.desk.list(&self.views(), unix_ms(), true);
                 let text = actions
                     .iter()
                     .find_map(|a| match a {

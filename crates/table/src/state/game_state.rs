@@ -78,6 +78,13 @@ pub(super) struct GameState {
     pub days: Option<DayClock>,
     pub day_charges: Vec<Option<MoveCharge>>,
     pub day_events: Vec<(usize, DayEvent)>,
+    /// The half-moves the blind player has released to be mailed (`send`); with the confirm
+    /// step his last move waits for it (`Table::released_plies`).
+    pub sent_plies: usize,
+    /// The opponent's last comment, as the journal keeps it (`comment`).
+    pub comment: Option<String>,
+    /// A claim of the game on time by this side, waiting for the arbiter's result.
+    pub time_claim: Option<Color>,
 }
 
 impl GameState {
@@ -98,6 +105,9 @@ impl GameState {
             days: settings.days.map(DayClock::new),
             day_charges: Vec::new(),
             day_events: Vec::new(),
+            sent_plies: 0,
+            comment: None,
+            time_claim: None,
         }
     }
 
@@ -146,6 +156,8 @@ impl GameState {
         self.plies.truncate(plies);
         self.days_cut(plies);
         self.sheets.truncate(plies);
+        // A move withdrawn is no longer released; its replacement waits for its own `send`.
+        self.sent_plies = self.sent_plies.min(plies);
     }
 
     /// Applies one record at table time `t` (wall time `unix_ms`, a label). On an error the
@@ -214,6 +226,9 @@ impl GameState {
                 self.clock = clock;
             }
             Record::DrawOffer { color } => self.draw_offer = Some(*color),
+            Record::Send => self.sent_plies = self.game.ply_count(),
+            Record::Comment { text } => self.comment = Some(text.clone()),
+            Record::TimeClaim { color } => self.time_claim = Some(*color),
             Record::DrawAgreed => {
                 self.game.agree_draw()?;
                 self.stop_clock(t);
