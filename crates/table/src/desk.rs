@@ -67,9 +67,9 @@ pub struct Desk {
     seen: bool,
     /// Messages received per game since he last turned to it.
     unseen: Vec<u32>,
-    /// Per game: his move waited for `send` at the last view the desk saw (to guide the board
-    /// back to the game once it is sent).
-    unsent: Vec<bool>,
+    /// Per game: the game's length when his move waited for `send` at the last view the desk
+    /// saw (to guide the board back to the game once it is sent).
+    unsent: Vec<Option<usize>>,
     /// Per game: the side whose time being over he has been told of (once).
     time_over_told: Vec<Option<Color>>,
     /// The last key was `KL`: a second `KL` names the games by their identifiers.
@@ -89,7 +89,7 @@ impl Desk {
             connected: false,
             seen: false,
             unseen: vec![0; n],
-            unsent: vec![false; n],
+            unsent: vec![None; n],
             time_over_told: vec![None; n],
             listed: false,
             lang,
@@ -321,18 +321,19 @@ impl Desk {
         let Some(view) = views.get(index) else {
             return out;
         };
+        let now_unsent = view.unsent().then(|| view.game.ply_count());
         let was_unsent = self
             .unsent
             .get_mut(index)
-            .map(|u| std::mem::replace(u, view.unsent()))
-            .unwrap_or(false);
+            .and_then(|u| std::mem::replace(u, now_unsent));
+        // Sent: the same game, all of it released (not a move taken back or answered).
+        let sent = was_unsent.is_some_and(|n| n == view.released_plies);
         if self.focus != Some(index) {
             return out;
         }
         // His move was sent while his board showed his analysis: the board is guided back
         // to the game's position, as when he turns to a game.
-        if was_unsent
-            && !view.unsent()
+        if sent
             && matches!(self.mode, Mode::Playing)
             && view.peg_agrees.is_none()
         {
