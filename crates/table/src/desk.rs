@@ -333,10 +333,7 @@ impl Desk {
         }
         // His move was sent while his board showed his analysis: the board is guided back
         // to the game's position, as when he turns to a game.
-        if sent
-            && matches!(self.mode, Mode::Playing)
-            && view.peg_agrees.is_none()
-        {
+        if sent && matches!(self.mode, Mode::Playing) && view.peg_agrees.is_none() {
             out.push(DeskAction::Input {
                 table: index,
                 input: Input::Link {

@@ -221,3 +221,115 @@ impl Table {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::TimeControl;
+    use crate::control::TableRequest as Command;
+    use crate::name::TableName;
+    use crate::state::TableSettings;
+    use annabella_chess::language::Language;
+    use annabella_correspondence::day_rules::CorrespondenceControl;
+
+    const T0: u64 = 1_764_000_000_000;
+    const DAY: u64 = 86_400_000;
+
+    /// BCA-7, he plays White, with the confirm step; Bob Jones is Black.
+    fn table() -> Table {
+        let tc: TimeControl = "90+30".parse().unwrap();
+        let mut s = TableSettings::new(
+            TableName::new("bca-7").unwrap(),
+            Color::White,
+            Language::german(),
+            tc,
+        );
+        s.correspondence = Some("BCA-7".to_owned());
+        s.days = Some(CorrespondenceControl::parse("20/10d", "bca").unwrap());
+        s.confirm_send = true;
+        s.tags = vec![(crate::control::GameTag::Black, "Bob Jones".to_owned())];
+        Table::new(s, Now::at(T0)).unwrap().0
+    }
+
+    fn ask(t: &mut Table, at: u64, role: Role, command: Command) -> Reply {
+        t.request(Now::at(at), role, Language::german(), &command).0
+    }
+
+    #[test]
+    fn his_move_is_released_only_by_send_and_then_only_the_arbiter_withdraws_it() {
+        let mut t = table();
+        let me = Role::Player(Color::White);
+        let mv = |text: &str| Command::Move {
+            text: text.to_owned(),
+        };
+        assert!(ask(&mut t, T0, me, mv("e4")).is_ok());
+        assert_eq!((t.released_plies(), t.desk_view(T0).unsent()), (0, true));
+        // Unsent: he may still withdraw it himself.
+        assert!(ask(&mut t, T0, me, Command::Undo).is_ok());
+        assert!(ask(&mut t, T0, me, mv("d4")).is_ok());
+        assert_eq!(
+            ask(&mut t, T0, me, Command::Send),
+            Ok(Answer::Sent { plies: 1 })
+        );
+        assert_eq!(t.released_plies(), 1);
+        assert!(ask(&mut t, T0, me, Command::Send).is_err(), "nothing waits");
+        let refused = ask(&mut t, T0, me, Command::Undo).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::State, "{}", refused.message);
+        assert!(ask(&mut t, T0, Role::Arbiter, Command::Undo).is_ok());
+        assert_eq!(t.released_plies(), 0);
+        // The opponent's reply needs no sending.
+        assert!(ask(&mut t, T0, me, mv("c4")).is_ok());
+        assert!(ask(&mut t, T0, me, Command::Send).is_ok());
+        let bob = Role::Player(Color::Black);
+        assert!(ask(&mut t, T0, bob, mv("e5")).is_ok());
+        assert_eq!(t.released_plies(), 2);
+    }
+
+    #[test]
+    fn the_view_says_the_days_as_of_the_moment_asked_and_names_the_opponent() {
+        let t = table();
+        let view = t.desk_view(T0);
+        assert_eq!(view.spoken_name, "gegen Bob Jones, Sie haben Weiß");
+        assert_eq!(view.turn_words_at(T0), view.turn_words);
+        let later = view.turn_words_at(T0 + 3 * DAY + 1);
+        assert_ne!(later, view.turn_words, "three days later");
+        assert!(later.contains("acht Tage"), "{later}");
+        assert!(view.state_words_at(T0 + 3 * DAY + 1).contains("acht Tage"));
+        assert_eq!(view.exceeded(T0), None);
+        assert_eq!(view.exceeded(T0 + 11 * DAY), Some(Color::White));
+    }
+
+    #[test]
+    fn a_claim_on_time_waits_for_the_arbiter_and_the_comment_is_kept_as_one_line() {
+        let mut t = table();
+        let me = Role::Player(Color::White);
+        assert!(ask(&mut t, T0, me, Command::Move { text: "e4".into() }).is_ok());
+        assert!(ask(&mut t, T0, me, Command::Send).is_ok());
+        // Bob's days run; before they are over no claim.
+        assert!(ask(&mut t, T0 + DAY, me, Command::ClaimTime).is_err());
+        let late = T0 + 12 * DAY;
+        assert_eq!(
+            ask(&mut t, late, me, Command::ClaimTime),
+            Ok(Answer::TimeClaimed { by: Color::White })
+        );
+        assert_eq!(t.desk_view(late).claim, Some(Color::White));
+        let text = Command::Comment {
+            text: "Danke!\nBis bald".to_owned(),
+        };
+        assert_eq!(
+            ask(&mut t, late, Role::Arbiter, text),
+            Ok(Answer::Commented)
+        );
+        assert_eq!(
+            ask(&mut t, late, me, Command::Message),
+            Ok(Answer::Message {
+                text: Some("Danke! Bis bald".to_owned())
+            })
+        );
+        let result = Command::Result {
+            result: annabella_chess::game::GameResult::WhiteWins,
+        };
+        assert!(ask(&mut t, late, Role::Arbiter, result).is_ok());
+        assert_eq!(t.desk_view(late).claim, None);
+    }
+}
