@@ -137,6 +137,7 @@ impl DeskActor {
                             table,
                             text,
                             urgency: crate::table::event::Urgency::Polite,
+                            about: crate::table::event::About::Other,
                         }],
                     };
                     self.carry_out(actions).await;
@@ -239,6 +240,7 @@ impl DeskActor {
                     table,
                     text,
                     urgency,
+                    about,
                 } => {
                     let Some(t) = self.tables.get(table) else {
                         continue;
@@ -249,13 +251,14 @@ impl DeskActor {
                         t.voice.clone(),
                         t.record_id.clone(),
                         unix_ms(),
-                    );
+                    )
+                    .about(about);
                     said.push(if urgency.is_urgent() { u.urgent() } else { u });
                     let say = Say {
                         listener: Listener::BlindPlayer,
                         text,
                         urgency,
-                        about: crate::table::event::About::Other,
+                        about,
                         lang: t.lang,
                     };
                     t.events.send(Arc::new(TableEvent::Say(say))).ok();

@@ -10,7 +10,7 @@
 
 use shakmaty::{Bitboard, Board, Color};
 
-use crate::event::{BoardId, DeskEvent, TableEvent, Urgency};
+use crate::event::{About, BoardId, DeskEvent, TableEvent, Urgency};
 use crate::setup_guide::{
     Instruction, Peg, PegContents, Progress, SetupGuide, done_phrase, instruction_phrase,
     steps_phrase,
@@ -27,11 +27,13 @@ use annabella_chess::vocabulary::fill;
 pub enum DeskAction {
     /// An input for the table (the peg board's events while it has the board, its link).
     Input { table: usize, input: Input },
-    /// Words for the blind player, on the table's voice.
+    /// Words for the blind player, on the table's voice; the desk's own are
+    /// [`About::Desk`], which its next words cut.
     Say {
         table: usize,
         text: String,
         urgency: Urgency,
+        about: About,
     },
     /// An event on the table's feed.
     Event { table: usize, event: TableEvent },
@@ -117,7 +119,8 @@ impl Desk {
         out.push(DeskAction::Say {
             table,
             text,
-            urgency: crate::event::Urgency::Polite,
+            urgency: Urgency::Polite,
+            about: About::Desk,
         });
     }
 
@@ -195,7 +198,7 @@ impl Desk {
         if self.connected && self.seen {
             self.begin_set_up(index, &view.target, &mut out);
         }
-        out
+        one_utterance(out)
     }
 
     /// The next game after the focused one (the first when none is focused).
@@ -558,6 +561,37 @@ impl Desk {
             },
         });
     }
+}
+
+/// The desk's words of one answer as one utterance (the game's state and the first set-up
+/// instruction), so that the next key cuts all of it and nothing of the game left behind is
+/// said after the next game's words.
+fn one_utterance(actions: Vec<DeskAction>) -> Vec<DeskAction> {
+    let mut out: Vec<DeskAction> = Vec::with_capacity(actions.len());
+    let mut first: Option<(usize, usize)> = None;
+    for action in actions {
+        if let DeskAction::Say {
+            table,
+            text,
+            about: About::Desk,
+            ..
+        } = &action
+        {
+            match first {
+                Some((at, t)) if t == *table => {
+                    if let Some(DeskAction::Say { text: words, .. }) = out.get_mut(at) {
+                        words.push_str(". ");
+                        words.push_str(text);
+                    }
+                    continue;
+                }
+                Some(_) => {}
+                None => first = Some((out.len(), *table)),
+            }
+        }
+        out.push(action);
+    }
+    out
 }
 
 /// An instruction for a program (the event line, a test that follows it):
