@@ -227,8 +227,11 @@ fn his_move_waits_for_ks_can_be_taken_back_and_analysis_is_never_mailed() {
     // 1. d4 instead; then he analyses: Carol's 1... d5 and his 2. c4 on his board.
     peg_move(&mut board, "d2", "d4");
     iccf.expect_event("his move", |l| l.starts_with("event move 1 white d2d4"));
+    // Each analysis move is named; none is played, none corrected.
     peg_move(&mut board, "d7", "d5");
+    iccf.heard("Bauer von David sieben nach David fünf");
     peg_move(&mut board, "c2", "c4");
+    iccf.heard("Bauer von Cesar zwei nach Cesar vier");
     hears_start(&iccf, "Analyse. KS sendet Ihren Zug");
     assert!(
         iccf.ask("status").contains("ply 1"),
@@ -268,8 +271,9 @@ fn his_move_waits_for_ks_can_be_taken_back_and_analysis_is_never_mailed() {
         &bca,
         "gegen Carol Smith, Sie haben Weiß: Ihr Zug ist noch nicht",
     );
+    // One utterance, the next game's first set-up instruction with it: a key cuts all of it.
     assert!(
-        turned.contains(". gegen Bob Jones, Sie haben Schwarz. "),
+        turned.contains(". gegen Bob Jones, Sie haben Schwarz. ") && turned.contains("Handgriffe"),
         "{turned}"
     );
     // Back to ICCF-2 (past LSS-3): KS sends 2. c4, and nothing else was ever mailed.

@@ -8,7 +8,7 @@
 //! [`DeskView`], and answers with [`DeskAction`]s that the actor in `annabella::app::desk`
 //! carries out (an input for a table, words for the blind player, an event).
 
-use shakmaty::{Bitboard, Board, Color};
+use shakmaty::{Bitboard, Board, Color, Piece, Position, Square};
 
 use crate::event::{About, BoardId, DeskEvent, TableEvent, Urgency};
 use crate::setup_guide::{
@@ -76,6 +76,9 @@ pub struct Desk {
     time_over_told: Vec<Option<Color>>,
     /// The last key was `KL`: a second `KL` names the games by their identifiers.
     listed: bool,
+    /// While he analyses (his move unsent): the piece last lifted, and from where, to name
+    /// the move when it is put down.
+    lifted: Option<(Square, Piece)>,
     lang: &'static Language,
 }
 
@@ -94,6 +97,7 @@ impl Desk {
             unsent: vec![None; n],
             time_over_told: vec![None; n],
             listed: false,
+            lifted: None,
             lang,
         }
     }
@@ -415,7 +419,10 @@ impl Desk {
         match &mut self.mode {
             Mode::Idle => self.contents.observe(event),
             Mode::Playing => {
-                self.contents.observe(event);
+                let named = self.analysis_move(event, &views[focus]);
+                if let Some(text) = named {
+                    Self::say(focus, text, &mut out);
+                }
                 out.push(DeskAction::Input {
                     table: focus,
                     input: Input::Sensor {
@@ -473,6 +480,38 @@ impl Desk {
             },
         }
         out
+    }
+
+    /// Follows a hand on the board (the holes' contents) and, while his move waits for `send`
+    /// and he analyses, names each piece he moves ("Bauer von Dora sieben nach Dora fünf"):
+    /// the table neither plays nor corrects these. Putting his unsent move back is the table's
+    /// takeback, not named.
+    fn analysis_move(&mut self, event: &SensorEvent, view: &DeskView) -> Option<String> {
+        let lifted = match *event {
+            SensorEvent::Lift(square) => match self.contents.hole(square) {
+                Some(Peg::Known(piece)) => Some((square, piece)),
+                _ => None,
+            },
+            _ => self.lifted,
+        };
+        self.contents.observe(event);
+        self.lifted = lifted;
+        let SensorEvent::Place(to) = *event else {
+            return None;
+        };
+        let (from, piece) = self.lifted.take()?;
+        let plies = view.game.ply_count();
+        let before_his_move = plies
+            .checked_sub(1)
+            .and_then(|last| view.game.position_before(last))
+            .map(|p| p.board().occupied());
+        if !view.unsent() || from == to || before_his_move == Some(self.contents.occupancy()) {
+            return None;
+        }
+        Some(instruction_phrase(
+            &Instruction::Move { piece, from, to },
+            self.vocab(),
+        ))
     }
 
     /// The board's first snapshot since it connected: the holes as they are. When they are
