@@ -234,7 +234,10 @@ impl Desk {
             .enumerate()
             .map(|(i, v)| {
                 let name = match self.games.get(i) {
-                    Some(id) if with_ids => format!("{id}, {}", v.spoken_name),
+                    // A game without its opponent's name is named by its identifier already.
+                    Some(id) if with_ids && !v.spoken_name.contains(id.as_str()) => {
+                        format!("{id}, {}", v.spoken_name)
+                    }
                     _ => v.spoken_name.clone(),
                 };
                 let mut entry = fill(
