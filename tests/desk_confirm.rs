@@ -302,7 +302,7 @@ fn the_keys_at_the_desk_name_the_games_and_tell_time_over_once() {
     let link = dir.join("peg");
     let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
     let config = config(&dir, &link, &inbox, port);
-    let daemon = start(&dir, &config);
+    let mut daemon = start(&dir, &config);
 
     // The start names each game once, by opponent and colour; no "Neue Partie".
     let said = transcript_with(
@@ -353,6 +353,14 @@ fn the_keys_at_the_desk_name_the_games_and_tell_time_over_once() {
         "gegen Bob Jones, Sie haben Schwarz: Weiß hat die Bedenkzeit überschritten. \
          KC zum Reklamieren",
     );
+    // Told once: not again after a restart (the desk keeps what it told).
+    drop((bca, arbiter, assistant));
+    daemon.terminate();
+    let daemon = start(&dir, &config);
+    let mut bca = watching(&daemon, "assistant", "bca-7");
+    let mut arbiter = watching(&daemon, "arbiter", "bca-7");
+    // The board comes back to BCA-7, the game he was at.
+    bca.wait_status("peg connected in-sync");
     board.hand("key C");
     bca.expect_event("the claim", |l| {
         l.ends_with("Schwarz reklamiert die Partie wegen Zeitüberschreitung; der Schiedsrichter entscheidet")

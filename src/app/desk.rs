@@ -53,6 +53,8 @@ pub struct DeskActor {
     pub focus_file: PathBuf,
     /// Keeps each game's count of messages he has not turned to (`<state_dir>/desk-messages`).
     pub messages_file: PathBuf,
+    /// Keeps which game's time being over he was told of (`<state_dir>/desk-time-over`).
+    pub time_over_file: PathBuf,
 }
 
 impl DeskActor {
@@ -77,6 +79,12 @@ impl DeskActor {
                 self.desk.restore_unseen(index, n);
             }
         }
+        // A time over he was told of is not told again at every start.
+        for (name, side) in read_time_over(&self.time_over_file) {
+            if let Some(index) = self.index(&name) {
+                self.desk.restore_time_over(index, side);
+            }
+        }
         // The game he was at before the restart has the board again; with none, he hears
         // each of his games once.
         let actions = match read_focus(&self.focus_file).and_then(|n| self.index(&n)) {
@@ -96,7 +104,7 @@ impl DeskActor {
                 biased;
                 _ = shutdown.changed() => {}
                 _ = time_check.tick() => {
-                    let actions = self.desk.check_time(&self.views(), unix_ms());
+                    let actions = self.check_time(&self.views());
                     self.carry_out(actions).await;
                 }
                 Some((_, event)) = peg.recv() => {
@@ -125,7 +133,7 @@ impl DeskActor {
                         Notice::Stepped(i) => {
                             let views = self.views();
                             let mut actions = self.desk.view_changed(i, &views);
-                            actions.extend(self.desk.check_time(&views, unix_ms()));
+                            actions.extend(self.check_time(&views));
                             actions
                         }
                         Notice::MessageReceived(i) => {
@@ -157,6 +165,30 @@ impl DeskActor {
             }
         };
         tokio::time::timeout(NOTICE_DRAIN, drain).await.ok();
+    }
+
+    /// Each game's days now: a time over told once, and kept so across restarts.
+    fn check_time(&mut self, views: &[DeskView]) -> Vec<DeskAction> {
+        let before = self.desk.time_over_told().to_vec();
+        let actions = self.desk.check_time(views, unix_ms());
+        if self.desk.time_over_told() != before.as_slice() {
+            let lines: String = self
+                .tables
+                .iter()
+                .zip(self.desk.time_over_told())
+                .filter_map(|(t, side)| {
+                    side.map(|c| {
+                        let word = match c {
+                            shakmaty::Color::White => "white",
+                            shakmaty::Color::Black => "black",
+                        };
+                        format!("{} {word}\n", t.name)
+                    })
+                })
+                .collect();
+            write_atomically(&self.time_over_file, &lines, "the times over told");
+        }
+        actions
     }
 
     /// Writes each game's count of messages he has not turned to.
@@ -342,6 +374,7 @@ pub fn spawn(
         speaker,
         focus_file: config.state_dir.join("desk-focus"),
         messages_file: config.state_dir.join("desk-messages"),
+        time_over_file: config.state_dir.join("desk-time-over"),
     };
     let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));
@@ -388,6 +421,25 @@ fn read_message_counts(path: &std::path::Path) -> Vec<(String, u32)> {
         .filter_map(|line| {
             let (name, n) = line.trim().rsplit_once(' ')?;
             Some((name.to_owned(), n.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The times over told in the last run: lines `TABLE white|black`; a line that is not one is
+/// skipped (at worst he hears it once more).
+fn read_time_over(path: &std::path::Path) -> Vec<(String, shakmaty::Color)> {
+    let Some(text) = read_small(path, 64 * 1024) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (name, side) = line.trim().rsplit_once(' ')?;
+            let side = match side {
+                "white" => shakmaty::Color::White,
+                "black" => shakmaty::Color::Black,
+                _ => return None,
+            };
+            Some((name.to_owned(), side))
         })
         .collect()
 }

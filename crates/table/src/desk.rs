@@ -315,6 +315,19 @@ impl Desk {
         }
     }
 
+    /// Per game, the side whose time being over he was told of: to keep across restarts, so
+    /// that it is told once, not at every start.
+    pub fn time_over_told(&self) -> &[Option<Color>] {
+        &self.time_over_told
+    }
+
+    /// Kept from the last run: game `index`'s `side` was told to be over time.
+    pub fn restore_time_over(&mut self, index: usize, side: Color) {
+        if let Some(told) = self.time_over_told.get_mut(index) {
+            *told = Some(side);
+        }
+    }
+
     /// A message brought game `index` a move: counted until he turns to it.
     pub fn message_received(&mut self, index: usize) {
         if self.focus != Some(index)
