@@ -53,7 +53,16 @@ impl Table {
 
     /// `send` (`KS` at a correspondence table): his tentative move is released to be mailed;
     /// he hears it read back once more, "gesendet".
-    pub(super) fn send(&mut self, now: Now, out: &mut Step) -> Reply {
+    pub(super) fn send(&mut self, now: Now, role: Role, out: &mut Step) -> Reply {
+        if matches!(role, Role::Player(c) if c != self.settings.peg_side) {
+            return Err(Refusal::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "only the {} player, his assistant or the arbiter may send his move",
+                    color_name(self.settings.peg_side)
+                ),
+            ));
+        }
         if self.settings.correspondence.is_none() {
             return Err(state("send is for a correspondence table"));
         }
@@ -73,7 +82,10 @@ impl Table {
 
     /// `KS` at a correspondence table with the confirm step: `send`, or that nothing waits.
     pub(super) fn key_send(&mut self, now: Now, out: &mut Step) {
-        if self.send(now, out).is_err() {
+        if self
+            .send(now, Role::Player(self.settings.peg_side), out)
+            .is_err()
+        {
             let text = self.announcer.word("desk_nothing_to_send");
             self.say(Listener::BlindPlayer, text, Urgency::Polite, out);
         }
@@ -283,6 +295,41 @@ mod tests {
         let bob = Role::Player(Color::Black);
         assert!(ask(&mut t, T0, bob, mv("e5")).is_ok());
         assert_eq!(t.released_plies(), 2);
+    }
+
+    #[test]
+    fn what_was_sent_and_the_comment_come_back_from_the_journal() {
+        let mut t = table();
+        let me = Role::Player(Color::White);
+        // The same game's begin and tags, as the journal holds them before its moves.
+        let (_, begin) = Table::new(t.settings.clone(), Now::at(T0)).unwrap();
+        let mut journal: Vec<(u64, String)> =
+            begin.records.iter().map(|e| (T0, e.to_string())).collect();
+        let moves = [
+            (me, Command::Move { text: "e4".into() }),
+            (me, Command::Send),
+            (
+                Role::Player(Color::Black),
+                Command::Move { text: "e5".into() },
+            ),
+            (me, Command::Move { text: "Sf3".into() }),
+            (
+                Role::Arbiter,
+                Command::Comment {
+                    text: "Gut gespielt".into(),
+                },
+            ),
+        ];
+        for (role, command) in moves {
+            let (reply, step) = t.request(Now::at(T0), role, Language::german(), &command);
+            assert!(reply.is_ok(), "{command:?}: {reply:?}");
+            journal.extend(step.records.iter().map(|e| (T0, e.to_string())));
+        }
+        let back = Table::restore(t.settings.clone(), &journal).unwrap();
+        assert_eq!(back.released_plies(), 2, "Sf3 waits for send");
+        assert_eq!(back.state.comment.as_deref(), Some("Gut gespielt"));
+        let refused = ask(&mut t, T0, Role::Player(Color::Black), Command::Send);
+        assert_eq!(refused.unwrap_err().code, ErrorCode::Forbidden);
     }
 
     #[test]

@@ -72,7 +72,7 @@ impl Table {
             }
             Command::Resign => self.resign(now, role, out),
             Command::Undo => self.undo(now, role, out),
-            Command::Send => self.send(now, out),
+            Command::Send => self.send(now, role, out),
             Command::Message => self.message(role, out),
             Command::Comment { text } => self.comment(now, text, out),
             Command::ClaimTime => self.claim_time(now, role, out),
