@@ -333,6 +333,23 @@ mod tests {
     }
 
     #[test]
+    fn his_tentative_move_taken_back_lets_the_declined_offer_stand_again() {
+        let mut t = table();
+        let me = Role::Player(Color::White);
+        let bob = Role::Player(Color::Black);
+        assert!(ask(&mut t, T0, me, Command::Move { text: "e4".into() }).is_ok());
+        assert!(ask(&mut t, T0, me, Command::Send).is_ok());
+        assert!(ask(&mut t, T0, bob, Command::Move { text: "e5".into() }).is_ok());
+        assert!(ask(&mut t, T0, bob, Command::OfferDraw).is_ok());
+        assert_eq!(t.desk_view(T0).draw_offer, Some(Color::Black));
+        // His next move declines it; taking that move back (unsent) undoes the decline.
+        assert!(ask(&mut t, T0, me, Command::Move { text: "Sf3".into() }).is_ok());
+        assert_eq!(t.desk_view(T0).draw_offer, None);
+        assert!(ask(&mut t, T0, me, Command::Undo).is_ok());
+        assert_eq!(t.desk_view(T0).draw_offer, Some(Color::Black));
+    }
+
+    #[test]
     fn the_view_says_the_days_as_of_the_moment_asked_and_names_the_opponent() {
         let t = table();
         let view = t.desk_view(T0);

@@ -85,6 +85,9 @@ pub(super) struct GameState {
     pub comment: Option<String>,
     /// A claim of the game on time by this side, waiting for the arbiter's result.
     pub time_claim: Option<Color>,
+    /// The draw offer the move at this many half-moves let lapse: withdrawing that move (his
+    /// tentative move taken back, an undo) lets the offer stand again.
+    pub lapsed_offer: Option<(usize, Color)>,
 }
 
 impl GameState {
@@ -108,6 +111,7 @@ impl GameState {
             sent_plies: 0,
             comment: None,
             time_claim: None,
+            lapsed_offer: None,
         }
     }
 
@@ -158,6 +162,13 @@ impl GameState {
         self.sheets.truncate(plies);
         // A move withdrawn is no longer released; its replacement waits for its own `send`.
         self.sent_plies = self.sent_plies.min(plies);
+        // The move that let an offer lapse is withdrawn: the offer stands again.
+        if let Some((at, color)) = self.lapsed_offer
+            && at > plies
+        {
+            self.lapsed_offer = None;
+            self.draw_offer = Some(color);
+        }
     }
 
     /// Applies one record at table time `t` (wall time `unix_ms`, a label). On an error the
@@ -213,6 +224,7 @@ impl GameState {
                 if self.draw_offer == Some(!mover) {
                     // An offer lapses when the player it was made to moves instead (9.1.2.3).
                     self.draw_offer = None;
+                    self.lapsed_offer = Some((self.game.ply_count(), !mover));
                 }
                 if self.game.is_over() {
                     self.stop_clock(t);
