@@ -279,13 +279,11 @@ impl Desk {
                 continue;
             };
             let exceeded = view.exceeded(now_unix_ms);
-            if exceeded.is_none() || *told == exceeded {
-                // A side back in time (an arbiter's correction) may be told again later.
-                *told = exceeded;
-                continue;
-            }
+            let news = exceeded.filter(|side| *told != Some(*side));
+            // A side back in time (an arbiter's correction, the game over) may be told again
+            // should its time run out once more.
             *told = exceeded;
-            let Some(side) = exceeded else {
+            let Some(side) = news else {
                 continue;
             };
             let game = view.spoken_name.as_str();
@@ -499,7 +497,7 @@ impl Desk {
     }
 
     /// Follows a hand on the board (the holes' contents) and, while his move waits for `send`
-    /// and he analyses, names each piece he moves ("Bauer von Dora sieben nach Dora fünf"):
+    /// and he analyses, names each piece he moves ("Bauer von David sieben nach David fünf"):
     /// the table neither plays nor corrects these. Putting his unsent move back is the table's
     /// takeback, not named.
     fn analysis_move(&mut self, event: &SensorEvent, view: &DeskView) -> Option<String> {
