@@ -233,6 +233,8 @@ fn his_move_waits_for_ks_can_be_taken_back_and_analysis_is_never_mailed() {
     peg_move(&mut board, "c2", "c4");
     iccf.heard("Bauer von Cesar zwei nach Cesar vier");
     hears_start(&iccf, "Analyse. KS sendet Ihren Zug");
+    peg_move(&mut board, "g8", "f6");
+    iccf.heard("Springer von Gustav acht nach Felix sechs");
     assert!(
         iccf.ask("status").contains("ply 1"),
         "analysis is not played"
@@ -242,7 +244,9 @@ fn his_move_waits_for_ks_can_be_taken_back_and_analysis_is_never_mailed() {
     board.hand("key S");
     let sent = hears_start(&iccf, "Zug eins, Weiß: ");
     assert!(sent.ends_with(", gesendet"), "{sent}");
-    assert_eq!(follow_set_up(&mut board, &iccf), 2);
+    assert_eq!(follow_set_up(&mut board, &iccf), 3);
+    let said = transcript_with(&dir, "Stellung aufgebaut");
+    assert_eq!(said.matches("Analyse").count(), 1, "said once: {said}");
     let first = mails(&outbox, 1);
     assert!(first[0].contains("ICCF-2: 1. 4244"), "{}", first[0]);
     assert!(

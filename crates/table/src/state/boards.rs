@@ -316,9 +316,11 @@ impl Table {
         let first = self.boards.guide(board, fixes);
         if self.analysing(board) {
             // His move waits for `send` and he moves pieces to analyse: no corrections (the
-            // desk guides the board back to the game after `KS`), one word that he analyses.
-            let text = self.announcer.word("desk_analysing");
-            self.say(listener_of(board), text, Urgency::Polite, out);
+            // desk guides the board back to the game after `KS`), once the words that he
+            // analyses.
+            if let Some(text) = self.analysis_words() {
+                self.say(listener_of(board), text, Urgency::Polite, out);
+            }
         } else {
             let say = self.announcer.guide(board, header, first.as_ref());
             out.event(TableEvent::Say(say));

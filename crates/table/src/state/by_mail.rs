@@ -38,6 +38,17 @@ impl Table {
         board == BoardId::Peg && self.unsent()
     }
 
+    /// "Analyse. KS sendet Ihren Zug", the first time he leaves the game's position while this
+    /// move waits; `None` after that.
+    pub(super) fn analysis_words(&mut self) -> Option<String> {
+        let plies = self.state.game.ply_count();
+        if self.analysis_told == Some(plies) {
+            return None;
+        }
+        self.analysis_told = Some(plies);
+        Some(self.announcer.word("desk_analysing"))
+    }
+
     /// The half-moves that may be mailed: the game's length, less his last move while it
     /// waits for `send`.
     pub fn released_plies(&self) -> usize {
@@ -70,6 +81,7 @@ impl Table {
             return Err(state("no move of the blind player waits to be sent"));
         }
         self.commit(now, Record::Send, out).map_err(state)?;
+        self.analysis_told = None;
         let plies = self.state.game.ply_count();
         let read_back = self
             .announcer
@@ -107,6 +119,7 @@ impl Table {
         if self.commit(now, Record::Undo, out).is_err() {
             return false;
         }
+        self.analysis_told = None;
         let uci = self.uci(last).to_string();
         out.event(TableEvent::Undo { uci });
         let withdrawn = move_phrase(&before, last, &self.announcer.style());

@@ -277,6 +277,9 @@ pub struct Table {
     keys: key_strip::KeyStrip,
     /// The chess clock on the e-board, which the talking clock follows.
     physical_clock: physical_clock::PhysicalClock,
+    /// The game's length when he was last told that he analyses (`by_mail.rs`): said once
+    /// per unsent move, not at every piece he moves. Not journaled.
+    analysis_told: Option<usize>,
 }
 
 /// A request refused for the table's state ("not now"), saying why.
@@ -328,6 +331,7 @@ impl Table {
             announcer: announcer::Announcer::new(&settings),
             keys: key_strip::KeyStrip::default(),
             physical_clock: physical_clock::PhysicalClock::default(),
+            analysis_told: None,
             settings,
         }
     }
