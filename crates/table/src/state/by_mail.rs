@@ -94,12 +94,14 @@ impl Table {
 
     /// `KS` at a correspondence table with the confirm step: `send`, or that nothing waits.
     pub(super) fn key_send(&mut self, now: Now, out: &mut Step) {
-        if self
-            .send(now, Role::Player(self.settings.peg_side), out)
-            .is_err()
-        {
+        if !self.unsent() {
             let text = self.announcer.word("desk_nothing_to_send");
             self.say(Listener::BlindPlayer, text, Urgency::Polite, out);
+            return;
+        }
+        if let Err(r) = self.send(now, Role::Player(self.settings.peg_side), out) {
+            // The journal could not keep it: nothing was sent, and he hears that it failed.
+            self.refused(r, out);
         }
     }
 

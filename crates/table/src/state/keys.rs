@@ -181,7 +181,7 @@ impl Table {
     }
 
     /// A refused key request: the reason in English for the record, in words for him.
-    fn refused(&mut self, refusal: Refusal, out: &mut Step) {
+    pub(super) fn refused(&mut self, refusal: Refusal, out: &mut Step) {
         out.event(TableEvent::Refused {
             board: BoardId::Peg,
             reason: refusal.message,
