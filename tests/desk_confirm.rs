@@ -262,6 +262,8 @@ fn his_move_waits_for_ks_can_be_taken_back_and_analysis_is_never_mailed() {
         "{refused}"
     );
     hears_start(&iccf, "Der Zug ist gesendet");
+    board.hand("key S");
+    iccf.heard("Kein Zug zu senden");
 
     // Carol answers 1... d5; he copies it and plays 2. c4, then turns away: it stays unsent.
     receive(&inbox, 1, "4244 4745");
