@@ -153,7 +153,8 @@ fn peg_lines() {
             &[
                 "line 1: \"K\": no key; expected K followed by one key: Q R B N (promotion piece), A \
              (again), T (time), O (own time), H (history), D (draw), C (claim), X (resign), S \
-             (confirm sheet), Z (board set up)",
+             (confirm sheet or send), Z (board set up), G (next game), L (list games), M \
+             (message)",
             ],
         ),
         (
@@ -161,7 +162,8 @@ fn peg_lines() {
             &[
                 "line 1: \"KQR\": \"QR\" is more than one key; expected K followed by one key: Q R B \
              N (promotion piece), A (again), T (time), O (own time), H (history), D (draw), C \
-             (claim), X (resign), S (confirm sheet), Z (board set up)",
+             (claim), X (resign), S (confirm sheet or send), Z (board set up), G (next game), L \
+             (list games), M (message)",
             ],
         ),
         (

@@ -76,6 +76,8 @@ lang = "de"
 
 [desk]
 peg = "{peg}"
+# Every legal move mailed at once: the confirm step has its own tests (`desk_confirm.rs`).
+confirm = false
 
 [mail]
 maildir = "{inbox}"
@@ -221,8 +223,9 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     let games = bca.ask("games");
     assert_eq!(
         games,
-        "ok games ICCF-2: Schwarz am Zug, noch sechsunddreißig Tage. \
-         BCA-7: Schwarz am Zug, noch elf Tage, eine neue Nachricht"
+        "ok games ICCF-2, gegen Carol Smith, Sie haben Weiß: Schwarz am Zug, noch \
+         sechsunddreißig Tage. BCA-7, gegen Bob Jones, Sie haben Schwarz: Schwarz am Zug, noch \
+         elf Tage, eine neue Nachricht"
     );
     assert_eq!(bca.ask("focus bca-7"), "ok focus bca-7");
     iccf.expect_event("the board leaves", |l| l == "event desk away");
@@ -277,7 +280,7 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     let games = bca.ask("games");
     let iccf_entry = games.split(". BCA-7").next().unwrap_or_default();
     assert!(
-        iccf_entry.starts_with("ok games ICCF-2: Weiß am Zug")
+        iccf_entry.starts_with("ok games ICCF-2, gegen Carol Smith, Sie haben Weiß: Weiß am Zug")
             && iccf_entry.ends_with("eine neue Nachricht"),
         "{games}"
     );

@@ -449,7 +449,11 @@ fn work_the_desk(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<Stri
     bca.heard("Partie BCA-7. Weiß am Zug. Noch kein Zug gespielt. Weiß noch elf Tage, Schwarz noch elf Tage");
     bca.expect_event("the board taken", |l| l == "event desk ready");
     board.hand("key L");
-    bca.heard("ICCF-2: Weiß am Zug, noch sechsunddreißig Tage. BCA-7: Weiß am Zug, noch elf Tage");
+    // Without the players' names a game is named by its identifier.
+    bca.heard(
+        "Partie ICCF-2: Weiß am Zug, noch sechsunddreißig Tage. Partie BCA-7: Weiß am Zug, noch elf \
+         Tage",
+    );
     board.hand("key G");
     bca.expect_event("the board leaves", |l| l == "event desk away");
     iccf.expect_event("KG turns back to ICCF-2", |l| l == "event desk focus");
@@ -460,8 +464,8 @@ fn work_the_desk(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<Stri
         l.starts_with("event move 1 white e2e4")
     });
     board.hand("key L");
-    let list =
-        "ICCF-2: Schwarz am Zug, noch sechsunddreißig Tage. BCA-7: Weiß am Zug, noch elf Tage";
+    let list = "Partie ICCF-2: Schwarz am Zug, noch sechsunddreißig Tage. Partie BCA-7: Weiß am Zug, noch \
+         elf Tage";
     iccf.heard(list);
     let status = bca.ask("status");
     assert!(

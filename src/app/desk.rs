@@ -21,6 +21,9 @@ use crate::table::event::{DeskEvent, Listener, Say, TableEvent};
 use crate::table::reply::{Answer, Reply};
 use crate::table::state::{BoardId, DeskView, Input};
 
+/// How often the desk looks at every game's days (a side's time running out is told).
+const TIME_CHECK: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// How long a stopping desk waits for the notices of tasks finishing their last step.
 const NOTICE_DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -50,6 +53,8 @@ pub struct DeskActor {
     pub focus_file: PathBuf,
     /// Keeps each game's count of messages he has not turned to (`<state_dir>/desk-messages`).
     pub messages_file: PathBuf,
+    /// Keeps which game's time being over he was told of (`<state_dir>/desk-time-over`).
+    pub time_over_file: PathBuf,
 }
 
 impl DeskActor {
@@ -74,11 +79,23 @@ impl DeskActor {
                 self.desk.restore_unseen(index, n);
             }
         }
-        // The game he was at before the restart has the board again.
-        if let Some(index) = read_focus(&self.focus_file).and_then(|n| self.index(&n)) {
-            let actions = self.desk.turn_to(index, &self.views());
-            self.carry_out(actions).await;
+        // A time over he was told of is not told again at every start.
+        for (name, side) in read_time_over(&self.time_over_file) {
+            if let Some(index) = self.index(&name) {
+                self.desk.restore_time_over(index, side);
+            }
         }
+        // The game he was at before the restart has the board again; with none, he hears
+        // each of his games once.
+        let actions = match read_focus(&self.focus_file).and_then(|n| self.index(&n)) {
+            Some(index) => self.desk.turn_to(index, &self.views(), unix_ms()),
+            None => self.desk.greeting(&self.views(), unix_ms()),
+        };
+        self.carry_out(actions).await;
+        // Each game's days are looked at every so often: a side's time running out is told
+        // even when nothing happens at its table.
+        let mut time_check = tokio::time::interval(TIME_CHECK);
+        time_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             if *shutdown.borrow() {
                 break;
@@ -86,6 +103,10 @@ impl DeskActor {
             tokio::select! {
                 biased;
                 _ = shutdown.changed() => {}
+                _ = time_check.tick() => {
+                    let actions = self.check_time(&self.views());
+                    self.carry_out(actions).await;
+                }
                 Some((_, event)) = peg.recv() => {
                     let views = self.views();
                     let actions = match event {
@@ -93,7 +114,9 @@ impl DeskActor {
                         LinkEvent::Disconnected(detail) | LinkEvent::Unreachable(detail) => {
                             self.desk.link(false, &detail)
                         }
-                        LinkEvent::Decoded(Ok(Timed { event, .. })) => self.desk.sensor(&event, &views),
+                        LinkEvent::Decoded(Ok(Timed { event, .. })) => {
+                            self.desk.sensor(&event, &views, unix_ms())
+                        }
                         LinkEvent::Decoded(Err(e)) => {
                             tracing::warn!(error = %e, "the desk's peg board sent a malformed line; skipped");
                             Vec::new()
@@ -107,7 +130,12 @@ impl DeskActor {
                 }
                 Some(notice) = notices.recv() => {
                     let actions = match notice {
-                        Notice::Stepped(i) => self.desk.view_changed(i, &self.views()),
+                        Notice::Stepped(i) => {
+                            let views = self.views();
+                            let mut actions = self.desk.view_changed(i, &views);
+                            actions.extend(self.check_time(&views));
+                            actions
+                        }
                         Notice::MessageReceived(i) => {
                             self.desk.message_received(i);
                             self.keep_message_counts();
@@ -117,6 +145,7 @@ impl DeskActor {
                             table,
                             text,
                             urgency: crate::table::event::Urgency::Polite,
+                            about: crate::table::event::About::Other,
                         }],
                     };
                     self.carry_out(actions).await;
@@ -136,6 +165,30 @@ impl DeskActor {
             }
         };
         tokio::time::timeout(NOTICE_DRAIN, drain).await.ok();
+    }
+
+    /// Each game's days now: a time over told once, and kept so across restarts.
+    fn check_time(&mut self, views: &[DeskView]) -> Vec<DeskAction> {
+        let before = self.desk.time_over_told().to_vec();
+        let actions = self.desk.check_time(views, unix_ms());
+        if self.desk.time_over_told() != before.as_slice() {
+            let lines: String = self
+                .tables
+                .iter()
+                .zip(self.desk.time_over_told())
+                .filter_map(|(t, side)| {
+                    side.map(|c| {
+                        let word = match c {
+                            shakmaty::Color::White => "white",
+                            shakmaty::Color::Black => "black",
+                        };
+                        format!("{} {word}\n", t.name)
+                    })
+                })
+                .collect();
+            write_atomically(&self.time_over_file, &lines, "the times over told");
+        }
+        actions
     }
 
     /// Writes each game's count of messages he has not turned to.
@@ -158,7 +211,7 @@ impl DeskActor {
         match command {
             DeskRequest::Focus { table } => match self.index(table) {
                 Some(index) => {
-                    let actions = self.desk.turn_to(index, &self.views());
+                    let actions = self.desk.turn_to(index, &self.views(), unix_ms());
                     self.carry_out(actions).await;
                     Ok(Answer::Focused {
                         table: table.clone(),
@@ -182,7 +235,8 @@ impl DeskActor {
                 "mail requests are answered by the mail desk",
             )),
             DeskRequest::Games => {
-                let actions = self.desk.list(&self.views());
+                // The assistant sees the games' identifiers too.
+                let actions = self.desk.list(&self.views(), unix_ms(), true);
                 let text = actions
                     .iter()
                     .find_map(|a| match a {
@@ -223,6 +277,7 @@ impl DeskActor {
                     table,
                     text,
                     urgency,
+                    about,
                 } => {
                     let Some(t) = self.tables.get(table) else {
                         continue;
@@ -233,13 +288,14 @@ impl DeskActor {
                         t.voice.clone(),
                         t.record_id.clone(),
                         unix_ms(),
-                    );
+                    )
+                    .about(about);
                     said.push(if urgency.is_urgent() { u.urgent() } else { u });
                     let say = Say {
                         listener: Listener::BlindPlayer,
                         text,
                         urgency,
-                        about: crate::table::event::About::Other,
+                        about,
                         lang: t.lang,
                     };
                     t.events.send(Arc::new(TableEvent::Say(say))).ok();
@@ -323,6 +379,7 @@ pub fn spawn(
         speaker,
         focus_file: config.state_dir.join("desk-focus"),
         messages_file: config.state_dir.join("desk-messages"),
+        time_over_file: config.state_dir.join("desk-time-over"),
     };
     let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));
@@ -370,6 +427,25 @@ fn read_message_counts(path: &std::path::Path) -> Vec<(String, u32)> {
         .filter_map(|line| {
             let (name, n) = line.trim().rsplit_once(' ')?;
             Some((name.to_owned(), n.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The times over told in the last run: lines `TABLE white|black`; a line that is not one is
+/// skipped (at worst he hears it once more).
+fn read_time_over(path: &std::path::Path) -> Vec<(String, shakmaty::Color)> {
+    let Some(text) = read_small(path, 64 * 1024) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (name, side) = line.trim().rsplit_once(' ')?;
+            let side = match side {
+                "white" => shakmaty::Color::White,
+                "black" => shakmaty::Color::Black,
+                _ => return None,
+            };
+            Some((name.to_owned(), side))
         })
         .collect()
 }

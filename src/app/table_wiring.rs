@@ -285,6 +285,7 @@ pub fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language
             TableKind::Correspondence { days, .. } => Some(*days),
             TableKind::Board => None,
         },
+        confirm_send: config.desk.confirm,
     }
 }
 

@@ -195,6 +195,7 @@ pub fn key_name(k: BoardKey) -> String {
         BoardKey::SetUp => "board set up".to_owned(),
         BoardKey::NextGame => "next game".to_owned(),
         BoardKey::ListGames => "list games".to_owned(),
+        BoardKey::Message => "message".to_owned(),
         BoardKey::Other(c) => format!("key {c}"),
     }
 }

@@ -130,12 +130,17 @@ pub struct RawDesk {
     /// A serial device, `tcp:HOST:PORT`, `sim` or `none` (no peg board: moves by the control
     /// interface only).
     pub peg: String,
+    /// The confirm step: his move on the peg board is tentative until he presses `KS`
+    /// (request `send`), so he can take it back or analyse on the board; `false` mails every
+    /// legal move at once.
+    pub confirm: bool,
 }
 
 impl Default for RawDesk {
     fn default() -> RawDesk {
         RawDesk {
             peg: "none".to_owned(),
+            confirm: true,
         }
     }
 }
@@ -144,12 +149,15 @@ impl Default for RawDesk {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeskSettings {
     pub peg: PegSource,
+    /// `[desk] confirm`: a correspondence move is mailed only after `send` (`KS`).
+    pub confirm: bool,
 }
 
 impl RawDesk {
     pub(super) fn validate(&self) -> Result<DeskSettings, ConfigError> {
         Ok(DeskSettings {
             peg: PegSource::parse(&self.peg).map_err(|e| bad("desk.peg", e))?,
+            confirm: self.confirm,
         })
     }
 }

@@ -104,13 +104,15 @@ pub enum BoardKey {
     NextGame,
     /// `KL`: the correspondence games listed, with whose move it is in each.
     ListGames,
+    /// `KM`: the opponent's last comment in a correspondence game.
+    Message,
     /// A key this version does not know: reported, answered, never fatal.
     Other(char),
 }
 
 /// Each named key and its letter on the wire (upper case), in one place for the decoder, the
 /// encoder and the simulator.
-const KEY_LETTERS: [(BoardKey, char); 15] = [
+const KEY_LETTERS: [(BoardKey, char); 16] = [
     (BoardKey::Promote(Role::Queen), 'Q'),
     (BoardKey::Promote(Role::Rook), 'R'),
     (BoardKey::Promote(Role::Bishop), 'B'),
@@ -126,6 +128,7 @@ const KEY_LETTERS: [(BoardKey, char); 15] = [
     (BoardKey::SetUp, 'Z'),
     (BoardKey::NextGame, 'G'),
     (BoardKey::ListGames, 'L'),
+    (BoardKey::Message, 'M'),
 ];
 
 impl BoardKey {
@@ -163,6 +166,7 @@ impl BoardKey {
             BoardKey::SetUp => "set-up",
             BoardKey::NextGame => "next-game",
             BoardKey::ListGames => "list-games",
+            BoardKey::Message => "message",
             BoardKey::Other(_) => "unknown",
         }
     }

@@ -277,7 +277,8 @@ fn parse_occupancy(arg: &[u8]) -> Result<Bitboard, String> {
 
 const KEY_EXPECTED: &str = "expected K followed by one key: Q R B N (promotion piece), \
                             A (again), T (time), O (own time), H (history), D (draw), \
-                            C (claim), X (resign), S (confirm sheet), Z (board set up)";
+                            C (claim), X (resign), S (confirm sheet or send), Z (board set up), \
+                            G (next game), L (list games), M (message)";
 
 fn parse_key(arg: &[u8]) -> Result<BoardKey, String> {
     let mut chars = std::str::from_utf8(arg)

@@ -212,6 +212,20 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("desk_mail_why_not_now", &[]),
     ("desk_mail_why_refused", &[]),
     ("desk_mail_why_own_side", &[]),
+    // The desk at his own board (`crates/table/src/state/by_mail.rs`, `desk.rs`).
+    ("desk_against", &["opponent", "color"]),
+    ("desk_sent", &["move"]),
+    ("desk_nothing_to_send", &[]),
+    ("desk_taken_back", &["move"]),
+    ("desk_analysing", &[]),
+    ("desk_unsent", &["game"]),
+    ("desk_undo_sent", &[]),
+    ("desk_message", &["from", "text"]),
+    ("desk_no_message", &[]),
+    ("desk_time_claimed", &["color"]),
+    ("desk_time_over_opponent", &["game", "color"]),
+    ("desk_time_over_own", &["game"]),
+    ("desk_greeting", &["games"]),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

@@ -8,9 +8,9 @@
 //! [`DeskView`], and answers with [`DeskAction`]s that the actor in `annabella::app::desk`
 //! carries out (an input for a table, words for the blind player, an event).
 
-use shakmaty::{Bitboard, Board};
+use shakmaty::{Bitboard, Board, Color, Piece, Position, Square};
 
-use crate::event::{BoardId, DeskEvent, TableEvent, Urgency};
+use crate::event::{About, BoardId, DeskEvent, TableEvent, Urgency};
 use crate::setup_guide::{
     Instruction, Peg, PegContents, Progress, SetupGuide, done_phrase, instruction_phrase,
     steps_phrase,
@@ -18,7 +18,7 @@ use crate::setup_guide::{
 use crate::state::{DeskView, Input};
 use annabella_boards::{BoardKey, SensorEvent};
 use annabella_chess::language::Language;
-use annabella_chess::phrases::fill_count;
+use annabella_chess::phrases::{color_phrase, fill_count};
 use annabella_chess::vocabulary::Vocabulary;
 use annabella_chess::vocabulary::fill;
 
@@ -27,11 +27,13 @@ use annabella_chess::vocabulary::fill;
 pub enum DeskAction {
     /// An input for the table (the peg board's events while it has the board, its link).
     Input { table: usize, input: Input },
-    /// Words for the blind player, on the table's voice.
+    /// Words for the blind player, on the table's voice; the desk's own are
+    /// [`About::Desk`], which its next words cut.
     Say {
         table: usize,
         text: String,
         urgency: Urgency,
+        about: About,
     },
     /// An event on the table's feed.
     Event { table: usize, event: TableEvent },
@@ -67,6 +69,16 @@ pub struct Desk {
     seen: bool,
     /// Messages received per game since he last turned to it.
     unseen: Vec<u32>,
+    /// Per game: the game's length when his move waited for `send` at the last view the desk
+    /// saw (to guide the board back to the game once it is sent).
+    unsent: Vec<Option<usize>>,
+    /// Per game: the side whose time being over he has been told of (once).
+    time_over_told: Vec<Option<Color>>,
+    /// The last key was `KL`: a second `KL` names the games by their identifiers.
+    listed: bool,
+    /// While he analyses (his move unsent): the piece last lifted, and from where, to name
+    /// the move when it is put down.
+    lifted: Option<(Square, Piece)>,
     lang: &'static Language,
 }
 
@@ -82,6 +94,10 @@ impl Desk {
             connected: false,
             seen: false,
             unseen: vec![0; n],
+            unsent: vec![None; n],
+            time_over_told: vec![None; n],
+            listed: false,
+            lifted: None,
             lang,
         }
     }
@@ -107,7 +123,8 @@ impl Desk {
         out.push(DeskAction::Say {
             table,
             text,
-            urgency: crate::event::Urgency::Polite,
+            urgency: Urgency::Polite,
+            about: About::Desk,
         });
     }
 
@@ -133,12 +150,25 @@ impl Desk {
 
     /// Turns the board to game `index`: the game before it loses the board, he hears the
     /// game's state, and the set-up begins. Turning to the game he is at says it again.
-    pub fn turn_to(&mut self, index: usize, views: &[DeskView]) -> Vec<DeskAction> {
+    pub fn turn_to(
+        &mut self,
+        index: usize,
+        views: &[DeskView],
+        now_unix_ms: u64,
+    ) -> Vec<DeskAction> {
         let mut out = Vec::new();
         let Some(view) = views.get(index) else {
             return out;
         };
+        let mut words = Vec::new();
         if let Some(old) = self.focus.filter(|&old| old != index) {
+            // His move there stays tentative: he must know it is not on its way.
+            if views[old].unsent() {
+                words.push(fill(
+                    &self.word("desk_unsent"),
+                    &[("game", &views[old].spoken_name)],
+                ));
+            }
             // What the old game's table believed on its board is the best knowledge of the
             // holes; without it (he was mid-move), the desk's own following of his hands.
             if let (Mode::Playing, Some(board)) = (&self.mode, &views[old].peg_agrees) {
@@ -164,50 +194,110 @@ impl Desk {
         self.focus = Some(index);
         self.mode = Mode::Idle;
         Self::event(index, DeskEvent::Focus, &mut out);
-        let mut words = vec![
-            fill(&self.word("desk_game"), &[("game", &self.games[index])]),
-            view.state_words.clone(),
-        ];
+        words.push(view.spoken_name.clone());
+        words.push(view.state_words_at(now_unix_ms));
         let unseen = std::mem::take(&mut self.unseen[index]);
         words.extend(self.messages_phrase(unseen));
         Self::say(index, words.join(". "), &mut out);
         if self.connected && self.seen {
             self.begin_set_up(index, &view.target, &mut out);
         }
-        out
+        one_utterance(out)
     }
 
     /// The next game after the focused one (the first when none is focused).
-    pub fn next_game(&mut self, views: &[DeskView]) -> Vec<DeskAction> {
+    pub fn next_game(&mut self, views: &[DeskView], now_unix_ms: u64) -> Vec<DeskAction> {
         if self.games.is_empty() {
             return Vec::new();
         }
         let next = self.focus.map_or(0, |f| (f + 1) % self.games.len());
-        self.turn_to(next, views)
+        self.turn_to(next, views, now_unix_ms)
     }
 
-    /// The spoken list: each game with whose move it is and its messages.
-    pub fn list(&self, views: &[DeskView]) -> Vec<DeskAction> {
+    /// The spoken list: each game by its opponent and his colour, with whose move it is, the
+    /// days as of `now_unix_ms` and its messages; `with_ids` names each by its identifier
+    /// too (a second `KL`, the assistant's `games`).
+    pub fn list(&self, views: &[DeskView], now_unix_ms: u64, with_ids: bool) -> Vec<DeskAction> {
         let mut out = Vec::new();
         let Some(at) = self.focus.or((!views.is_empty()).then_some(0)) else {
             return out;
         };
+        Self::say(at, self.entries(views, now_unix_ms, with_ids), &mut out);
+        out
+    }
+
+    /// One entry per game: "gegen Carol King, Sie haben Schwarz: Weiß am Zug, noch zwölf
+    /// Tage, eine neue Nachricht".
+    fn entries(&self, views: &[DeskView], now_unix_ms: u64, with_ids: bool) -> String {
         let entries: Vec<String> = views
             .iter()
             .enumerate()
             .map(|(i, v)| {
+                let name = match self.games.get(i) {
+                    // A game without its opponent's name is named by its identifier already.
+                    Some(id) if with_ids && !v.spoken_name.contains(id.as_str()) => {
+                        format!("{id}, {}", v.spoken_name)
+                    }
+                    _ => v.spoken_name.clone(),
+                };
                 let mut entry = fill(
                     &self.word("desk_list_entry"),
-                    &[("game", &self.games[i]), ("state", &v.turn_words)],
+                    &[("game", &name), ("state", &v.turn_words_at(now_unix_ms))],
                 );
-                if let Some(messages) = self.messages_phrase(self.unseen[i]) {
+                if let Some(messages) = self.unseen.get(i).and_then(|n| self.messages_phrase(*n)) {
                     entry.push_str(", ");
                     entry.push_str(&messages);
                 }
                 entry
             })
             .collect();
-        Self::say(at, entries.join(". "), &mut out);
+        entries.join(". ")
+    }
+
+    /// The desk's first words when it starts with no game to return to: every game once, in
+    /// one sentence each ("Ihre Fernpartien: gegen Carol King, …").
+    pub fn greeting(&self, views: &[DeskView], now_unix_ms: u64) -> Vec<DeskAction> {
+        let mut out = Vec::new();
+        if views.is_empty() {
+            return out;
+        }
+        let text = fill(
+            &self.word("desk_greeting"),
+            &[("games", &self.entries(views, now_unix_ms, false))],
+        );
+        Self::say(0, text, &mut out);
+        out
+    }
+
+    /// The days of every game as of `now_unix_ms` (the desk looks at least every minute, and
+    /// at each step of a table): a side whose time is over is told once, with "KC zum
+    /// Reklamieren" when it is his opponent's.
+    pub fn check_time(&mut self, views: &[DeskView], now_unix_ms: u64) -> Vec<DeskAction> {
+        let mut out = Vec::new();
+        for (i, view) in views.iter().enumerate() {
+            let Some(told) = self.time_over_told.get_mut(i) else {
+                continue;
+            };
+            let exceeded = view.exceeded(now_unix_ms);
+            let news = exceeded.filter(|side| *told != Some(*side));
+            // A side back in time (an arbiter's correction, the game over) may be told again
+            // should its time run out once more.
+            *told = exceeded;
+            let Some(side) = news else {
+                continue;
+            };
+            let game = view.spoken_name.as_str();
+            let text = if side == view.peg_side {
+                fill(&self.word("desk_time_over_own"), &[("game", game)])
+            } else {
+                let color = color_phrase(side, self.vocab());
+                fill(
+                    &self.word("desk_time_over_opponent"),
+                    &[("game", game), ("color", &color)],
+                )
+            };
+            Self::say(i, text, &mut out);
+        }
         out
     }
 
@@ -220,6 +310,19 @@ impl Desk {
     pub fn restore_unseen(&mut self, index: usize, n: u32) {
         if let Some(count) = self.unseen.get_mut(index) {
             *count = n;
+        }
+    }
+
+    /// Per game, the side whose time being over he was told of: to keep across restarts, so
+    /// that it is told once, not at every start.
+    pub fn time_over_told(&self) -> &[Option<Color>] {
+        &self.time_over_told
+    }
+
+    /// Kept from the last run: game `index`'s `side` was told to be over time.
+    pub fn restore_time_over(&mut self, index: usize, side: Color) {
+        if let Some(told) = self.time_over_told.get_mut(index) {
+            *told = Some(side);
         }
     }
 
@@ -236,7 +339,34 @@ impl Desk {
     /// mail) re-plans the set-up from the holes as they are.
     pub fn view_changed(&mut self, index: usize, views: &[DeskView]) -> Vec<DeskAction> {
         let mut out = Vec::new();
+        let Some(view) = views.get(index) else {
+            return out;
+        };
+        let now_unsent = view.unsent().then(|| view.game.ply_count());
+        let was_unsent = self
+            .unsent
+            .get_mut(index)
+            .and_then(|u| std::mem::replace(u, now_unsent));
+        // Sent: the same game, all of it released (not a move taken back or answered).
+        let sent = was_unsent.is_some_and(|n| n == view.released_plies);
         if self.focus != Some(index) {
+            return out;
+        }
+        // His move was sent while his board showed his analysis: the board is guided back
+        // to the game's position, as when he turns to a game.
+        if sent && matches!(self.mode, Mode::Playing) && view.peg_agrees.is_none() {
+            out.push(DeskAction::Input {
+                table: index,
+                input: Input::Link {
+                    board: BoardId::Peg,
+                    up: false,
+                    detail: "the desk guides the board back to the game".to_owned(),
+                },
+            });
+            self.mode = Mode::Idle;
+            if self.connected && self.seen {
+                self.begin_set_up(index, &view.target, &mut out);
+            }
             return out;
         }
         if let Mode::SettingUp { guide, .. } = &self.mode
@@ -275,12 +405,21 @@ impl Desk {
     }
 
     /// An event from the peg board.
-    pub fn sensor(&mut self, event: &SensorEvent, views: &[DeskView]) -> Vec<DeskAction> {
+    pub fn sensor(
+        &mut self,
+        event: &SensorEvent,
+        views: &[DeskView],
+        now_unix_ms: u64,
+    ) -> Vec<DeskAction> {
         let mut out = Vec::new();
         let vocab = self.vocab();
+        let listed = std::mem::take(&mut self.listed);
         match event {
-            SensorEvent::Key(BoardKey::NextGame) => return self.next_game(views),
-            SensorEvent::Key(BoardKey::ListGames) => return self.list(views),
+            SensorEvent::Key(BoardKey::NextGame) => return self.next_game(views, now_unix_ms),
+            SensorEvent::Key(BoardKey::ListGames) => {
+                self.listed = true;
+                return self.list(views, now_unix_ms, listed);
+            }
             SensorEvent::Occupancy(occ) if !self.seen => {
                 self.seen = true;
                 return self.first_snapshot(*occ, views);
@@ -294,7 +433,10 @@ impl Desk {
         match &mut self.mode {
             Mode::Idle => self.contents.observe(event),
             Mode::Playing => {
-                self.contents.observe(event);
+                let named = self.analysis_move(event, &views[focus]);
+                if let Some(text) = named {
+                    Self::say(focus, text, &mut out);
+                }
                 out.push(DeskAction::Input {
                     table: focus,
                     input: Input::Sensor {
@@ -352,6 +494,38 @@ impl Desk {
             },
         }
         out
+    }
+
+    /// Follows a hand on the board (the holes' contents) and, while his move waits for `send`
+    /// and he analyses, names each piece he moves ("Bauer von David sieben nach David fünf"):
+    /// the table neither plays nor corrects these. Putting his unsent move back is the table's
+    /// takeback, not named.
+    fn analysis_move(&mut self, event: &SensorEvent, view: &DeskView) -> Option<String> {
+        let lifted = match *event {
+            SensorEvent::Lift(square) => match self.contents.hole(square) {
+                Some(Peg::Known(piece)) => Some((square, piece)),
+                _ => None,
+            },
+            _ => self.lifted,
+        };
+        self.contents.observe(event);
+        self.lifted = lifted;
+        let SensorEvent::Place(to) = *event else {
+            return None;
+        };
+        let (from, piece) = self.lifted.take()?;
+        let plies = view.game.ply_count();
+        let before_his_move = plies
+            .checked_sub(1)
+            .and_then(|last| view.game.position_before(last))
+            .map(|p| p.board().occupied());
+        if !view.unsent() || from == to || before_his_move == Some(self.contents.occupancy()) {
+            return None;
+        }
+        Some(instruction_phrase(
+            &Instruction::Move { piece, from, to },
+            self.vocab(),
+        ))
     }
 
     /// The board's first snapshot since it connected: the holes as they are. When they are
@@ -440,6 +614,37 @@ impl Desk {
             },
         });
     }
+}
+
+/// The desk's words of one answer as one utterance (the game's state and the first set-up
+/// instruction), so that the next key cuts all of it and nothing of the game left behind is
+/// said after the next game's words.
+fn one_utterance(actions: Vec<DeskAction>) -> Vec<DeskAction> {
+    let mut out: Vec<DeskAction> = Vec::with_capacity(actions.len());
+    let mut first: Option<(usize, usize)> = None;
+    for action in actions {
+        if let DeskAction::Say {
+            table,
+            text,
+            about: About::Desk,
+            ..
+        } = &action
+        {
+            match first {
+                Some((at, t)) if t == *table => {
+                    if let Some(DeskAction::Say { text: words, .. }) = out.get_mut(at) {
+                        words.push_str(". ");
+                        words.push_str(text);
+                    }
+                    continue;
+                }
+                Some(_) => {}
+                None => first = Some((out.len(), *table)),
+            }
+        }
+        out.push(action);
+    }
+    out
 }
 
 /// An instruction for a program (the event line, a test that follows it):

@@ -107,6 +107,10 @@ pub enum About {
     ClockCall { color: Color, remaining_ms: u64 },
     /// Anything else: a confirmation, guidance, a result, an answer to a key.
     Other,
+    /// The correspondence desk's words at a key (`KG`, `KL`) or for the set-up: the desk's
+    /// next words cut them and make those still waiting stale, and they are not said again
+    /// (a second `KG` while a game's state is read turns to the next game at once).
+    Desk,
 }
 
 /// Words for one listener.

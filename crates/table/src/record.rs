@@ -184,6 +184,31 @@ pub enum Record {
     /// `leave <color> <from> <to>`: days of leave in a correspondence game (UTC dates, both
     /// included); the side's days do not run.
     Leave { leave: Leave },
+    /// `send`: at a correspondence table with the confirm step, the blind player released his
+    /// move (`KS`): every half-move played so far may be mailed.
+    Send,
+    /// `comment <text…>`: the opponent's free-text comment from his last message, one line of
+    /// at most [`MAX_COMMENT_CHARS`] characters, kept so that `KM` reads it after a restart.
+    Comment { text: String },
+    /// `claim-time <color>`: `color` claimed the game on time, the other side's days being
+    /// over; the arbiter's `result` decides it.
+    TimeClaim { color: Color },
+}
+
+/// Longest opponent's comment kept (characters); a longer one is cut. Far below
+/// [`MAX_RECORD_BYTES`] even in four-byte characters.
+pub const MAX_COMMENT_CHARS: usize = 800;
+
+/// A comment as the journal keeps it: whitespace (line breaks too) folded to single spaces,
+/// control characters dropped, cut to [`MAX_COMMENT_CHARS`].
+pub fn comment_line(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_COMMENT_CHARS)
+        .collect()
 }
 
 fn parse_uci(text: &str) -> Result<UciMove, RecordError> {
@@ -281,6 +306,9 @@ impl fmt::Display for Record {
             Record::Retract { plies } => write!(f, "retract {plies}"),
             Record::Rebase { charged_ms } => write!(f, "rebase {charged_ms}"),
             Record::Tag { tag, value } => write!(f, "tag {tag} {value}"),
+            Record::Send => f.write_str("send"),
+            Record::Comment { text } => write!(f, "comment {text}"),
+            Record::TimeClaim { color } => write!(f, "claim-time {}", color_word(*color)),
         }
     }
 }
@@ -308,6 +336,13 @@ impl FromStr for Record {
                 source: source.parse()?,
             }),
             ["undo"] => Ok(Record::Undo),
+            ["send"] => Ok(Record::Send),
+            ["comment", text @ ..] => Ok(Record::Comment {
+                text: comment_line(&text.join(" ")),
+            }),
+            ["claim-time", c] => Ok(Record::TimeClaim {
+                color: parse_color(c)?,
+            }),
             ["offer-draw", c] => Ok(Record::DrawOffer {
                 color: parse_color(c)?,
             }),
@@ -377,7 +412,7 @@ impl FromStr for Record {
             [
                 kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
                 | "resign" | "flag" | "adjust" | "penalty" | "result" | "pause" | "resume"
-                | "sheet" | "retract" | "rebase" | "tag"),
+                | "sheet" | "retract" | "rebase" | "tag" | "send" | "claim-time"),
                 rest @ ..,
             ] => Err(RecordError::Malformed {
                 keyword: (*kw).to_owned(),

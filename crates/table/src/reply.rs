@@ -166,6 +166,20 @@ pub enum Answer {
     Withdrawn {
         uci: String,
     },
+    /// `send`: the blind player's moves up to `plies` half-moves are released to be mailed.
+    Sent {
+        plies: usize,
+    },
+    /// `message`: the opponent's last comment (`None`: none yet).
+    Message {
+        text: Option<String>,
+    },
+    /// `comment`: the opponent's comment is kept.
+    Commented,
+    /// `claim-time`: `by` claimed the game on time; the arbiter decides.
+    TimeClaimed {
+        by: Color,
+    },
     /// The arbiter changed `color`'s clock; what is left.
     ClockAdjusted {
         color: Color,

@@ -18,7 +18,7 @@ impl MailDesk {
     pub(super) fn reply_if_due(&mut self, i: usize) {
         let t = &self.tables[i];
         let view = Arc::clone(&t.view.borrow());
-        let ply = view.game.ply_count();
+        let ply = view.released_plies;
         let Some(mover) = ply.checked_sub(1).and_then(|last| {
             view.game
                 .position_before(last)

@@ -207,6 +207,15 @@ impl fmt::Display for AnswerText<'_> {
                 total_days[1]
             ),
             Answer::LeaveTaken { leave } => f.write_str(leave),
+            Answer::Sent { plies } => write!(f, "sent {plies}"),
+            Answer::Message { text: Some(text) } => write!(f, "message {text}"),
+            Answer::Message { text: None } => f.write_str("message none"),
+            Answer::Commented => f.write_str("comment kept"),
+            Answer::TimeClaimed { by } => write!(
+                f,
+                "{} claims the game on time; the arbiter decides (result)",
+                color_name(*by)
+            ),
             Answer::Focused { table } => write!(f, "focus {table}"),
             Answer::Games { text } => write!(f, "games {text}"),
             Answer::Mail { text } => write!(f, "mail {text}"),

@@ -13,6 +13,9 @@
 //! - Whatever is cut, but a clock call, is said again right after the urgent utterances that
 //!   cut it, and only an urgent utterance that is not a clock call cuts it again. With a call
 //!   every second, a move cut by each would otherwise be heard only after the flag.
+//! - The correspondence desk's words (`About::Desk`, the answer to a key such as `KG`) are
+//!   superseded by its next words: those cut what the desk is saying (never anything else),
+//!   the desk's words still waiting are dropped, and what was cut is not said again.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -24,6 +27,7 @@ use super::{About, Urgency, Utterance};
 enum Kind {
     Move,
     ClockCall,
+    Desk,
     Other,
 }
 
@@ -31,6 +35,7 @@ fn kind(u: &Utterance) -> Kind {
     match u.about {
         About::Move { .. } => Kind::Move,
         About::ClockCall { .. } => Kind::ClockCall,
+        About::Desk => Kind::Desk,
         About::Other => Kind::Other,
     }
 }
@@ -125,6 +130,18 @@ impl SpeechQueue {
                 }
             }
         }
+        let desk = u.about == About::Desk;
+        if desk {
+            // The desk's newer words make its older ones, still waiting, stale.
+            let mut i = 0;
+            while i < self.items.len() {
+                if self.items[i].u.about == About::Desk {
+                    out.stale.extend(self.items.remove(i).map(|q| q.u));
+                } else {
+                    i += 1;
+                }
+            }
+        }
         let queued = Queued {
             u,
             since: now,
@@ -145,6 +162,7 @@ impl SpeechQueue {
         };
         let cuts = match self.speaking {
             None => false,
+            Some(now) if desk && now.kind == Kind::Desk => true,
             Some(now) if queued.alarm() => !now.alarm,
             Some(now) => urgent && !now.alarm && !now.repeat && now.kind == Kind::Other,
         };
@@ -200,7 +218,9 @@ impl SpeechQueue {
     /// The utterance being said, `u`, was cut at `now`: unless it is a clock call, it is said
     /// again right after the alarms that cut it.
     pub fn cut(&mut self, u: Utterance, now: Instant) {
-        let repeat = self.speaking.is_some_and(|s| s.kind != Kind::ClockCall);
+        let repeat = self
+            .speaking
+            .is_some_and(|s| s.kind != Kind::ClockCall && s.kind != Kind::Desk);
         self.speaking = None;
         if repeat {
             let at = self.after_urgent();
@@ -324,6 +344,37 @@ mod tests {
             texts(&q),
             ["Weiß hat die Zeit überschritten", "drei Sekunden"]
         );
+    }
+
+    #[test]
+    fn the_desks_next_words_cut_its_words_and_drop_the_waiting_ones_never_a_move() {
+        let t = Instant::now();
+        let mut q = SpeechQueue::new(16);
+        let desk = |text: &str| say(text).about(About::Desk);
+        q.push(desk("gegen Carol Smith, Sie haben Weiß. Weiß am Zug …"), t);
+        let reading = q.next(t).0.unwrap();
+        q.push(a_move("Zug zwei, Weiß: Gustav vier"), t);
+        q.push(desk("Antwort vorbereitet"), t);
+        assert!(
+            q.interrupted(),
+            "the desk's next words cut its words being said"
+        );
+        // A second KG: the next game's words make the waiting ones stale.
+        let pushed = q.push(desk("gegen Bob Jones, Sie haben Schwarz …"), t);
+        assert_eq!(pushed.stale.len(), 1);
+        q.cut(reading, t);
+        // What was cut is not said again; the move stays.
+        assert_eq!(
+            texts(&q),
+            [
+                "Zug zwei, Weiß: Gustav vier",
+                "gegen Bob Jones, Sie haben Schwarz …"
+            ]
+        );
+        // The desk's words never cut anything else.
+        assert_eq!(q.next(t).0.unwrap().text, "Zug zwei, Weiß: Gustav vier");
+        q.push(desk("gegen Dora Klein, Sie haben Weiß …"), t);
+        assert!(!q.interrupted(), "a move is not cut by the desk");
     }
 
     #[test]

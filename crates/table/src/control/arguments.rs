@@ -222,6 +222,24 @@ pub fn resign(a: &Args) -> Parsed {
     a.bare(Request::Table(T::Resign))
 }
 
+pub fn send(a: &Args) -> Parsed {
+    a.bare(Request::Table(T::Send))
+}
+
+pub fn message(a: &Args) -> Parsed {
+    a.bare(Request::Table(T::Message))
+}
+
+pub fn comment(a: &Args) -> Parsed {
+    Ok(Request::Table(T::Comment {
+        text: a.needs("the opponent's comment, e.g. comment Nice game so far")?,
+    }))
+}
+
+pub fn claim_time(a: &Args) -> Parsed {
+    a.bare(Request::Table(T::ClaimTime))
+}
+
 pub fn undo(a: &Args) -> Parsed {
     a.bare(Request::Table(T::Undo))
 }

@@ -95,6 +95,19 @@ pub enum TableRequest {
         intended: Option<String>,
     },
     Resign,
+    /// At a correspondence table, claim the game on time: the opponent's days are over. The
+    /// arbiter's `result` decides it.
+    ClaimTime,
+    /// At a correspondence table with the confirm step: release the blind player's move to be
+    /// mailed (the `KS` key).
+    Send,
+    /// The opponent's last comment, read to the blind player (the `KM` key).
+    Message,
+    /// The opponent's free-text comment from his message, recorded by the mail desk (the
+    /// arbiter's role) so that `message` and `KM` read it; one line, bounded.
+    Comment {
+        text: String,
+    },
     /// A slip of the tongue corrected before the opponent's clock started (D.2.8).
     Undo,
     /// The table's whole state as one JSON object, for a page (`PageView`).

@@ -107,6 +107,16 @@ static CLAIM_DRAW: RequestSpec = spec(
     a::claim_draw,
 );
 static RESIGN: RequestSpec = spec("resign", &["resign"], Players, Table, a::resign);
+static SEND: RequestSpec = spec("send", &["send"], Players, Table, a::send);
+static MESSAGE: RequestSpec = spec("message", &["message"], Anyone, Table, a::message);
+static COMMENT: RequestSpec = spec(
+    "comment",
+    &["comment Thanks, a nice opening"],
+    Arbiter,
+    Table,
+    a::comment,
+);
+static CLAIM_TIME: RequestSpec = spec("claim-time", &["claim-time"], Players, Table, a::claim_time);
 static UNDO: RequestSpec = spec("undo", &["undo"], Players, Table, a::undo);
 static RECORD: RequestSpec = spec(
     "record",
@@ -142,7 +152,7 @@ static HELP: RequestSpec = spec("help", &["help"], Anyone, Connection, a::help);
 static QUIT: RequestSpec = spec("quit", &["quit"], Anyone, Connection, a::quit);
 
 /// Every request, in the order `help` lists them.
-pub static REQUESTS: [&RequestSpec; 36] = [
+pub static REQUESTS: [&RequestSpec; 40] = [
     &AUTH,
     &TABLE,
     &TABLES,
@@ -164,6 +174,10 @@ pub static REQUESTS: [&RequestSpec; 36] = [
     &OFFER_DRAW,
     &CLAIM_DRAW,
     &RESIGN,
+    &CLAIM_TIME,
+    &SEND,
+    &MESSAGE,
+    &COMMENT,
     &UNDO,
     &RECORD,
     &CONFIRM,
@@ -275,6 +289,10 @@ impl TableRequest {
             T::ClaimDraw { .. } => &CLAIM_DRAW,
             T::Resign => &RESIGN,
             T::Undo => &UNDO,
+            T::Send => &SEND,
+            T::Message => &MESSAGE,
+            T::Comment { .. } => &COMMENT,
+            T::ClaimTime => &CLAIM_TIME,
             T::View => &VIEW,
             T::Leave { .. } => &LEAVE,
             T::Promote { .. } => &PROMOTE,

@@ -143,7 +143,13 @@ impl Table {
         true
     }
 
-    fn on_conclusion(&mut self, board: BoardId, now: Now, c: Conclusion, out: &mut Step) {
+    pub(super) fn on_conclusion(
+        &mut self,
+        board: BoardId,
+        now: Now,
+        c: Conclusion,
+        out: &mut Step,
+    ) {
         // A board that differs from the game at rest starts the two-sheet procedure (D.2.9):
         // with the sheets agreeing it only confirms whose board is wrong, for the record.
         let board_differs = matches!(
@@ -254,6 +260,7 @@ impl Table {
                     out.event(TableEvent::Unverifiable { board });
                 }
             }
+            Conclusion::Takeback { plies: 1 } if self.take_back_unsent(board, now, out) => {}
             Conclusion::Takeback { .. } => {
                 // A made move is taken back only by the arbiter (or an undo): the board is
                 // told how to show the game again.
@@ -307,8 +314,17 @@ impl Table {
         out: &mut Step,
     ) {
         let first = self.boards.guide(board, fixes);
-        let say = self.announcer.guide(board, header, first.as_ref());
-        out.event(TableEvent::Say(say));
+        if self.analysing(board) {
+            // His move waits for `send` and he moves pieces to analyse: no corrections (the
+            // desk guides the board back to the game after `KS`), once the words that he
+            // analyses.
+            if let Some(text) = self.analysis_words() {
+                self.say(listener_of(board), text, Urgency::Polite, out);
+            }
+        } else {
+            let say = self.announcer.guide(board, header, first.as_ref());
+            out.event(TableEvent::Say(say));
+        }
         out.event(TableEvent::Guide {
             board,
             corrections: fixes.to_vec(),
@@ -322,6 +338,7 @@ impl Table {
         match self.boards.follow(board, event, &self.state.game) {
             Guidance::Nothing => {}
             Guidance::InSync => self.back_in_sync(board, out),
+            Guidance::Next(_) if self.analysing(board) => {}
             Guidance::Next(c) => {
                 let say = self.announcer.next_correction(board, &c);
                 out.event(TableEvent::Say(say));

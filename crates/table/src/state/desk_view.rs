@@ -6,8 +6,12 @@ use shakmaty::{Board, Color, Position};
 
 use crate::state::Table;
 use annabella_chess::game::Game;
+use annabella_chess::language::Language;
 use annabella_chess::phrases::color_phrase;
-use annabella_correspondence::day_clock::MoveCharge;
+use annabella_chess::vocabulary::{Vocabulary, fill};
+use annabella_correspondence::day_clock::{
+    DayClock, MoveCharge, both_sides_phrase, days_left_phrase,
+};
 
 /// A table as the desk sees it after each step (`Table::desk_view`).
 #[derive(Debug, Clone)]
@@ -34,6 +38,81 @@ pub struct DeskView {
     pub released_plies: usize,
     /// A draw offer standing, by this side.
     pub draw_offer: Option<Color>,
+    /// A claim of the game on time by this side, waiting for the arbiter's result.
+    pub claim: Option<Color>,
+    /// The game for the ear: "gegen Carol King, Sie haben Schwarz" ([`spoken_name`]); the
+    /// game's identifier only when the opponent's name is not known.
+    pub spoken_name: String,
+    /// The day clock, to say the days as of the moment asked (`state_words_at`).
+    pub days: Option<DayClock>,
+    /// Whose move and the last moves in words, without the days: `state_words_at` adds them.
+    pub head_words: Vec<String>,
+    /// The table's language.
+    pub lang: &'static Language,
+}
+
+impl DeskView {
+    /// His last move waits for `send` (the confirm step).
+    pub fn unsent(&self) -> bool {
+        self.released_plies < self.game.ply_count()
+    }
+
+    /// The side whose days are over at `now_unix_ms`, in a game in progress.
+    pub fn exceeded(&self, now_unix_ms: u64) -> Option<Color> {
+        if self.game.is_over() {
+            return None;
+        }
+        self.days.as_ref()?.reading(now_unix_ms).exceeded()
+    }
+
+    /// `state_words` as of `now_unix_ms`: the days counted to the moment asked, not to the
+    /// table's last step.
+    pub fn state_words_at(&self, now_unix_ms: u64) -> String {
+        let mut parts = self.head_words.clone();
+        if !self.game.is_over()
+            && let Some(days) = &self.days
+        {
+            parts.push(both_sides_phrase(
+                &days.reading(now_unix_ms),
+                self.lang.vocabulary(),
+            ));
+        }
+        parts.join(". ")
+    }
+
+    /// `turn_words` as of `now_unix_ms`.
+    pub fn turn_words_at(&self, now_unix_ms: u64) -> String {
+        let turn = self.head_words.first().cloned().unwrap_or_default();
+        match &self.days {
+            Some(days) if !self.game.is_over() => {
+                let reading = days.reading(now_unix_ms);
+                let side = reading.side(self.game.turn());
+                format!("{turn}, {}", days_left_phrase(side, self.lang.vocabulary()))
+            }
+            _ => turn,
+        }
+    }
+}
+
+/// A correspondence game for the ear: "gegen Carol King, Sie haben Schwarz", by the
+/// opponent's name and the blind player's colour; "Partie BCA-7" when the name is not known.
+pub fn spoken_name(
+    opponent: Option<&str>,
+    his_color: Color,
+    game_id: &str,
+    vocab: &Vocabulary,
+) -> String {
+    let word = |key: &str| vocab.event(key).unwrap_or(key).to_owned();
+    match opponent.map(str::trim).filter(|n| !n.is_empty()) {
+        Some(name) => fill(
+            &word("desk_against"),
+            &[
+                ("opponent", name),
+                ("color", &color_phrase(his_color, vocab)),
+            ],
+        ),
+        None => fill(&word("desk_game"), &[("game", game_id)]),
+    }
 }
 
 impl Table {
@@ -63,6 +142,7 @@ impl Table {
         if plies == 0 {
             parts.push(self.announcer.word("key_no_move"));
         }
+        let head_words = parts.clone();
         if let Some(days) = self.days_words(now_unix_ms).filter(|_| !game.is_over()) {
             parts.push(days);
         }
@@ -77,8 +157,21 @@ impl Table {
             state_words: parts.join(". "),
             turn_words,
             last_charge: self.state.day_charges.last().copied().flatten(),
-            released_plies: plies,
+            released_plies: self.released_plies(),
             draw_offer: self.state.draw_offer,
+            claim: self.state.time_claim.filter(|_| !game.is_over()),
+            spoken_name: spoken_name(
+                self.opponent_name().as_deref(),
+                self.settings.peg_side,
+                self.settings
+                    .correspondence
+                    .as_deref()
+                    .unwrap_or(&self.settings.name),
+                self.announcer.vocab(),
+            ),
+            days: self.state.days.clone(),
+            head_words,
+            lang: self.settings.lang,
         }
     }
 }

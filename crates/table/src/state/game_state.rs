@@ -78,6 +78,16 @@ pub(super) struct GameState {
     pub days: Option<DayClock>,
     pub day_charges: Vec<Option<MoveCharge>>,
     pub day_events: Vec<(usize, DayEvent)>,
+    /// The half-moves the blind player has released to be mailed (`send`); with the confirm
+    /// step his last move waits for it (`Table::released_plies`).
+    pub sent_plies: usize,
+    /// The opponent's last comment, as the journal keeps it (`comment`).
+    pub comment: Option<String>,
+    /// A claim of the game on time by this side, waiting for the arbiter's result.
+    pub time_claim: Option<Color>,
+    /// The draw offer the move at this many half-moves let lapse: withdrawing that move (his
+    /// tentative move taken back, an undo) lets the offer stand again.
+    pub lapsed_offer: Option<(usize, Color)>,
 }
 
 impl GameState {
@@ -98,6 +108,10 @@ impl GameState {
             days: settings.days.map(DayClock::new),
             day_charges: Vec::new(),
             day_events: Vec::new(),
+            sent_plies: 0,
+            comment: None,
+            time_claim: None,
+            lapsed_offer: None,
         }
     }
 
@@ -146,6 +160,15 @@ impl GameState {
         self.plies.truncate(plies);
         self.days_cut(plies);
         self.sheets.truncate(plies);
+        // A move withdrawn is no longer released; its replacement waits for its own `send`.
+        self.sent_plies = self.sent_plies.min(plies);
+        // The move that let an offer lapse is withdrawn: the offer stands again.
+        if let Some((at, color)) = self.lapsed_offer
+            && at > plies
+        {
+            self.lapsed_offer = None;
+            self.draw_offer = Some(color);
+        }
     }
 
     /// Applies one record at table time `t` (wall time `unix_ms`, a label). On an error the
@@ -201,6 +224,7 @@ impl GameState {
                 if self.draw_offer == Some(!mover) {
                     // An offer lapses when the player it was made to moves instead (9.1.2.3).
                     self.draw_offer = None;
+                    self.lapsed_offer = Some((self.game.ply_count(), !mover));
                 }
                 if self.game.is_over() {
                     self.stop_clock(t);
@@ -214,6 +238,9 @@ impl GameState {
                 self.clock = clock;
             }
             Record::DrawOffer { color } => self.draw_offer = Some(*color),
+            Record::Send => self.sent_plies = self.game.ply_count(),
+            Record::Comment { text } => self.comment = Some(text.clone()),
+            Record::TimeClaim { color } => self.time_claim = Some(*color),
             Record::DrawAgreed => {
                 self.game.agree_draw()?;
                 self.stop_clock(t);

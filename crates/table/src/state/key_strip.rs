@@ -126,6 +126,8 @@ impl KeyStrip {
             // The desk answers these before a table sees them; a table at a board has no
             // other games to turn to.
             BoardKey::NextGame | BoardKey::ListGames => KeyAnswer::Say(KeyWord::NotPossible),
+            // The table answers `KM` itself (`keys.rs`), before the strip.
+            BoardKey::Message => KeyAnswer::Say(KeyWord::NotPossible),
             BoardKey::Other(_) => KeyAnswer::Say(KeyWord::Unknown),
         }
     }

@@ -24,6 +24,9 @@ impl Table {
     /// A key on the peg board's strip. Returns `false` for the keys the detector reads (the
     /// promotion choice), which then go to the board's feed like any sensor event.
     pub(super) fn key(&mut self, now: Now, key: BoardKey, out: &mut Step) -> bool {
+        if self.correspondence_key(now, key, out) {
+            return true;
+        }
         let game = &self.state.game;
         let at = KeyContext {
             now_ms: now.table_ms,
@@ -107,6 +110,35 @@ impl Table {
         true
     }
 
+    /// The keys that mean something else at a correspondence table: `KS` sends his move (with
+    /// the confirm step), `KC` claims the game on time when the opponent's days are over, `KM`
+    /// reads the opponent's comment (at any table: none at a board). Returns whether it was
+    /// one of them.
+    fn correspondence_key(&mut self, now: Now, key: BoardKey, out: &mut Step) -> bool {
+        let by_mail = self.settings.correspondence.is_some();
+        match key {
+            BoardKey::ConfirmSheet if by_mail && self.settings.confirm_send => {
+                out.event(TableEvent::Key(key));
+                self.key_send(now, out);
+            }
+            BoardKey::Claim
+                if by_mail && self.days_exceeded(now.unix_ms) == Some(!self.settings.peg_side) =>
+            {
+                out.event(TableEvent::Key(key));
+                let role = Role::Player(self.settings.peg_side);
+                if let Err(r) = self.claim_time(now, role, out) {
+                    self.refused(r, out);
+                }
+            }
+            BoardKey::Message => {
+                out.event(TableEvent::Key(key));
+                self.say_message(out);
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// Says `text` to the blind player: every answer to a key is his alone.
     fn tell(&mut self, text: String, out: &mut Step) {
         self.say(Listener::BlindPlayer, text, Urgency::Polite, out);
@@ -149,7 +181,7 @@ impl Table {
     }
 
     /// A refused key request: the reason in English for the record, in words for him.
-    fn refused(&mut self, refusal: Refusal, out: &mut Step) {
+    pub(super) fn refused(&mut self, refusal: Refusal, out: &mut Step) {
         out.event(TableEvent::Refused {
             board: BoardId::Peg,
             reason: refusal.message,

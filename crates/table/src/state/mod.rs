@@ -16,6 +16,8 @@
 //! - `boards.rs`: what the table does with the boards' conclusions (play, confirm, guide);
 //! - `key_strip.rs`: what a key of the peg board's strip means (`KeyStrip`);
 //! - `keys.rs`: the table's answers to the keys, to the blind player;
+//! - `by_mail.rs`: a correspondence table's confirm step (`send`), the opponent's comment,
+//!   the claim on time;
 //! - `requests.rs`: control requests, one function per kind;
 //! - `two_sheets.rs`: the two-scoresheet procedure (D.2.9) by itself (`TwoSheets`);
 //! - `sheets.rs`: that procedure at the table (journal, both boards, words);
@@ -46,6 +48,7 @@ mod announcer;
 mod apply_error;
 mod board_pair;
 mod boards;
+mod by_mail;
 mod day_time;
 mod desk_view;
 mod game_state;
@@ -70,7 +73,7 @@ use crate::record::{Entry, Record};
 pub use crate::reply::{Answer, Reply};
 pub use apply_error::ApplyError;
 use board_pair::Boards;
-pub use desk_view::DeskView;
+pub use desk_view::{DeskView, spoken_name};
 use game_state::GameState;
 pub use two_sheets::Proposal;
 
@@ -118,6 +121,9 @@ pub struct TableSettings {
     /// A correspondence game's time control in days and the rules that count them
     /// (`annabella_correspondence::day_rules`); the chess clock then keeps no flag.
     pub days: Option<annabella_correspondence::day_rules::CorrespondenceControl>,
+    /// At a correspondence table, the confirm step (`[desk] confirm`): the blind player's move
+    /// is tentative until `send` (`KS`); he may take it back on the board or analyse there.
+    pub confirm_send: bool,
 }
 
 impl TableSettings {
@@ -148,6 +154,7 @@ impl TableSettings {
             tags: Vec::new(),
             correspondence: None,
             days: None,
+            confirm_send: false,
         }
     }
 }
@@ -270,6 +277,9 @@ pub struct Table {
     keys: key_strip::KeyStrip,
     /// The chess clock on the e-board, which the talking clock follows.
     physical_clock: physical_clock::PhysicalClock,
+    /// The game's length when he was last told that he analyses (`by_mail.rs`): said once
+    /// per unsent move, not at every piece he moves. Not journaled.
+    analysis_told: Option<usize>,
 }
 
 /// A request refused for the table's state ("not now"), saying why.
@@ -301,7 +311,16 @@ impl Table {
         for (tag, value) in table.settings.tags.clone() {
             table.commit(now, Record::Tag { tag, value }, &mut step)?;
         }
-        table.announce_begin(&mut step);
+        if table.settings.correspondence.is_some() {
+            // The desk names all his games once at its start (`Desk::greeting`): four tables
+            // each saying "Neue Partie" tell him nothing.
+            step.event(TableEvent::Begin {
+                time_control: table.settings.time_control.to_string(),
+                fen: table.state.game.fen(),
+            });
+        } else {
+            table.announce_begin(&mut step);
+        }
         Ok((table, step))
     }
 
@@ -312,6 +331,7 @@ impl Table {
             announcer: announcer::Announcer::new(&settings),
             keys: key_strip::KeyStrip::default(),
             physical_clock: physical_clock::PhysicalClock::default(),
+            analysis_told: None,
             settings,
         }
     }

@@ -89,6 +89,10 @@ impl Table {
             }
             Command::Resign => self.resign(now, role, out),
             Command::Undo => self.undo(now, role, out),
+            Command::Send => self.send(now, role, out),
+            Command::Message => self.message(role, out),
+            Command::Comment { text } => self.comment(now, text, out),
+            Command::ClaimTime => self.claim_time(now, role, out),
             Command::Adjust { color, delta_ms } => self.adjust(now, *color, *delta_ms, out),
             Command::Penalty { color } => self.penalty(now, *color, out),
             Command::Result { result } => self.declare_result(now, *result, out),
@@ -113,7 +117,7 @@ impl Table {
         }
     }
 
-    fn running(&self) -> Result<(), Refusal> {
+    pub(super) fn running(&self) -> Result<(), Refusal> {
         match self.state.game.outcome() {
             Some(end) => Err(state(format!("the game is over: {end}"))),
             None => Ok(()),
@@ -311,6 +315,10 @@ impl Table {
                 "the game was ended by a declaration; only the arbiter can reopen it",
             ));
         }
+        if role != Role::Arbiter && self.released_move_of_his() {
+            return Err(self.refuse_undo_sent(role, out));
+        }
+        let game = &self.state.game;
         let reopens = game.is_over();
         if reopens && role != Role::Arbiter {
             // Not now rather than not you: the game is over (docs/control-protocol.md).
