@@ -202,11 +202,13 @@ fn start_desk(
         }
         return Ok((hub, simulated));
     }
+    let (mail_tx, mail_rx) = tokio::sync::mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     let desk = crate::app::desk::spawn(
         tasks,
         config,
         desk_tables,
         notices,
+        config.mail.is_some().then_some(mail_tx),
         Arc::clone(wiring.speaker),
         wiring.lang,
         wiring.shutdown,
@@ -220,6 +222,7 @@ fn start_desk(
             mail,
             mail_tables,
             wiring.notices.clone(),
+            mail_rx,
             wiring.shutdown,
         )
         .map_err(anyhow::Error::msg)?;

@@ -50,6 +50,8 @@ pub struct DeskActor {
     pub focus_file: PathBuf,
     /// Keeps each game's count of messages he has not turned to (`<state_dir>/desk-messages`).
     pub messages_file: PathBuf,
+    /// The mail's requests (`mail retry`, `mail resend`), when mail is configured.
+    pub mail: Option<mpsc::Sender<crate::app::mail_desk::MailCommand>>,
 }
 
 impl DeskActor {
@@ -188,6 +190,28 @@ impl DeskActor {
                 self.carry_out(actions).await;
                 Ok(Answer::Games { text })
             }
+            DeskRequest::Mail { request } => self.ask_mail(request).await,
+        }
+    }
+
+    /// Hands a mail request to the mail desk and waits for its answer.
+    async fn ask_mail(&self, request: &crate::table::control::MailRequest) -> Reply {
+        let refused = |why: &str| Err(Refusal::new(ErrorCode::State, why.to_owned()));
+        let Some(mail) = &self.mail else {
+            return refused("no [mail] is configured");
+        };
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let command = crate::app::mail_desk::MailCommand {
+            request: request.clone(),
+            answer,
+        };
+        if mail.send(command).await.is_err() {
+            return refused("the mail has stopped");
+        }
+        match answered.await {
+            Ok(Ok(text)) => Ok(Answer::Mail { text }),
+            Ok(Err(why)) => refused(&why),
+            Err(_) => refused("the mail has stopped"),
         }
     }
 
@@ -264,6 +288,7 @@ pub fn spawn(
     config: &crate::config::Config,
     tables: Vec<DeskTable>,
     notices: mpsc::Receiver<Notice>,
+    mail: Option<mpsc::Sender<crate::app::mail_desk::MailCommand>>,
     speaker: Arc<Speaker>,
     lang: &'static crate::chess::language::Language,
     shutdown: &watch::Receiver<bool>,
@@ -318,6 +343,7 @@ pub fn spawn(
         speaker,
         focus_file: config.state_dir.join("desk-focus"),
         messages_file: config.state_dir.join("desk-messages"),
+        mail,
     };
     let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));

@@ -33,6 +33,8 @@ pub struct MailMessage {
     pub message_id: Option<String>,
     /// The first text part, decoded (an HTML-only message as its text).
     pub body: String,
+    /// A delivery-status notification: what it says of the message that bounced.
+    pub bounce: Option<crate::io::mail_bounce::Bounce>,
 }
 
 /// Why a file in `new/` was not read; it stays there.
@@ -206,5 +208,6 @@ pub fn parse_message(raw: &[u8], name: &str) -> Result<MailMessage, Unreadable> 
         date_unix: message.date().map(|d| d.to_timestamp()),
         message_id: message.message_id().map(str::to_owned),
         body: body.into_owned(),
+        bounce: crate::io::mail_bounce::read_bounce(&message, raw),
     })
 }

@@ -254,6 +254,10 @@ pub enum Answer {
     Games {
         text: String,
     },
+    /// `mail retry`, `mail resend TABLE`: what the mail did.
+    Mail {
+        text: String,
+    },
 }
 
 /// The peg board's holes as its snapshot line (`S…`), for `boards`.

@@ -56,6 +56,9 @@ impl MailDesk {
     }
 
     async fn handle_message(&mut self, m: &MailMessage) {
+        if let Some(bounce) = &m.bounce {
+            return self.bounced(&m.file, bounce);
+        }
         let parsed = match message::parse(&m.subject, &m.body) {
             Ok(p) => p,
             Err(e) => {

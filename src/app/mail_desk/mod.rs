@@ -20,14 +20,18 @@ use crate::control::hub::TableHandle;
 use crate::correspondence::message::GameId;
 use crate::io::mail_out::MailQueue;
 use crate::io::maildir::Maildir;
+use crate::table::control::MailRequest;
 use crate::table::event::TableEvent;
 use crate::table::state::DeskView;
 
+mod delivery;
 mod incoming;
 mod replies;
 
 /// How often the Maildir is read and the games looked at for replies.
 pub const POLL: Duration = Duration::from_secs(1);
+/// Reports of the sender thread waiting for the mail desk.
+const REPORT_BACKLOG: usize = 64;
 /// Messages read from the Maildir at one look.
 const MESSAGES_PER_LOOK: usize = 32;
 
@@ -54,8 +58,21 @@ pub struct MailDesk {
     pub notices: mpsc::Sender<Notice>,
     /// `<state_dir>/mail-sent/`: per table, the last half-move whose reply is queued.
     pub sent_dir: PathBuf,
-    /// The Message-ID of the last message received per table, which the reply answers.
+    /// The Message-ID of the last message received per table, which the reply answers: set
+    /// by the incoming mail, taken into the table's mark (kept across restarts) by the replies.
     pub last_received: Vec<Option<String>>,
+    /// Per table, what its game has mailed (`None` until first read from `sent_dir`).
+    pub marks: Vec<Option<crate::io::mail_out::ReplyMark>>,
+    /// The sender thread's report of each message.
+    pub reports: mpsc::Receiver<crate::io::mail_out::SendReport>,
+    /// Requests for the mail (`mail retry`, `mail resend TABLE`) and where to answer.
+    pub requests: mpsc::Receiver<MailCommand>,
+}
+
+/// A request for the mail, with where its answer goes.
+pub struct MailCommand {
+    pub request: MailRequest,
+    pub answer: tokio::sync::oneshot::Sender<Result<String, String>>,
 }
 
 impl MailDesk {
@@ -65,18 +82,54 @@ impl MailDesk {
         }
         let mut tick = tokio::time::interval(POLL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut told_waiting = false;
         loop {
             tokio::select! {
                 _ = shutdown.changed() => break,
+                Some(report) = self.reports.recv() => {
+                    self.on_report(report);
+                    continue;
+                }
+                Some(command) = self.requests.recv() => {
+                    let answer = self.answer(&command.request);
+                    command.answer.send(answer).ok();
+                    continue;
+                }
                 _ = tick.tick() => {}
             }
             if *shutdown.borrow() {
                 break;
             }
+            let now = crate::io::clock::unix_ms();
             for i in 0..self.tables.len() {
                 self.reply_if_due(i);
+                self.check_unanswered(i, now);
+            }
+            if !told_waiting {
+                // After the marks are read: what the queue holds is named by them.
+                told_waiting = true;
+                self.tell_waiting();
             }
             self.read_mail().await;
+        }
+    }
+
+    /// `mail retry`, `mail resend TABLE`.
+    fn answer(&mut self, request: &MailRequest) -> Result<String, String> {
+        match request {
+            MailRequest::Retry => {
+                let n = self.queue.requeue_parked().map_err(|e| e.to_string())?;
+                self.wake.send(()).ok();
+                Ok(format!("{n} requeued"))
+            }
+            MailRequest::Resend { table } => {
+                let i = self
+                    .tables
+                    .iter()
+                    .position(|t| &*t.handle.name == table.as_str())
+                    .ok_or_else(|| format!("no correspondence table {table:?}"))?;
+                self.resend(i).map(|original| format!("resent {original}"))
+            }
         }
     }
 
@@ -116,6 +169,7 @@ pub fn spawn(
     mail: &crate::config::MailSettings,
     tables: Vec<MailTable>,
     notices: mpsc::Sender<Notice>,
+    requests: mpsc::Receiver<MailCommand>,
     shutdown: &watch::Receiver<bool>,
 ) -> Result<(), MailStartError> {
     let maildir = Maildir::open(&mail.maildir).map_err(|error| MailStartError::Maildir {
@@ -127,6 +181,7 @@ pub fn spawn(
         .destination(state_dir)
         .map_err(MailStartError::Destination)?;
     let (wake, woken) = std::sync::mpsc::channel();
+    let (report, reports) = mpsc::channel(REPORT_BACKLOG);
     {
         let queue = queue.clone();
         std::thread::Builder::new()
@@ -137,11 +192,12 @@ pub fn spawn(
                     &destination,
                     &woken,
                     crate::io::mail_out::RETRY_FIRST,
-                    |sent, failure| match failure {
-                        Some(e) => {
-                            tracing::warn!(sent, error = %e, "mail not sent yet; tried again")
+                    // Waits while the mail desk is behind (it reads every report at once);
+                    // once it has stopped, the report is only logged.
+                    |r| {
+                        if let Err(e) = report.blocking_send(r) {
+                            tracing::info!(report = ?e.0, "mail report after the mail desk stopped");
                         }
-                        None => tracing::info!(sent, "mail sent"),
                     },
                 );
             })
@@ -156,6 +212,9 @@ pub fn spawn(
         notices,
         sent_dir: state_dir.join("mail-sent"),
         last_received: vec![None; n],
+        marks: vec![None; n],
+        reports,
+        requests,
     };
     tasks.spawn(desk.run(shutdown.clone()));
     Ok(())

@@ -209,6 +209,7 @@ impl fmt::Display for AnswerText<'_> {
             Answer::LeaveTaken { leave } => f.write_str(leave),
             Answer::Focused { table } => write!(f, "focus {table}"),
             Answer::Games { text } => write!(f, "games {text}"),
+            Answer::Mail { text } => write!(f, "mail {text}"),
             Answer::View(view) => write!(f, "{}", super::page::view_json(view)),
             Answer::PromotionChosen { piece } => write!(
                 f,

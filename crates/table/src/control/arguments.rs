@@ -6,8 +6,8 @@ use shakmaty::Color;
 
 use super::refusal::{ErrorCode, Refusal};
 use super::request::{
-    ConnectionRequest as C, DeskRequest as D, ExportFormat, GameTag, MAX_TAG_CHARS, Request,
-    Resolve, TableRequest as T,
+    ConnectionRequest as C, DeskRequest as D, ExportFormat, GameTag, MAX_TAG_CHARS, MailRequest,
+    Request, Resolve, TableRequest as T,
 };
 use crate::reconcile::Side;
 use annabella_chess::game::GameResult;
@@ -95,6 +95,19 @@ pub fn focus(a: &Args) -> Parsed {
 
 pub fn games(a: &Args) -> Parsed {
     a.bare(Request::Desk(D::Games))
+}
+
+pub fn mail(a: &Args) -> Parsed {
+    let usage = "mail retry (the replies refused for good, again) or mail resend TABLE";
+    let mut words = a.rest.split_whitespace();
+    let request = match (words.next(), words.next(), words.next()) {
+        (Some("retry"), None, None) => MailRequest::Retry,
+        (Some("resend"), Some(table), None) => MailRequest::Resend {
+            table: table.to_owned(),
+        },
+        _ => return Err(syntax(usage)),
+    };
+    Ok(Request::Desk(D::Mail { request }))
 }
 
 pub fn move_(a: &Args) -> Parsed {
@@ -294,17 +307,37 @@ pub fn resume(a: &Args) -> Parsed {
 }
 
 pub fn new_game(a: &Args) -> Parsed {
-    let mut words = a.rest.splitn(2, char::is_whitespace);
+    let usage = "new-game [game_id ID] [fen FEN]: the standard position or a FEN; a \
+                 correspondence game's new id (letters, digits, '-', '_', '.', '/')";
+    let mut rest = a.rest.trim();
+    let mut game_id = None;
+    if let Some(after) = rest.strip_prefix("game_id") {
+        let after = after.trim_start();
+        let (id, more) = after.split_once(char::is_whitespace).unwrap_or((after, ""));
+        let ok = !id.is_empty()
+            && id.chars().count() <= MAX_GAME_ID_CHARS
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
+        if !ok {
+            return Err(syntax(usage));
+        }
+        game_id = Some(id.to_owned());
+        rest = more.trim();
+    }
+    let mut words = rest.splitn(2, char::is_whitespace);
     match (words.next().filter(|w| !w.is_empty()), words.next()) {
-        (None, _) => Ok(Request::Table(T::NewGame { fen: None })),
+        (None, _) => Ok(Request::Table(T::NewGame { fen: None, game_id })),
         (Some("fen"), Some(fen)) if !fen.trim().is_empty() => Ok(Request::Table(T::NewGame {
             fen: Some(fen.trim().to_owned()),
+            game_id,
         })),
-        _ => Err(syntax(
-            "new-game alone (the standard position) or new-game fen FEN",
-        )),
+        _ => Err(syntax(usage)),
     }
 }
+
+/// The longest game id `new-game game_id` takes (the ICCF's and the BCA's are a dozen).
+const MAX_GAME_ID_CHARS: usize = 40;
 
 pub fn tag(a: &Args) -> Parsed {
     let usage = "tag white|black|event|site|round TEXT, e.g. tag white Anna Müller";

@@ -22,8 +22,8 @@ pub use arguments::promotion_piece;
 pub use permissions::{Role, RoleError, permitted, permitted_to_role};
 pub use refusal::{ErrorCode, Refusal};
 pub use request::{
-    ConnectionRequest, DeskRequest, ExportFormat, GameTag, MAX_TAG_CHARS, Request, Resolve,
-    TableRequest,
+    ConnectionRequest, DeskRequest, ExportFormat, GameTag, MAX_TAG_CHARS, MailRequest, Request,
+    Resolve, TableRequest,
 };
 pub use vocabulary::{
     Access, Answerer, KEYWORDS, Keywords, MAX_LINE_BYTES, REQUESTS, RequestSpec, parse_line,

@@ -84,6 +84,13 @@ static PARSE: RequestSpec = spec("parse", &["parse Sf3"], Anyone, Table, a::pars
 static EXPORT: RequestSpec = spec("export", &["export pgn"], Anyone, Table, a::export);
 static FOCUS: RequestSpec = spec("focus", &["focus bca-7"], Players, Desk, a::focus);
 static GAMES: RequestSpec = spec("games", &["games"], Anyone, Desk, a::games);
+static MAIL: RequestSpec = spec(
+    "mail",
+    &["mail retry", "mail resend bca-7"],
+    Players,
+    Desk,
+    a::mail,
+);
 static LEAVE: RequestSpec = spec(
     "leave",
     &["leave white 2026-12-20 2027-01-05"],
@@ -124,7 +131,11 @@ static PAUSE: RequestSpec = spec("pause", &["pause"], Arbiter, Table, a::pause);
 static RESUME: RequestSpec = spec("resume", &["resume"], Arbiter, Table, a::resume);
 static NEW_GAME: RequestSpec = spec(
     "new-game",
-    &["new-game", "new-game fen 8/8/8/4k3/8/8/8/4K2R w K - 0 1"],
+    &[
+        "new-game",
+        "new-game fen 8/8/8/4k3/8/8/8/4K2R w K - 0 1",
+        "new-game game_id BCA-8",
+    ],
     Arbiter,
     Table,
     a::new_game,
@@ -135,7 +146,7 @@ static HELP: RequestSpec = spec("help", &["help"], Anyone, Connection, a::help);
 static QUIT: RequestSpec = spec("quit", &["quit"], Anyone, Connection, a::quit);
 
 /// Every request, in the order `help` lists them.
-pub static REQUESTS: [&RequestSpec; 35] = [
+pub static REQUESTS: [&RequestSpec; 36] = [
     &AUTH,
     &TABLE,
     &TABLES,
@@ -152,6 +163,7 @@ pub static REQUESTS: [&RequestSpec; 35] = [
     &EXPORT,
     &FOCUS,
     &GAMES,
+    &MAIL,
     &LEAVE,
     &OFFER_DRAW,
     &CLAIM_DRAW,
@@ -243,6 +255,7 @@ impl DeskRequest {
         match self {
             DeskRequest::Focus { .. } => &FOCUS,
             DeskRequest::Games => &GAMES,
+            DeskRequest::Mail { .. } => &MAIL,
         }
     }
 

@@ -4,6 +4,7 @@
 
 use shakmaty::{Board, Color, Position};
 
+use crate::control::GameTag;
 use crate::state::Table;
 use annabella_chess::game::Game;
 use annabella_chess::phrases::color_phrase;
@@ -34,6 +35,10 @@ pub struct DeskView {
     pub released_plies: usize,
     /// A draw offer standing, by this side.
     pub draw_offer: Option<Color>,
+    /// The game's id when `new-game game_id` changed it (`None`: the configured one).
+    pub game_id: Option<String>,
+    /// When the game began (Unix ms): with the id, which game of the table this is.
+    pub began_unix_ms: u64,
 }
 
 impl Table {
@@ -79,6 +84,8 @@ impl Table {
             last_charge: self.state.day_charges.last().copied().flatten(),
             released_plies: plies,
             draw_offer: self.state.draw_offer,
+            game_id: self.state.tags.get(&GameTag::GameId).cloned(),
+            began_unix_ms: self.state.began_at_unix_ms,
         }
     }
 }
