@@ -142,9 +142,21 @@ fn split_body(text: &str) -> &str {
         .unwrap_or("")
 }
 
-/// The first line of the notification's explanation that says something (not a greeting).
+/// The line of the notification's explanation that says why: the first with an SMTP reply
+/// code (`550`), else the first that says it failed (not the greeting).
 fn first_explanation(message: &Message<'_>) -> Option<String> {
     let body = message.body_text(0)?;
+    let code = |w: &str| {
+        let w = w.trim_matches(|c: char| !c.is_ascii_digit());
+        w.len() == 3 && (w.starts_with('5') || w.starts_with('4'))
+    };
+    if let Some(line) = body
+        .lines()
+        .map(str::trim)
+        .find(|l| l.split_whitespace().any(code))
+    {
+        return Some(line.to_owned());
+    }
     body.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
