@@ -247,7 +247,7 @@ pub(super) fn opponent_name(t: &MailTable) -> String {
 /// (from the standard start; a set-up position's numbering is the record's own).
 fn move_number(ply: usize) -> String {
     let n = ply / 2 + 1;
-    if ply % 2 == 0 {
+    if ply.is_multiple_of(2) {
         format!("{n}.")
     } else {
         format!("{n}...")
