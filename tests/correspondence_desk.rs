@@ -50,6 +50,7 @@ fn receive(inbox: &Path, n: u32, game: &str, record: &str, from: &str) {
         used_days: 1,
         total_days: [1, 0],
         text: None,
+        intents: Vec::new(),
     });
     let message = format!(
         "From: {from}\r\nTo: anna@example.org\r\nSubject: {subject}\r\n\

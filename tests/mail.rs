@@ -61,6 +61,7 @@ fn game_message(plies: usize) -> GameMessage {
         used_days: 3,
         total_days: [12, 9],
         text: Some("Grüße aus Köln — à bientôt".into()),
+        intents: Vec::new(),
     }
 }
 

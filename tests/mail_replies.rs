@@ -83,6 +83,7 @@ fn receive(inbox: &Path, n: u32, game: &str, record: &str) {
         used_days: 1,
         total_days: [1, 0],
         text: None,
+        intents: Vec::new(),
     });
     let message = format!(
         "From: Bob Jones <bob@example.org>\r\nTo: anna@example.org\r\nSubject: {subject}\r\n\
@@ -372,6 +373,73 @@ fn after_a_restart_he_hears_what_waits_to_go_out() {
     let _smtp = refusing_smtp_server(port, &outbox);
     transcript_holds(&dir, "Antwort an Bob Jones gesendet", 2);
     assert_eq!(delivered(&outbox, 2).len(), 2);
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn his_draw_offer_and_resignation_are_mailed_once_each() {
+    let dir = scratch_dir("mail-replies-intents");
+    let inbox = maildir(&dir.join("anna"));
+    let outbox = dir.join("opponents");
+    let port = free_port();
+    let _smtp = refusing_smtp_server(port, &outbox);
+    let config = config(&dir, &inbox, port);
+    let mut daemon = start(&dir, &config);
+    let mut bca = watching(&daemon, "assistant", "bca-7");
+    receive(&inbox, 1, "BCA-7", "6263");
+    bca.expect_event("Bob's move", |l| l.starts_with("event move 1 white f2f3"));
+    // His draw offer before his move is mailed at once, with the record as it stands.
+    assert!(bca.ask("offer-draw").starts_with("ok"));
+    let offer = expect_queued(&bca, 1);
+    expect_sent(&bca, &offer);
+    // His move follows; the offer, still standing, is not mailed again.
+    assert!(bca.ask("move 1... 5755").starts_with("ok"));
+    let reply = expect_queued(&bca, 2);
+    assert_ne!(reply, offer);
+    // A restart does not mail the standing offer again; his resignation is mailed once.
+    daemon.terminate();
+    let daemon = start(&dir, &config);
+    let mut bca = watching(&daemon, "assistant", "bca-7");
+    assert!(bca.ask("resign").starts_with("ok"));
+    let resign = expect_queued(&bca, 2);
+    assert!(![&offer, &reply].contains(&&resign));
+    expect_sent(&bca, &resign);
+    // The mark names each intent once.
+    let mark = fs::read_to_string(dir.join("state/mail-sent/bca-7")).unwrap();
+    let intents: Vec<&str> = mark.lines().filter(|l| l.starts_with("intent ")).collect();
+    assert_eq!(intents, ["intent offer.1", "intent resign"], "{mark}");
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_mark_of_the_old_format_is_read_and_nothing_is_mailed_twice() {
+    let dir = scratch_dir("mail-replies-old-mark");
+    let inbox = maildir(&dir.join("anna"));
+    let outbox = dir.join("opponents");
+    let port = free_port();
+    let _smtp = refusing_smtp_server(port, &outbox);
+    let config = config(&dir, &inbox, port);
+    let mut daemon = start(&dir, &config);
+    let mut bca = watching(&daemon, "assistant", "bca-7");
+    receive(&inbox, 1, "BCA-7", "6263");
+    bca.expect_event("Bob's move", |l| l.starts_with("event move 1 white f2f3"));
+    assert!(bca.ask("move 1... 5755").starts_with("ok"));
+    let first = expect_queued(&bca, 2);
+    expect_sent(&bca, &first);
+    daemon.terminate();
+    // The mark as the last version wrote it: the last half-move queued, one number.
+    fs::write(dir.join("state/mail-sent/bca-7"), "2\n").unwrap();
+    let daemon = start(&dir, &config);
+    let mut bca = watching(&daemon, "assistant", "bca-7");
+    receive(&inbox, 2, "BCA-7", "6263 5755 7274");
+    bca.expect_event("Bob's move", |l| l.starts_with("event move 3 white g2g4"));
+    assert!(bca.ask("move 2... 4884").starts_with("ok"));
+    // The next reply queued is the new one, not 1... e5 again.
+    let line = bca.expect_event("the next reply", |l| l.starts_with("event mail queued "));
+    assert!(line.starts_with("event mail queued 4 "), "{line}");
+    let mark = fs::read_to_string(dir.join("state/mail-sent/bca-7")).unwrap();
+    assert!(mark.starts_with("annabella-replies 2\n"), "{mark}");
+    assert!(mark.contains("record 6263 5755 7274 4884"), "{mark}");
     fs::remove_dir_all(&dir).ok();
 }
 

@@ -111,6 +111,7 @@ fuzz_target!(|data: &[u8]| {
         used_days: parsed.used_days.unwrap_or(0),
         total_days: parsed.total_days.unwrap_or([0, 0]),
         text: parsed.text.clone(),
+        intents: Vec::new(),
     };
     let (subject, body) = message::compose(&again);
     let file = mail_file(&subject, &body);

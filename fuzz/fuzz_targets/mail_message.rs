@@ -28,6 +28,7 @@ fuzz_target!(|input: (&str, &str)| {
         used_days: parsed.used_days.unwrap_or(0),
         total_days: parsed.total_days.unwrap_or([0, 0]),
         text: parsed.text.clone(),
+        intents: Vec::new(),
     };
     let (s, b) = message::compose(&again);
     let back = message::parse(&s, &b).expect("a composed message reads back");

@@ -59,6 +59,7 @@ mod tests {
                     used_days: p.used_days.unwrap_or(0),
                     total_days: p.total_days.unwrap_or([0, 0]),
                     text: p.text.clone(),
+                    intents: Vec::new(),
                 };
                 let (s, b) = compose(&m);
                 let back = parse(&s, &b).unwrap();

@@ -229,6 +229,7 @@ impl MailDesk {
             ReplyKind::Resend {
                 original: original.clone(),
             },
+            Vec::new(),
         );
         Ok(original)
     }

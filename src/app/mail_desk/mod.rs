@@ -65,6 +65,9 @@ pub struct MailDesk {
     pub marks: Vec<Option<crate::io::mail_out::ReplyMark>>,
     /// The sender thread's report of each message.
     pub reports: mpsc::Receiver<crate::io::mail_out::SendReport>,
+    /// Per table, the draw offer standing at the last look (to tell his acceptance or his
+    /// decline of the opponent's offer).
+    pub last_offer: Vec<Option<shakmaty::Color>>,
     /// Requests for the mail (`mail retry`, `mail resend TABLE`) and where to answer.
     pub requests: mpsc::Receiver<MailCommand>,
 }
@@ -213,6 +216,7 @@ pub fn spawn(
         sent_dir: state_dir.join("mail-sent"),
         last_received: vec![None; n],
         marks: vec![None; n],
+        last_offer: vec![None; n],
         reports,
         requests,
     };

@@ -15,8 +15,9 @@ use std::time::SystemTime;
 use shakmaty::Color;
 
 use super::{MailDesk, MailTable, publish};
+use crate::chess::game::EndReason;
 use crate::chess::vocabulary::fill;
-use crate::correspondence::message::{self, Date, GameId, GameMessage, IccfMove};
+use crate::correspondence::message::{self, Date, GameId, GameMessage, IccfMove, Intent};
 use crate::io::clock::unix_ms;
 use crate::io::mail_out::{Outgoing, ReplyMark, SentReply, bracketed};
 use crate::table::event::{MailEvent, TableEvent};
@@ -31,6 +32,9 @@ pub(super) enum ReplyKind {
     Correction { withdrawn: String },
     /// The last reply again, for a message not answered (the ICCF's repeat rule).
     Resend { original: String },
+    /// What he said besides a move (a draw offered, accepted or declined, a resignation, a
+    /// claim on time, leave), with the record as it stands.
+    Intents,
 }
 
 impl MailDesk {
@@ -61,7 +65,13 @@ impl MailDesk {
                 .take_while(|(a, b)| a == b)
                 .count();
             let withdrawn = format!("{} {}", move_number(common), mailed[common]);
-            self.queue_reply(i, &view, released, ReplyKind::Correction { withdrawn });
+            self.queue_reply(
+                i,
+                &view,
+                released,
+                ReplyKind::Correction { withdrawn },
+                Vec::new(),
+            );
             return;
         }
         let mover = released.checked_sub(1).and_then(|last| {
@@ -69,13 +79,71 @@ impl MailDesk {
                 .position_before(last)
                 .map(|p| shakmaty::Position::turn(&p))
         });
+        let intents = self.due_intents(i, &view, released);
+        self.last_offer[i] = view.draw_offer;
         if released > mailed.len() && mover == Some(view.peg_side) {
-            self.queue_reply(i, &view, released, ReplyKind::Move);
+            self.queue_reply(i, &view, released, ReplyKind::Move, intents);
+            return;
+        }
+        if !intents.is_empty() {
+            self.queue_reply(i, &view, released, ReplyKind::Intents, intents);
             return;
         }
         if dirty {
             self.save_mark(i);
         }
+    }
+
+    /// His intents not mailed yet, each with the key that marks it mailed: his draw offer
+    /// standing; the game drawn by agreement while the opponent's offer stood (he accepted);
+    /// the opponent's offer gone with the game going on (he declined); his resignation; the
+    /// opponent's time over (his claim); his leave.
+    fn due_intents(&self, i: usize, view: &DeskView, released: usize) -> Vec<(String, Intent)> {
+        let Some(mark) = &self.marks[i] else {
+            return Vec::new();
+        };
+        let me = view.peg_side;
+        let before = self.last_offer[i];
+        let mut due = Vec::new();
+        // One offer stands until the opponent answers: a key of it at this half-move, or at
+        // the one before when that was his own move, is the same offer.
+        let offered_at = |p: usize| mark.intents.contains(&format!("offer.{p}"));
+        let his_move_before = released.checked_sub(1).is_some_and(|last| {
+            view.game
+                .position_before(last)
+                .is_some_and(|p| shakmaty::Position::turn(&p) == me)
+        });
+        let standing = offered_at(released)
+            || (his_move_before && released.checked_sub(1).is_some_and(offered_at));
+        if view.draw_offer == Some(me) && !standing {
+            due.push((format!("offer.{released}"), Intent::OfferDraw));
+        }
+        match view.game.outcome().map(|end| end.reason) {
+            // His own offer accepted by the opponent needs no answer; after a restart (no
+            // offer seen before) his offer is known from the mark.
+            Some(EndReason::Agreement) if before != Some(me) && !standing => {
+                due.push(("accept".to_owned(), Intent::AcceptDraw));
+            }
+            Some(EndReason::Resignation { by }) if by == me => {
+                due.push(("resign".to_owned(), Intent::Resign));
+            }
+            Some(EndReason::Timeout { flagged }) if flagged != me => {
+                due.push(("claim".to_owned(), Intent::ClaimWinOnTime));
+            }
+            None if before == Some(!me) && view.draw_offer.is_none() => {
+                due.push((format!("decline.{released}"), Intent::DeclineDraw));
+            }
+            _ => {}
+        }
+        for leave in view.leaves.iter().filter(|l| l.color == me) {
+            let intent = Intent::Leave {
+                from: leave.from,
+                to: leave.to,
+            };
+            due.push((format!("leave.{}.{}", leave.from, leave.to), intent));
+        }
+        due.retain(|(key, _)| !mark.intents.contains(key));
+        due
     }
 
     /// Makes `marks[i]` the mark of the game the view shows: read from its file the first
@@ -84,20 +152,17 @@ impl MailDesk {
         let t = &self.tables[i];
         let game = game_name(t, view);
         let serial = view.began_unix_ms;
-        if let Some(mark) = &self.marks[i]
-            && mark.game == game
-            && mark.serial == serial
+        if self.marks[i]
+            .as_ref()
+            .is_some_and(|m| same_game(m, &game, serial))
         {
             return false;
         }
         let from_file = self.marks[i].is_none();
-        let read = if from_file {
-            ReplyMark::read(&self.sent_dir.join(t.handle.name.as_ref()))
-        } else {
-            None
-        };
+        // The file too when the game seems another: it is the truth across restarts.
+        let read = ReplyMark::read(&self.sent_dir.join(t.handle.name.as_ref()));
         let mark = match read {
-            Some(Ok(mark)) if mark.game == game && mark.serial == serial => {
+            Some(Ok(mark)) if same_game(&mark, &game, serial) => {
                 self.marks[i] = Some(mark);
                 return false;
             }
@@ -117,7 +182,10 @@ impl MailDesk {
                 if !from_file {
                     tracing::info!(table = %t.handle.name, %game, "a new game: its replies are mailed afresh");
                 }
-                ReplyMark::new(&game, serial)
+                // Not written until something is mailed: a view of a moment must not
+                // overwrite the file's mark.
+                self.marks[i] = Some(ReplyMark::new(&game, serial));
+                return false;
             }
         };
         self.marks[i] = Some(mark);
@@ -135,8 +203,16 @@ impl MailDesk {
         }
     }
 
-    /// Queues a reply carrying the record's first `plies` half-moves and marks it.
-    pub(super) fn queue_reply(&mut self, i: usize, view: &DeskView, plies: usize, kind: ReplyKind) {
+    /// Queues a reply carrying the record's first `plies` half-moves and `intents`, and marks
+    /// it.
+    pub(super) fn queue_reply(
+        &mut self,
+        i: usize,
+        view: &DeskView,
+        plies: usize,
+        kind: ReplyKind,
+        intents: Vec<(String, Intent)>,
+    ) {
         let t = &self.tables[i];
         let Some(mark) = self.marks[i].clone() else {
             return;
@@ -156,6 +232,11 @@ impl MailDesk {
                 )),
                 "desk_correction_queued",
             ),
+            ReplyKind::Intents => (
+                format!(".i{}", mark.intents.len() + 1),
+                None,
+                "desk_reply_queued",
+            ),
             ReplyKind::Resend { original } => (
                 format!(".r{}", mark.resends + 1),
                 Some(format!(
@@ -164,7 +245,8 @@ impl MailDesk {
                 "desk_reply_resent",
             ),
         };
-        let composed = compose_reply(t, view, &mark.game, plies, text);
+        let mut composed = compose_reply(t, view, &mark.game, plies, text);
+        composed.intents = intents.iter().map(|(_, intent)| *intent).collect();
         let (subject, body) = message::compose(&composed);
         let outgoing = Outgoing {
             to: t.opponent_email.clone(),
@@ -193,10 +275,11 @@ impl MailDesk {
             .collect();
         if let Some(mark) = self.marks[i].as_mut() {
             match kind {
-                ReplyKind::Move => {}
+                ReplyKind::Move | ReplyKind::Intents => {}
                 ReplyKind::Correction { .. } => mark.corrections += 1,
                 ReplyKind::Resend { .. } => mark.resends += 1,
             }
+            mark.intents.extend(intents.into_iter().map(|(key, _)| key));
             mark.ply = plies;
             mark.record = record;
             if mark.sent_mut(&message_id).is_none() {
@@ -225,6 +308,17 @@ impl MailDesk {
         );
         self.say(i, text);
     }
+}
+
+/// How far apart the same game's beginning may be seen: a game begun live is stamped when the
+/// table made it, and after a restart with the time its journal wrote the record, a few
+/// milliseconds later. A new game at the table begins after the last one ended, so later by
+/// far more than this (a game over within seconds of its start mailed nothing to confuse).
+const SAME_GAME_SLACK_MS: u64 = 5_000;
+
+/// Whether the mark is of this game (its id, and its beginning within the slack).
+fn same_game(mark: &ReplyMark, game: &str, serial: u64) -> bool {
+    mark.game == game && mark.serial.abs_diff(serial) <= SAME_GAME_SLACK_MS
 }
 
 /// The game's id in its messages: the one `new-game game_id` gave it, else the configured one.
@@ -283,5 +377,6 @@ fn compose_reply(
         used_days: used,
         total_days: total,
         text,
+        intents: Vec::new(),
     }
 }

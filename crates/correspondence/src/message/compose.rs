@@ -3,6 +3,7 @@
 
 use shakmaty::Color;
 
+use super::intent::Intent;
 use super::parts::{
     Date, GameId, IccfMove, MAX_DAYS, MAX_NAME_CHARS, MAX_TEXT_CHARS, numbered, one_line,
 };
@@ -23,8 +24,11 @@ pub struct GameMessage {
     pub used_days: u32,
     /// Days accumulated so far, White's then Black's.
     pub total_days: [u32; 2],
-    /// Anything the player adds (a draw offer, a greeting).
+    /// Anything the player adds (a greeting, a comment).
     pub text: Option<String>,
+    /// What the message says besides its move (a draw offer, a resignation, leave), written in
+    /// the ICCF form and in words.
+    pub intents: Vec<Intent>,
 }
 
 /// `16. 4244` or `16... 4842`.

@@ -45,5 +45,6 @@ pub(super) fn message() -> GameMessage {
         used_days: 3,
         total_days: [12, 9],
         text: Some("I offer a draw? No, not yet.\nBest wishes, Bob".into()),
+        intents: Vec::new(),
     }
 }

@@ -6,9 +6,10 @@ use shakmaty::{Board, Color, Position};
 
 use crate::control::GameTag;
 use crate::state::Table;
+use crate::state::game_state::DayEvent;
 use annabella_chess::game::Game;
 use annabella_chess::phrases::color_phrase;
-use annabella_correspondence::day_clock::MoveCharge;
+use annabella_correspondence::day_clock::{Leave, MoveCharge};
 
 /// A table as the desk sees it after each step (`Table::desk_view`).
 #[derive(Debug, Clone)]
@@ -39,6 +40,8 @@ pub struct DeskView {
     pub game_id: Option<String>,
     /// When the game began (Unix ms): with the id, which game of the table this is.
     pub began_unix_ms: u64,
+    /// The leave entered in this game, both sides' (the replies mail his).
+    pub leaves: Vec<Leave>,
 }
 
 impl Table {
@@ -86,6 +89,15 @@ impl Table {
             draw_offer: self.state.draw_offer,
             game_id: self.state.tags.get(&GameTag::GameId).cloned(),
             began_unix_ms: self.state.began_at_unix_ms,
+            leaves: self
+                .state
+                .day_events
+                .iter()
+                .filter_map(|(_, e)| match e {
+                    DayEvent::Leave(l) => Some(*l),
+                    DayEvent::Penalty(_) => None,
+                })
+                .collect(),
         }
     }
 }
