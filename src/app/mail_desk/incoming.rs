@@ -66,7 +66,10 @@ impl MailDesk {
                 return;
             }
         };
-        let Some(i) = self.tables.iter().position(|t| t.game_id == parsed.game) else {
+        // The game's id as `new-game game_id` may have changed it.
+        let Some(i) = self.tables.iter().position(|t| {
+            super::replies::game_name(t, &t.view.borrow()) == parsed.game.as_str()
+        }) else {
             tracing::warn!(file = %m.file, game = %parsed.game, "a message for a game no table plays; moved to cur/");
             return;
         };

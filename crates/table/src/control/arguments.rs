@@ -308,18 +308,14 @@ pub fn resume(a: &Args) -> Parsed {
 
 pub fn new_game(a: &Args) -> Parsed {
     let usage = "new-game [game_id ID] [fen FEN]: the standard position or a FEN; a \
-                 correspondence game's new id (letters, digits, '-', '_', '.', '/')";
+                 correspondence game's new id (letters, digits, '-', '.', '_', '/', '#')";
     let mut rest = a.rest.trim();
     let mut game_id = None;
     if let Some(after) = rest.strip_prefix("game_id") {
         let after = after.trim_start();
         let (id, more) = after.split_once(char::is_whitespace).unwrap_or((after, ""));
-        let ok = !id.is_empty()
-            && id.chars().count() <= MAX_GAME_ID_CHARS
-            && id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
-        if !ok {
+        // The id as the messages' `Game:` line reads it.
+        if annabella_correspondence::message::GameId::new(id).is_none() {
             return Err(syntax(usage));
         }
         game_id = Some(id.to_owned());
@@ -335,9 +331,6 @@ pub fn new_game(a: &Args) -> Parsed {
         _ => Err(syntax(usage)),
     }
 }
-
-/// The longest game id `new-game game_id` takes (the ICCF's and the BCA's are a dozen).
-const MAX_GAME_ID_CHARS: usize = 40;
 
 pub fn tag(a: &Args) -> Parsed {
     let usage = "tag white|black|event|site|round TEXT, e.g. tag white Anna Müller";

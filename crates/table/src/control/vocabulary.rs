@@ -456,6 +456,47 @@ mod tests {
     }
 
     #[test]
+    fn new_game_takes_a_game_id_and_mail_its_two_requests() {
+        use crate::control::request::{DeskRequest as D, GameTag, MailRequest};
+        check(
+            "new-game game_id BCA-8",
+            table(T::NewGame {
+                fen: None,
+                game_id: Some("BCA-8".into()),
+            }),
+        );
+        check(
+            "new-game game_id ICCF/2#3 fen 8/8/8/4k3/8/8/8/4K2R w K - 0 1",
+            table(T::NewGame {
+                fen: Some("8/8/8/4k3/8/8/8/4K2R w K - 0 1".into()),
+                game_id: Some("ICCF/2#3".into()),
+            }),
+        );
+        check("new-game game_id", Err("error syntax new-game [game_id ID]"));
+        check("new-game game_id -x", Err("error syntax new-game [game_id ID]"));
+        check("new-game chess", Err("error syntax new-game [game_id ID]"));
+        check(
+            "mail retry",
+            Ok(Request::Desk(D::Mail {
+                request: MailRequest::Retry,
+            })),
+        );
+        check(
+            "mail resend bca-7",
+            Ok(Request::Desk(D::Mail {
+                request: MailRequest::Resend {
+                    table: "bca-7".into(),
+                },
+            })),
+        );
+        check("mail resend", Err("error syntax mail retry"));
+        check("mail send", Err("error syntax mail retry"));
+        // The game id is the journal's tag, not one `tag` sets.
+        check("tag game_id BCA-9", Err("error syntax tag white|black"));
+        assert_eq!(GameTag::parse_recorded("game_id"), Some(GameTag::GameId));
+    }
+
+    #[test]
     fn malformed_requests_say_what_is_wrong() {
         check("", Err("error syntax empty line"));
         check("move", Err("error syntax move needs a move"));
