@@ -437,9 +437,81 @@ fn a_mark_of_the_old_format_is_read_and_nothing_is_mailed_twice() {
     // The next reply queued is the new one, not 1... e5 again.
     let line = bca.expect_event("the next reply", |l| l.starts_with("event mail queued "));
     assert!(line.starts_with("event mail queued 4 "), "{line}");
+    let mate = queued_id(&line);
+    expect_sent(&bca, &mate);
+    // `mail resend`: the last reply again with its record, a new Message-ID naming the
+    // original in References.
+    assert_eq!(
+        bca.ask("mail resend bca-7"),
+        format!("ok mail resent {mate}")
+    );
+    let again = expect_queued(&bca, 4);
+    assert_ne!(again, mate);
+    expect_sent(&bca, &again);
+    let mail = delivered_with(&outbox, 3, &again);
+    assert!(mail.contains(&mate), "{mail}");
+    assert!(mail.contains("has not been answered"), "{mail}");
+    assert!(mail.contains("2... 4884"), "{mail}");
+    assert!(
+        bca.ask("mail resend nowhere")
+            .starts_with("error state no correspondence table")
+    );
     let mark = fs::read_to_string(dir.join("state/mail-sent/bca-7")).unwrap();
     assert!(mark.starts_with("annabella-replies 2\n"), "{mark}");
     assert!(mark.contains("record 6263 5755 7274 4884"), "{mark}");
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_mark_reads_back_as_written_bounded_and_tells_a_reply_unanswered_for_14_days() {
+    use annabella::io::mail_out::{ReplyMark, SentReply, bracketed};
+    let dir = scratch_dir("mail-replies-mark");
+    let day = 24 * 3600 * 1000;
+    let mut mark = ReplyMark::new("BCA-7", 1_764_000_000_000);
+    mark.ply = 2;
+    mark.record = vec!["6263".into(), "5755".into()];
+    mark.received = Some(("<BCA-7.1@example.org>".into(), 1_764_000_100_000));
+    for n in 0..60 {
+        mark.thread_add(&format!("t{n}@example.org"));
+    }
+    mark.sent.push(SentReply {
+        message_id: "<annabella.bca-7.2@example.org>".into(),
+        ply: 2,
+        accepted_ms: Some(1_764_000_200_000),
+        requeued: true,
+        overdue_told: false,
+    });
+    mark.intents.push("offer.1".into());
+    mark.write(&dir, "bca-7").unwrap();
+    let back = ReplyMark::read(&dir.join("bca-7")).unwrap().unwrap();
+    assert_eq!(back, mark);
+    // The thread keeps its newest 40, in angle brackets.
+    assert_eq!(back.thread.len(), 40);
+    assert_eq!(back.thread.last().unwrap(), "<t59@example.org>");
+    // The old format: one number.
+    fs::write(dir.join("old"), "7\n").unwrap();
+    assert_eq!(ReplyMark::read(&dir.join("old")), Some(Err(7)));
+    assert_eq!(ReplyMark::read(&dir.join("none")), None);
+    // 14 days after the server accepted it, with no message since: told, with the days.
+    let accepted = 1_764_000_200_000;
+    assert_eq!(mark.unanswered(accepted + 13 * day, 14 * day), None);
+    assert_eq!(
+        mark.unanswered(accepted + 15 * day, 14 * day),
+        Some(("<annabella.bca-7.2@example.org>".to_owned(), 15))
+    );
+    // An answer since, or told already: not again.
+    let mut answered = mark.clone();
+    answered.received = Some(("<BCA-7.2@example.org>".into(), accepted + day));
+    assert_eq!(answered.unanswered(accepted + 15 * day, 14 * day), None);
+    let mut told = mark.clone();
+    told.sent[0].overdue_told = true;
+    assert_eq!(told.unanswered(accepted + 15 * day, 14 * day), None);
+    // Message-IDs get their angle brackets; one that would break a header is refused.
+    assert_eq!(bracketed("a.b@c").as_deref(), Some("<a.b@c>"));
+    assert_eq!(bracketed(" <a.b@c> ").as_deref(), Some("<a.b@c>"));
+    assert_eq!(bracketed("a b@c"), None);
+    assert_eq!(bracketed("<a\r\nBcc: x@y>"), None);
+    assert_eq!(bracketed("<>"), None);
     fs::remove_dir_all(&dir).ok();
 }
 

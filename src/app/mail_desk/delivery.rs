@@ -178,19 +178,13 @@ impl MailDesk {
         let Some(mark) = self.marks[i].as_mut() else {
             return;
         };
-        let answered_at = mark.received.as_ref().map_or(0, |(_, at)| *at);
-        let Some(last) = mark.sent.last_mut() else {
+        let Some((message_id, days)) = mark.unanswered(now_ms, UNANSWERED_MS) else {
             return;
         };
-        let Some(accepted) = last.accepted_ms else {
-            return;
-        };
-        if last.overdue_told || answered_at >= accepted || now_ms < accepted + UNANSWERED_MS {
-            return;
+        if let Some(last) = mark.sent.last_mut() {
+            last.overdue_told = true;
         }
-        last.overdue_told = true;
-        let days = ((now_ms - accepted) / (24 * 3600 * 1000)) as u32;
-        let message_id = last.message_id.clone();
+        let days = u32::try_from(days).unwrap_or(u32::MAX);
         self.save_mark(i);
         publish(
             &self.tables[i].handle.events,

@@ -67,9 +67,11 @@ impl MailDesk {
             }
         };
         // The game's id as `new-game game_id` may have changed it.
-        let Some(i) = self.tables.iter().position(|t| {
-            super::replies::game_name(t, &t.view.borrow()) == parsed.game.as_str()
-        }) else {
+        let Some(i) = self
+            .tables
+            .iter()
+            .position(|t| super::replies::game_name(t, &t.view.borrow()) == parsed.game.as_str())
+        else {
             tracing::warn!(file = %m.file, game = %parsed.game, "a message for a game no table plays; moved to cur/");
             return;
         };

@@ -175,6 +175,22 @@ impl ReplyMark {
         }
     }
 
+    /// His last reply when the server accepted it at least `period_ms` before `now_ms` and no
+    /// message from the opponent came since, and it was not told yet: its Message-ID and the
+    /// whole days since (the ICCF's repeat rule, 14 days).
+    pub fn unanswered(&self, now_ms: u64, period_ms: u64) -> Option<(String, u64)> {
+        let answered_at = self.received.as_ref().map_or(0, |(_, at)| *at);
+        let last = self.sent.last()?;
+        let accepted = last.accepted_ms?;
+        let due = !last.overdue_told
+            && answered_at < accepted
+            && now_ms >= accepted.saturating_add(period_ms);
+        due.then(|| {
+            let days = (now_ms - accepted) / (24 * 3600 * 1000);
+            (last.message_id.clone(), days)
+        })
+    }
+
     /// The reply with this Message-ID.
     pub fn sent_mut(&mut self, message_id: &str) -> Option<&mut SentReply> {
         let id = bracketed(message_id)?;

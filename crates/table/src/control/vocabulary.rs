@@ -472,8 +472,14 @@ mod tests {
                 game_id: Some("ICCF/2#3".into()),
             }),
         );
-        check("new-game game_id", Err("error syntax new-game [game_id ID]"));
-        check("new-game game_id -x", Err("error syntax new-game [game_id ID]"));
+        check(
+            "new-game game_id",
+            Err("error syntax new-game [game_id ID]"),
+        );
+        check(
+            "new-game game_id -x",
+            Err("error syntax new-game [game_id ID]"),
+        );
         check("new-game chess", Err("error syntax new-game [game_id ID]"));
         check(
             "mail retry",
