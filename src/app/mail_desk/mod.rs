@@ -30,6 +30,8 @@ mod replies;
 
 /// How often the Maildir is read and the games looked at for replies.
 pub const POLL: Duration = Duration::from_secs(1);
+/// How long a stopping daemon waits for the sender thread's message in hand.
+const SENDER_FINISH: Duration = Duration::from_secs(10);
 /// Reports of the sender thread waiting for the mail desk.
 const REPORT_BACKLOG: usize = 64;
 /// Messages read from the Maildir at one look.
@@ -55,6 +57,9 @@ pub struct MailDesk {
     pub queue: MailQueue,
     /// Wakes the sender thread when a reply is queued.
     pub wake: std::sync::mpsc::Sender<()>,
+    /// The sender thread, joined at shutdown: a reply the server is accepting is moved to
+    /// `sent/` before the process ends (or it would go again with the same Message-ID).
+    pub sender: Option<std::thread::JoinHandle<()>>,
     pub notices: mpsc::Sender<Notice>,
     /// `<state_dir>/mail-sent/`: per table, the last half-move whose reply is queued.
     pub sent_dir: PathBuf,
@@ -114,6 +119,30 @@ impl MailDesk {
                 self.tell_waiting();
             }
             self.read_mail().await;
+        }
+        self.stop_sender().await;
+    }
+
+    /// Lets the sender thread end its message in hand, for at most [`SENDER_FINISH`], hearing
+    /// its last reports meanwhile.
+    async fn stop_sender(&mut self) {
+        // Its wake channel closed, the thread ends after the pass it is in.
+        self.wake = std::sync::mpsc::channel().0;
+        let Some(sender) = self.sender.take() else {
+            return;
+        };
+        let mut joined = tokio::task::spawn_blocking(move || sender.join());
+        let deadline = tokio::time::sleep(SENDER_FINISH);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                Some(report) = self.reports.recv() => self.on_report(report),
+                _ = &mut joined => return,
+                _ = &mut deadline => {
+                    tracing::warn!("the mail sender did not finish in time; a reply being sent may go again with its Message-ID");
+                    return;
+                }
+            }
         }
     }
 
@@ -185,7 +214,7 @@ pub fn spawn(
         .map_err(MailStartError::Destination)?;
     let (wake, woken) = std::sync::mpsc::channel();
     let (report, reports) = mpsc::channel(REPORT_BACKLOG);
-    {
+    let sender = {
         let queue = queue.clone();
         std::thread::Builder::new()
             .name("mail-sender".to_owned())
@@ -204,14 +233,15 @@ pub fn spawn(
                     },
                 );
             })
-            .map_err(MailStartError::Sender)?;
-    }
+            .map_err(MailStartError::Sender)?
+    };
     let n = tables.len();
     let desk = MailDesk {
         tables,
         maildir: Some(maildir),
         queue,
         wake,
+        sender: Some(sender),
         notices,
         sent_dir: state_dir.join("mail-sent"),
         last_received: vec![None; n],
