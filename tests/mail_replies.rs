@@ -273,6 +273,28 @@ fn replies_follow_corrections_restarts_and_new_games_with_their_thread() {
     assert!(mail.contains("Subject: BCA-8: 1... 5755"), "{mail}");
     assert!(mail.contains("Game: BCA-8"), "{mail}");
     assert!(!mail.contains("References:"), "{mail}");
+
+    // The new id is the journal's: after a restart Bob's message for BCA-8 is read and the
+    // reply answers it under BCA-8.
+    drop(bca);
+    drop(arbiter);
+    let mut daemon = daemon;
+    daemon.terminate();
+    let daemon = start(&dir, &config);
+    let mut bca = watching(&daemon, "assistant", "bca-7");
+    receive(&inbox, 1, "BCA-8", "5254 5755 7163");
+    bca.expect_event("Bob's move in BCA-8", |l| {
+        l.starts_with("event move 3 white g1f3")
+    });
+    assert!(bca.ask("move 2... 2836").starts_with("ok"));
+    let answer = expect_queued(&bca, 4);
+    expect_sent(&bca, &answer);
+    let mail = delivered_with(&outbox, 6, &answer);
+    assert!(mail.contains("Game: BCA-8"), "{mail}");
+    assert!(
+        mail.contains("In-Reply-To: <BCA-8.1@example.org>"),
+        "{mail}"
+    );
     fs::remove_dir_all(&dir).ok();
 }
 
