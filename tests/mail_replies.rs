@@ -353,6 +353,18 @@ fn a_refused_recipient_is_parked_and_told_while_the_other_game_goes_through_and_
     bca.expect_event("the second bounce", |l| {
         l.starts_with(&format!("event mail bounced {to_bob}"))
     });
+    // A bounce that quotes only the subject (qmail's, its Message-ID line lost) is matched by
+    // it: the subject begins with the game's id.
+    let by_subject = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mail/bounces/qmail.eml"),
+    )
+    .unwrap()
+    .replace("Message-ID: {message_id}\n", "")
+    .replace("{subject}", "BCA-7: 1... 5755 (Bob Jones - Anna Schmidt)");
+    deliver_file(&inbox, "1764000250.b4.host", &by_subject);
+    bca.expect_event("the bounce by subject", |l| {
+        l.starts_with(&format!("event mail bounced {to_bob}"))
+    });
     // A bounce naming none of his replies is logged, never said: the next event at the table
     // is his own next reply, not a bounce.
     let other = fs::read_to_string(
