@@ -64,7 +64,8 @@ impl MailDesk {
                 .zip(&mailed)
                 .take_while(|(a, b)| a == b)
                 .count();
-            let withdrawn = format!("{} {}", move_number(common), mailed[common]);
+            let first = mailed.get(common).map_or("", String::as_str);
+            let withdrawn = format!("{} {first}", move_number(common));
             self.queue_reply(
                 i,
                 &view,
@@ -227,7 +228,7 @@ impl MailDesk {
             ReplyKind::Correction { withdrawn } => (
                 format!(".c{}", mark.corrections + 1),
                 Some(format!(
-                    "Correction: my move {withdrawn} was withdrawn by the arbiter. \
+                    "Correction: the move {withdrawn} was withdrawn by the arbiter. \
                      The game stands as recorded here."
                 )),
                 "desk_correction_queued",
@@ -337,8 +338,8 @@ pub(super) fn opponent_name(t: &MailTable) -> String {
     }
 }
 
-/// Half-move `ply`'s number as a record writes it: `12.` for White's, `12...` for Black's
-/// (from the standard start; a set-up position's numbering is the record's own).
+/// Half-move `ply`'s number as the mailed record writes it (`message::compose` numbers from
+/// 1 with White): `12.` for White's, `12...` for Black's.
 fn move_number(ply: usize) -> String {
     let n = ply / 2 + 1;
     if ply.is_multiple_of(2) {
