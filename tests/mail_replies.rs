@@ -446,6 +446,36 @@ fn his_draw_offer_and_resignation_are_mailed_once_each() {
 }
 
 #[test]
+fn accepting_the_opponents_draw_offer_is_mailed() {
+    let dir = scratch_dir("mail-replies-accept");
+    let inbox = maildir(&dir.join("anna"));
+    let outbox = dir.join("opponents");
+    let port = free_port();
+    let _smtp = refusing_smtp_server(port, &outbox);
+    let config = config(&dir, &inbox, port);
+    let daemon = start(&dir, &config);
+    let mut bca = watching(&daemon, "assistant", "bca-7");
+    let mut bob = watching(&daemon, "white", "bca-7");
+    receive(&inbox, 1, "BCA-7", "6263");
+    bca.expect_event("Bob's move", |l| l.starts_with("event move 1 white f2f3"));
+    assert!(bca.ask("move 1... 5755").starts_with("ok"));
+    expect_queued(&bca, 2);
+    receive(&inbox, 2, "BCA-7", "6263 5755 7274");
+    bca.expect_event("Bob's move", |l| l.starts_with("event move 3 white g2g4"));
+    // Bob's offer (as the reading of his mail would make it), then his acceptance.
+    let offered = bob.ask("offer-draw");
+    assert!(offered.starts_with("ok"), "{offered}");
+    let agreed = bca.ask("offer-draw");
+    assert!(agreed.starts_with("ok"), "{agreed}");
+    let accepted = expect_queued(&bca, 3);
+    expect_sent(&bca, &accepted);
+    let mark = fs::read_to_string(dir.join("state/mail-sent/bca-7")).unwrap();
+    let intents: Vec<&str> = mark.lines().filter(|l| l.starts_with("intent ")).collect();
+    assert_eq!(intents, ["intent accept"], "{mark}");
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn a_mark_of_the_old_format_is_read_and_nothing_is_mailed_twice() {
     let dir = scratch_dir("mail-replies-old-mark");
     let inbox = maildir(&dir.join("anna"));
