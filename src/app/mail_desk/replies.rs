@@ -37,6 +37,45 @@ pub(super) enum ReplyKind {
     Intents,
 }
 
+impl ReplyKind {
+    /// The key's suffix, the words the message adds, and the template of what he hears.
+    fn parts(
+        &self,
+        mark: &ReplyMark,
+        intents: &[(String, Intent)],
+    ) -> (String, Option<String>, &'static str) {
+        match self {
+            // After a correction the same half-move may be mailed again, a new reply: the
+            // corrections so far make its key (and Message-ID) new.
+            ReplyKind::Move if mark.corrections > 0 => {
+                (format!(".v{}", mark.corrections), None, "desk_reply_queued")
+            }
+            ReplyKind::Move => (String::new(), None, "desk_reply_queued"),
+            ReplyKind::Correction { withdrawn } => (
+                format!(".c{}", mark.corrections + 1),
+                Some(format!(
+                    "Correction: the move {withdrawn} was withdrawn by the arbiter. \
+                     The game stands as recorded here."
+                )),
+                "desk_correction_queued",
+            ),
+            // Each intent is mailed once: its own key names the message.
+            ReplyKind::Intents => (
+                format!(".i-{}", intents.first().map_or("", |(key, _)| key.as_str())),
+                None,
+                "desk_reply_queued",
+            ),
+            ReplyKind::Resend { original } => (
+                format!(".r{}", mark.resends + 1),
+                Some(format!(
+                    "Repeat of my reply {original}, which has not been answered."
+                )),
+                "desk_reply_resent",
+            ),
+        }
+    }
+}
+
 impl MailDesk {
     /// Queues what is due at table `i`: a new game's fresh mark, a correction, his move.
     pub(super) fn reply_if_due(&mut self, i: usize) {
@@ -218,34 +257,7 @@ impl MailDesk {
         let Some(mark) = self.marks[i].clone() else {
             return;
         };
-        let (suffix, text, event_key) = match &kind {
-            // After a correction the same half-move may be mailed again, a new reply: the
-            // corrections so far make its key (and Message-ID) new.
-            ReplyKind::Move if mark.corrections > 0 => {
-                (format!(".v{}", mark.corrections), None, "desk_reply_queued")
-            }
-            ReplyKind::Move => (String::new(), None, "desk_reply_queued"),
-            ReplyKind::Correction { withdrawn } => (
-                format!(".c{}", mark.corrections + 1),
-                Some(format!(
-                    "Correction: the move {withdrawn} was withdrawn by the arbiter. \
-                     The game stands as recorded here."
-                )),
-                "desk_correction_queued",
-            ),
-            ReplyKind::Intents => (
-                format!(".i{}", mark.intents.len() + 1),
-                None,
-                "desk_reply_queued",
-            ),
-            ReplyKind::Resend { original } => (
-                format!(".r{}", mark.resends + 1),
-                Some(format!(
-                    "Repeat of my reply {original}, which has not been answered."
-                )),
-                "desk_reply_resent",
-            ),
-        };
+        let (suffix, text, event_key) = kind.parts(&mark, &intents);
         let mut composed = compose_reply(t, view, &mark.game, plies, text);
         composed.intents = intents.iter().map(|(_, intent)| *intent).collect();
         let (subject, body) = message::compose(&composed);

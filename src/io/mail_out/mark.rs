@@ -2,7 +2,7 @@
 //! identity (its id and when it began, which changes with every new game at the table), the
 //! record mailed and its length, the Message-IDs of the replies with when each was accepted,
 //! the opponent's last Message-ID, the intents mailed. Written atomically (a crash leaves the
-//! old mark or the new), read bounded; a mark of the old format (one number: the last half-move
+//! old mark or the new), read bounded (256 KiB); a mark of the old format (one number: the last half-move
 //! queued) is read as that many half-moves of the game that is running.
 
 use std::fmt::Write as _;
@@ -10,14 +10,16 @@ use std::path::Path;
 
 use super::{MailError, bracketed, read_bounded, write_atomically};
 
-/// The largest mark file read.
-const MAX_MARK_BYTES: u64 = 64 * 1024;
+/// The largest mark file read: a record of the longest game the 75-move rule allows (under
+/// 12,000 half-moves of five bytes) with the lists' bounds fits.
+const MAX_MARK_BYTES: u64 = 256 * 1024;
 /// Replies remembered per game (the newest; older ones are no longer answered or bounced).
 const MAX_SENT: usize = 40;
 /// Message-IDs of the thread remembered (for `References`).
 const MAX_THREAD: usize = 40;
-/// Intents remembered as mailed.
-const MAX_INTENTS: usize = 40;
+/// Intents remembered as mailed (a game's leave periods are bounded by the day clock's 64 a
+/// side; draw offers by the moves).
+const MAX_INTENTS: usize = 200;
 const HEADER: &str = "annabella-replies 2";
 
 /// One reply mailed.
@@ -162,7 +164,6 @@ impl ReplyMark {
         newest(&mut self.sent, MAX_SENT);
         newest(&mut self.thread, MAX_THREAD);
         newest(&mut self.intents, MAX_INTENTS);
-        self.record.truncate(2_000);
     }
 
     /// Adds a Message-ID to the thread (once).
