@@ -16,7 +16,9 @@ use annabella::chess::notation::{Notation, parse_move};
 use annabella::correspondence::message::{
     self, Date, GameId, GameMessage, IccfMove, Verdict, compose,
 };
-use annabella::io::mail_out::{Destination, MailQueue, Outgoing, Security, SmtpServer, run_sender};
+use annabella::io::mail_out::{
+    Destination, MailQueue, Outgoing, Security, SendReport, SmtpServer, run_sender,
+};
 use annabella::io::maildir::{Maildir, Unreadable};
 use common::WAIT;
 use common::fs::scratch_dir;
@@ -70,6 +72,7 @@ fn outgoing(plies: usize) -> Outgoing {
         subject,
         body,
         in_reply_to: Some("<bob.1@example.org>".into()),
+        references: Vec::new(),
     }
 }
 
@@ -175,8 +178,14 @@ fn a_server_that_is_down_is_retried_until_it_accepts() {
             &to,
             &woken,
             Duration::from_millis(100),
-            |sent, failure| {
-                events.send((sent, failure.map(|e| e.to_string()))).ok();
+            |report| {
+                let heard = match report {
+                    SendReport::Sent { .. } => (1, None),
+                    SendReport::Deferred { error, .. } | SendReport::Parked { error, .. } => {
+                        (0, Some(error.to_string()))
+                    }
+                };
+                events.send(heard).ok();
             },
         );
     });

@@ -77,6 +77,8 @@ pub struct MailMessage {
     pub forged: Option<&'static str>,
     /// The first text part, decoded (an HTML-only message as its text).
     pub body: String,
+    /// A delivery-status notification: what it says of the message that bounced.
+    pub bounce: Option<crate::io::mail_bounce::Bounce>,
 }
 
 /// Why a file in `new/` was not read; it stays there.
@@ -530,6 +532,7 @@ pub fn parse_message(raw: &[u8], name: &str) -> Result<MailMessage, Unreadable> 
         arrived_unix_ms: arrival(&message, None),
         forged: authentication_failure(&message),
         body: body.into_owned(),
+        bounce: crate::io::mail_bounce::read_bounce(&message, raw),
     })
 }
 

@@ -6,8 +6,11 @@
 //! - [`log_throttle`]: each place that logs may write a burst per window; the rest are
 //!   counted, so no flood fills the disk.
 //! - [`link`]: a board behind a serial device or a TCP bridge, with reconnect and backoff.
+//! - [`mail_bounce`]: delivery-status notifications (RFC 3464 and the common non-standard
+//!   bounces) read for the reply they name.
 //! - [`mail_out`]: outgoing correspondence mail — a durable queue, sent exactly once by SMTP or
-//!   written to the outbox folder, retried with backoff.
+//!   written to the outbox folder, retried with backoff per message, a permanent refusal
+//!   parked; and the mark of what each game has mailed.
 //! - [`maildir`]: incoming correspondence mail read from a Maildir, handled messages moved to
 //!   `cur/`.
 //! - [`recording`]: board recordings with their timing (`simulate-board --record`, `replay`).
@@ -25,6 +28,7 @@ pub mod clock;
 pub mod lines;
 pub mod link;
 pub mod log_throttle;
+pub mod mail_bounce;
 pub mod mail_out;
 pub mod maildir;
 pub mod recording;

@@ -322,4 +322,12 @@ pub enum MailEvent {
     Refused { why: String },
     /// The reply to the blind player's move `ply` is queued under `message_id`.
     Queued { ply: usize, message_id: String },
+    /// The SMTP server accepted the reply (or it was written to the outbox).
+    Sent { message_id: String },
+    /// The server refused the reply for good: parked until `mail retry`.
+    Undelivered { message_id: String, why: String },
+    /// A delivery-status notification names the reply: requeued once.
+    Bounced { message_id: String, why: String },
+    /// The reply was accepted `days` ago and the opponent has not answered (ICCF: 14 days).
+    Unanswered { message_id: String, days: usize },
 }

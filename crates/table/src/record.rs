@@ -404,7 +404,8 @@ impl FromStr for Record {
                     .map_err(|_| RecordError::Rebase((*ms).to_owned()))?,
             }),
             ["tag", tag, value @ ..] if !value.is_empty() => Ok(Record::Tag {
-                tag: GameTag::parse(tag).ok_or_else(|| RecordError::Tag((*tag).to_owned()))?,
+                tag: GameTag::parse_recorded(tag)
+                    .ok_or_else(|| RecordError::Tag((*tag).to_owned()))?,
                 // Words are joined by one space, as the tag was written (one line, trimmed).
                 value: value.join(" "),
             }),

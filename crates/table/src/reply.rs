@@ -268,7 +268,8 @@ pub enum Answer {
     Games {
         text: String,
     },
-    /// `mail …`: what the mail desk did or has (a held message accepted, the list held).
+    /// `mail …`: what the mail desk did or has (a held message accepted, the list held,
+    /// replies requeued or resent).
     Mail {
         text: String,
     },

@@ -235,13 +235,22 @@ impl MailDesk {
 
     /// One message: its game, its sender, its record against the game.
     pub(super) async fn handle_message(&mut self, m: &MailMessage) -> Outcome {
+        if let Some(bounce) = &m.bounce {
+            self.bounced(&m.file, bounce);
+            return Outcome::Filed;
+        }
         let trusted = self.intake.accepted.contains(&m.file);
         let parsed = message::parse(&m.subject, &m.body);
         let named = parsed
             .as_ref()
             .ok()
             .and_then(|p| p.game.as_ref())
-            .and_then(|g| self.tables.iter().position(|t| t.game_id == *g));
+            .and_then(|g| {
+                // The game's id as `new-game game_id` may have changed it.
+                self.tables
+                    .iter()
+                    .position(|t| super::replies::game_name(t, &t.view.borrow()) == g.as_str())
+            });
         // A message that names no game of the desk but comes from one game's opponent is that
         // game's (he may write without the game's name).
         let by_sender: Vec<usize> = (0..self.tables.len())

@@ -24,6 +24,7 @@ use crate::table::control::DeskRequest;
 use crate::table::event::TableEvent;
 use crate::table::state::DeskView;
 
+mod delivery;
 mod incoming;
 mod replies;
 mod requests;
@@ -31,6 +32,10 @@ mod tell;
 
 /// How often the Maildir is read and the games looked at for replies.
 pub const POLL: Duration = Duration::from_secs(1);
+/// How long a stopping daemon waits for the sender thread's message in hand.
+const SENDER_FINISH: Duration = Duration::from_secs(10);
+/// Reports of the sender thread waiting for the mail desk.
+const REPORT_BACKLOG: usize = 64;
 /// Messages read from the Maildir at one look, and the time one look may take handling them
 /// (the rest wait for the next look, so replies and requests are never held up for long).
 const MESSAGES_PER_LOOK: usize = 256;
@@ -59,13 +64,24 @@ pub struct MailDesk {
     pub queue: MailQueue,
     /// Wakes the sender thread when a reply is queued.
     pub wake: std::sync::mpsc::Sender<()>,
+    /// The sender thread, joined at shutdown: a reply the server is accepting is moved to
+    /// `sent/` before the process ends (or it would go again with the same Message-ID).
+    pub sender: Option<std::thread::JoinHandle<()>>,
     pub notices: mpsc::Sender<Notice>,
     /// `<state_dir>/mail-sent/`: per table, the last half-move whose reply is queued.
     pub sent_dir: PathBuf,
-    /// The Message-ID of the last message received per table, which the reply answers.
+    /// The Message-ID of the last message received per table, which the reply answers: set
+    /// by the incoming mail, taken into the table's mark (kept across restarts) by the replies.
     pub last_received: Vec<Option<String>>,
     /// What the incoming side remembers between looks.
     pub intake: incoming::Intake,
+    /// Per table, what its game has mailed (`None` until first read from `sent_dir`).
+    pub marks: Vec<Option<crate::io::mail_out::ReplyMark>>,
+    /// The sender thread's report of each message.
+    pub reports: mpsc::Receiver<crate::io::mail_out::SendReport>,
+    /// Per table, the draw offer standing at the last look (to tell his acceptance or his
+    /// decline of the opponent's offer).
+    pub last_offer: Vec<Option<shakmaty::Color>>,
 }
 
 impl MailDesk {
@@ -79,9 +95,14 @@ impl MailDesk {
         }
         let mut tick = tokio::time::interval(POLL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut told_waiting = false;
         loop {
             tokio::select! {
                 _ = shutdown.changed() => break,
+                Some(report) = self.reports.recv() => {
+                    self.on_report(report);
+                    continue;
+                }
                 Some(request) = requests.recv() => {
                     let reply = self.answer(&request.command);
                     request.reply.send(reply).ok();
@@ -92,10 +113,41 @@ impl MailDesk {
             if *shutdown.borrow() {
                 break;
             }
+            let now = crate::io::clock::unix_ms();
             for i in 0..self.tables.len() {
                 self.reply_if_due(i);
+                self.check_unanswered(i, now);
+            }
+            if !told_waiting {
+                // After the marks are read: what the queue holds is named by them.
+                told_waiting = true;
+                self.tell_waiting();
             }
             self.read_mail().await;
+        }
+        self.stop_sender().await;
+    }
+
+    /// Lets the sender thread end its message in hand, for at most [`SENDER_FINISH`], hearing
+    /// its last reports meanwhile.
+    async fn stop_sender(&mut self) {
+        // Its wake channel closed, the thread ends after the pass it is in.
+        self.wake = std::sync::mpsc::channel().0;
+        let Some(sender) = self.sender.take() else {
+            return;
+        };
+        let mut joined = tokio::task::spawn_blocking(move || sender.join());
+        let deadline = tokio::time::sleep(SENDER_FINISH);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                Some(report) = self.reports.recv() => self.on_report(report),
+                _ = &mut joined => return,
+                _ = &mut deadline => {
+                    tracing::warn!("the mail sender did not finish in time; a reply being sent may go again with its Message-ID");
+                    return;
+                }
+            }
         }
     }
 
@@ -146,7 +198,8 @@ pub fn spawn(
         .destination(state_dir)
         .map_err(MailStartError::Destination)?;
     let (wake, woken) = std::sync::mpsc::channel();
-    {
+    let (report, reports) = mpsc::channel(REPORT_BACKLOG);
+    let sender = {
         let queue = queue.clone();
         std::thread::Builder::new()
             .name("mail-sender".to_owned())
@@ -156,26 +209,31 @@ pub fn spawn(
                     &destination,
                     &woken,
                     crate::io::mail_out::RETRY_FIRST,
-                    |sent, failure| match failure {
-                        Some(e) => {
-                            tracing::warn!(sent, error = %e, "mail not sent yet; tried again")
+                    // Waits while the mail desk is behind (it reads every report at once);
+                    // once it has stopped, the report is only logged.
+                    |r| {
+                        if let Err(e) = report.blocking_send(r) {
+                            tracing::info!(report = ?e.0, "mail report after the mail desk stopped");
                         }
-                        None => tracing::info!(sent, "mail sent"),
                     },
                 );
             })
-            .map_err(MailStartError::Sender)?;
-    }
+            .map_err(MailStartError::Sender)?
+    };
     let n = tables.len();
     let desk = MailDesk {
         tables,
         maildir: Some(maildir),
         queue,
         wake,
+        sender: Some(sender),
         notices,
         sent_dir: state_dir.join("mail-sent"),
         last_received: vec![None; n],
         intake: incoming::Intake::new(state_dir),
+        marks: vec![None; n],
+        last_offer: vec![None; n],
+        reports,
     };
     let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     tasks.spawn(desk.run(requests, shutdown.clone()));

@@ -1,6 +1,7 @@
 //! The `mail …` requests, answered by the mail desk: the messages held for their sender listed
 //! (`mail held`), and one accepted (`mail accept 3`): put back in `new/` and read at the next
-//! look as the game's opponent's.
+//! look as the game's opponent's; the replies refused for good queued again (`mail retry`);
+//! a table's last reply sent again with its record (`mail resend TABLE`).
 
 use crate::table::control::{DeskRequest, ErrorCode, MailRequest, Refusal};
 use crate::table::reply::{Answer, Reply};
@@ -31,6 +32,34 @@ impl MailDesk {
             )
         };
         match request {
+            MailRequest::Retry => {
+                let n = self
+                    .queue
+                    .requeue_parked()
+                    .map_err(|e| Refusal::new(ErrorCode::State, e.to_string()))?;
+                self.wake.send(()).ok();
+                Ok(Answer::Mail {
+                    text: format!("{n} requeued"),
+                })
+            }
+            MailRequest::Resend { table } => {
+                let i = self
+                    .tables
+                    .iter()
+                    .position(|t| &*t.handle.name == table.as_str())
+                    .ok_or_else(|| {
+                        Refusal::new(
+                            ErrorCode::Syntax,
+                            format!("no correspondence table {table:?}"),
+                        )
+                    })?;
+                let original = self
+                    .resend(i)
+                    .map_err(|why| Refusal::new(ErrorCode::State, why))?;
+                Ok(Answer::Mail {
+                    text: format!("resent {original}"),
+                })
+            }
             MailRequest::Held => {
                 let held = maildir.held().map_err(io)?;
                 let listed: Vec<String> = held

@@ -366,6 +366,21 @@ fn mail_fields(f: Fields, mail: &MailEvent) -> Fields {
             .text("what", "queued")
             .int("ply", *ply)
             .text("message_id", message_id.as_str()),
+        MailEvent::Sent { message_id } => f
+            .text("what", "sent")
+            .text("message_id", message_id.as_str()),
+        MailEvent::Undelivered { message_id, why } => f
+            .text("what", "undelivered")
+            .text("message_id", message_id.as_str())
+            .text("why", why.as_str()),
+        MailEvent::Bounced { message_id, why } => f
+            .text("what", "bounced")
+            .text("message_id", message_id.as_str())
+            .text("why", why.as_str()),
+        MailEvent::Unanswered { message_id, days } => f
+            .text("what", "unanswered")
+            .text("message_id", message_id.as_str())
+            .int("days", *days),
     }
 }
 

@@ -99,22 +99,23 @@ pub fn games(a: &Args) -> Parsed {
 
 pub fn mail(a: &Args) -> Parsed {
     use super::request::MailRequest as M;
+    let usage = "mail takes 'held', 'accept NUMBER', 'retry' or 'resend TABLE'";
     let mut words = a.rest.split_whitespace();
-    let request = match (words.next(), words.next(), words.next()) {
-        (Some(w), None, None) if w.eq_ignore_ascii_case("held") => M::Held,
-        (Some(w), Some(id), None) if w.eq_ignore_ascii_case("accept") => M::Accept {
+    let first = words.next().map(str::to_ascii_lowercase);
+    let request = match (first.as_deref(), words.next(), words.next()) {
+        (Some("held"), None, None) => M::Held,
+        (Some("retry"), None, None) => M::Retry,
+        (Some("resend"), Some(table), None) => M::Resend {
+            table: table.to_owned(),
+        },
+        (Some("accept"), Some(id), None) => M::Accept {
             id: id.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
                 syntax(format!(
                     "mail accept takes a held message's number, not {id:?}"
                 ))
             })?,
         },
-        _ => {
-            return Err(syntax(format!(
-                "mail takes 'held' or 'accept NUMBER', not {:?}",
-                a.rest
-            )));
-        }
+        _ => return Err(syntax(format!("{usage}, not {:?}", a.rest))),
     };
     Ok(Request::Desk(D::Mail(request)))
 }
@@ -334,15 +335,28 @@ pub fn resume(a: &Args) -> Parsed {
 }
 
 pub fn new_game(a: &Args) -> Parsed {
-    let mut words = a.rest.splitn(2, char::is_whitespace);
+    let usage = "new-game [game_id ID] [fen FEN]: the standard position or a FEN; a \
+                 correspondence game's new id (letters, digits, '-', '.', '_', '/', '#')";
+    let mut rest = a.rest.trim();
+    let mut game_id = None;
+    if let Some(after) = rest.strip_prefix("game_id") {
+        let after = after.trim_start();
+        let (id, more) = after.split_once(char::is_whitespace).unwrap_or((after, ""));
+        // The id as the messages' `Game:` line reads it.
+        if annabella_correspondence::message::GameId::new(id).is_none() {
+            return Err(syntax(usage));
+        }
+        game_id = Some(id.to_owned());
+        rest = more.trim();
+    }
+    let mut words = rest.splitn(2, char::is_whitespace);
     match (words.next().filter(|w| !w.is_empty()), words.next()) {
-        (None, _) => Ok(Request::Table(T::NewGame { fen: None })),
+        (None, _) => Ok(Request::Table(T::NewGame { fen: None, game_id })),
         (Some("fen"), Some(fen)) if !fen.trim().is_empty() => Ok(Request::Table(T::NewGame {
             fen: Some(fen.trim().to_owned()),
+            game_id,
         })),
-        _ => Err(syntax(
-            "new-game alone (the standard position) or new-game fen FEN",
-        )),
+        _ => Err(syntax(usage)),
     }
 }
 

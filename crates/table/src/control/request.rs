@@ -50,18 +50,23 @@ pub enum DeskRequest {
     Focus { table: String },
     /// The correspondence games in words: whose move in each, the messages waiting.
     Games,
-    /// About the correspondence mail (`mail accept 3`, `mail held`): answered by the mail
-    /// desk, through the desk's channel.
+    /// About the correspondence mail (`mail held`, `mail accept 3`, `mail retry`,
+    /// `mail resend TABLE`): answered by the mail desk, which the hub hands it to.
     Mail(MailRequest),
 }
 
-/// A request about the correspondence mail.
+/// What the player, his assistant or the arbiter asks of the correspondence mail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MailRequest {
     /// Play held message number `id` as if its sender were the game's opponent.
     Accept { id: u32 },
     /// The messages held, with their numbers and senders.
     Held,
+    /// Puts the replies the SMTP server refused for good back in the queue (once the address
+    /// or the server is fixed).
+    Retry,
+    /// Sends the table's last reply again with its record (no answer for 14 days).
+    Resend { table: String },
 }
 
 /// A request for a table.
@@ -171,9 +176,11 @@ pub enum TableRequest {
         choice: Resolve,
     },
     /// The arbiter begins the next game at the table once the last one is over: from the
-    /// standard position, or from a FEN.
+    /// standard position, or from a FEN; a correspondence game may take a new game id (its
+    /// messages' `Game:`), kept in the journal as the game's `game_id` tag.
     NewGame {
         fen: Option<String>,
+        game_id: Option<String>,
     },
     /// A PGN tag of the current game (`white`, `black`, `event`, `site`, `round`): the players'
     /// names and the event, for the scoresheet.
@@ -242,6 +249,9 @@ pub enum GameTag {
     Event,
     Site,
     Round,
+    /// A correspondence game's id in its messages, when `new-game game_id ID` changed it from
+    /// the configured one. Not settable by `tag`: it names the game the mail follows.
+    GameId,
 }
 
 impl GameTag {
@@ -253,10 +263,16 @@ impl GameTag {
         GameTag::Round,
     ];
 
+    /// A tag the `tag` request sets (not `game_id`: `new-game game_id ID` sets that).
     pub fn parse(word: &str) -> Option<GameTag> {
         GameTag::ALL
             .into_iter()
             .find(|t| t.keyword().eq_ignore_ascii_case(word))
+    }
+
+    /// A tag as the journal writes it: any of [`GameTag::parse`]'s and `game_id`.
+    pub fn parse_recorded(word: &str) -> Option<GameTag> {
+        GameTag::parse(word).or_else(|| (word == "game_id").then_some(GameTag::GameId))
     }
 
     /// As the request and the journal write it (`white`).
@@ -267,6 +283,7 @@ impl GameTag {
             GameTag::Event => "event",
             GameTag::Site => "site",
             GameTag::Round => "round",
+            GameTag::GameId => "game_id",
         }
     }
 }

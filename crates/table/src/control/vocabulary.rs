@@ -86,7 +86,12 @@ static FOCUS: RequestSpec = spec("focus", &["focus bca-7"], Players, Desk, a::fo
 static GAMES: RequestSpec = spec("games", &["games"], Anyone, Desk, a::games);
 static MAIL: RequestSpec = spec(
     "mail",
-    &["mail held", "mail accept 3"],
+    &[
+        "mail held",
+        "mail accept 3",
+        "mail retry",
+        "mail resend bca-7",
+    ],
     Players,
     Desk,
     a::mail,
@@ -141,7 +146,11 @@ static PAUSE: RequestSpec = spec("pause", &["pause"], Arbiter, Table, a::pause);
 static RESUME: RequestSpec = spec("resume", &["resume"], Arbiter, Table, a::resume);
 static NEW_GAME: RequestSpec = spec(
     "new-game",
-    &["new-game", "new-game fen 8/8/8/4k3/8/8/8/4K2R w K - 0 1"],
+    &[
+        "new-game",
+        "new-game fen 8/8/8/4k3/8/8/8/4K2R w K - 0 1",
+        "new-game game_id BCA-8",
+    ],
     Arbiter,
     Table,
     a::new_game,
@@ -467,6 +476,52 @@ mod tests {
             "export docx",
             Err("error syntax no export format \"docx\"; pgn, iccf, braille or brf"),
         );
+    }
+
+    #[test]
+    fn new_game_takes_a_game_id_and_mail_its_two_requests() {
+        use crate::control::request::{DeskRequest as D, GameTag, MailRequest};
+        check(
+            "new-game game_id BCA-8",
+            table(T::NewGame {
+                fen: None,
+                game_id: Some("BCA-8".into()),
+            }),
+        );
+        check(
+            "new-game game_id ICCF/2#3 fen 8/8/8/4k3/8/8/8/4K2R w K - 0 1",
+            table(T::NewGame {
+                fen: Some("8/8/8/4k3/8/8/8/4K2R w K - 0 1".into()),
+                game_id: Some("ICCF/2#3".into()),
+            }),
+        );
+        check(
+            "new-game game_id",
+            Err("error syntax new-game [game_id ID]"),
+        );
+        check(
+            "new-game game_id -x",
+            Err("error syntax new-game [game_id ID]"),
+        );
+        check("new-game chess", Err("error syntax new-game [game_id ID]"));
+        check("mail retry", Ok(Request::Desk(D::Mail(MailRequest::Retry))));
+        check(
+            "mail resend bca-7",
+            Ok(Request::Desk(D::Mail(MailRequest::Resend {
+                table: "bca-7".into(),
+            }))),
+        );
+        check("mail held", Ok(Request::Desk(D::Mail(MailRequest::Held))));
+        check(
+            "MAIL accept 3",
+            Ok(Request::Desk(D::Mail(MailRequest::Accept { id: 3 }))),
+        );
+        check("mail accept 0", Err("error syntax mail accept takes"));
+        check("mail resend", Err("error syntax mail takes"));
+        check("mail send", Err("error syntax mail takes"));
+        // The game id is the journal's tag, not one `tag` sets.
+        check("tag game_id BCA-9", Err("error syntax tag white|black"));
+        assert_eq!(GameTag::parse_recorded("game_id"), Some(GameTag::GameId));
     }
 
     #[test]

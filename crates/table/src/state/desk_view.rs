@@ -4,13 +4,15 @@
 
 use shakmaty::{Board, Color, Position};
 
+use crate::control::GameTag;
 use crate::state::Table;
+use crate::state::game_state::DayEvent;
 use annabella_chess::game::Game;
 use annabella_chess::language::Language;
 use annabella_chess::phrases::color_phrase;
 use annabella_chess::vocabulary::{Vocabulary, fill};
 use annabella_correspondence::day_clock::{
-    DayClock, MoveCharge, both_sides_phrase, days_left_phrase,
+    DayClock, Leave, MoveCharge, both_sides_phrase, days_left_phrase,
 };
 
 /// A table as the desk sees it after each step (`Table::desk_view`).
@@ -49,6 +51,12 @@ pub struct DeskView {
     pub head_words: Vec<String>,
     /// The table's language.
     pub lang: &'static Language,
+    /// The game's id when `new-game game_id` changed it (`None`: the configured one).
+    pub game_id: Option<String>,
+    /// When the game began (Unix ms): with the id, which game of the table this is.
+    pub began_unix_ms: u64,
+    /// The leave entered in this game, both sides' (the replies mail his).
+    pub leaves: Vec<Leave>,
 }
 
 impl DeskView {
@@ -172,6 +180,17 @@ impl Table {
             days: self.state.days.clone(),
             head_words,
             lang: self.settings.lang,
+            game_id: self.state.tags.get(&GameTag::GameId).cloned(),
+            began_unix_ms: self.state.began_at_unix_ms,
+            leaves: self
+                .state
+                .day_events
+                .iter()
+                .filter_map(|(_, e)| match e {
+                    DayEvent::Leave(l) => Some(*l),
+                    DayEvent::Penalty(_) => None,
+                })
+                .collect(),
         }
     }
 }

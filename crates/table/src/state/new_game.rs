@@ -12,8 +12,15 @@ impl Table {
     /// `new-game [fen FEN]`: begins the next game once the last one is over. Its records go to
     /// a new game of the table's journal ([`Step::begins_game`]); the finished game was archived
     /// when it ended. The configured tags (players, event) are written again; the arbiter sets
-    /// others with `tag`.
-    pub(super) fn new_game(&mut self, now: Now, fen: Option<&str>, out: &mut Step) -> Reply {
+    /// others with `tag`. A new `game_id` (a correspondence game's) is the tag `game_id`, kept
+    /// in the journal so that a restart mails and reads under it.
+    pub(super) fn new_game(
+        &mut self,
+        now: Now,
+        fen: Option<&str>,
+        game_id: Option<&str>,
+        out: &mut Step,
+    ) -> Reply {
         if let Some(running) = self.running_game() {
             return Err(Refusal::new(
                 ErrorCode::State,
@@ -34,7 +41,8 @@ impl Table {
         self.commit(now, begin, out)
             .map_err(|e| Refusal::new(ErrorCode::State, e.to_string()))?;
         out.begins_game = true;
-        for (tag, value) in self.settings.tags.clone() {
+        let new_id = game_id.map(|id| (GameTag::GameId, id.to_owned()));
+        for (tag, value) in self.settings.tags.clone().into_iter().chain(new_id) {
             self.commit(now, Record::Tag { tag, value }, out)
                 .map_err(|e| Refusal::new(ErrorCode::State, e.to_string()))?;
         }

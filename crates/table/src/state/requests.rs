@@ -111,7 +111,9 @@ impl Table {
                 text: self.export(*format, lang),
             }),
             Command::Promote { piece } => Ok(self.promote(now, *piece, out)),
-            Command::NewGame { fen } => self.new_game(now, fen.as_deref(), out),
+            Command::NewGame { fen, game_id } => {
+                self.new_game(now, fen.as_deref(), game_id.as_deref(), out)
+            }
             Command::Tag { tag, value } => self.set_tag(now, *tag, value, out),
             Command::Leave { color, from, to } => self.leave(now, role, *color, from, to, out),
         }
