@@ -127,6 +127,11 @@ fn config(dir: &Path, inbox: &Path, smtp_port: u16) -> PathBuf {
 backends = "transcript:{transcript}"
 lang = "de"
 
+[desk]
+peg = "none"
+# Every move mailed once played: the confirm step has its own tests (`desk_confirm.rs`).
+confirm = false
+
 [mail]
 maildir = "{inbox}"
 smtp = "127.0.0.1:{smtp_port}"
@@ -518,7 +523,7 @@ fn a_mark_of_the_old_format_is_read_and_nothing_is_mailed_twice() {
     assert!(mail.contains("2... 4884"), "{mail}");
     assert!(
         bca.ask("mail resend nowhere")
-            .starts_with("error state no correspondence table")
+            .starts_with("error syntax no correspondence table")
     );
     let mark = fs::read_to_string(dir.join("state/mail-sent/bca-7")).unwrap();
     assert!(mark.starts_with("annabella-replies 2\n"), "{mark}");

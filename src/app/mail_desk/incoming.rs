@@ -439,8 +439,18 @@ impl MailDesk {
         mv: shakmaty::Move,
         view: &DeskView,
     ) {
+        // What the move cost as the game's rules count it from the message's arrival, never
+        // the time the message claims (its "Time used").
+        let charged = {
+            let after = self.tables[i].view.borrow();
+            (after.game.ply_count() == ply + 1)
+                .then_some(after.last_charge)
+                .flatten()
+        };
+        let mut as_charged = parsed.clone();
+        as_charged.used_days = charged.map(|c| c.used_days);
         let t = &self.tables[i];
-        let summary = message::summary_for_ear(parsed, &t.game_id, &view.game, mv, t.lang);
+        let summary = message::summary_for_ear(&as_charged, &t.game_id, &view.game, mv, t.lang);
         tracing::info!(table = %t.handle.name, file = %m.file, ply = ply + 1, "the opponent's move by mail was played");
         publish(
             &t.handle.events,
@@ -452,20 +462,9 @@ impl MailDesk {
         self.notices.try_send(Notice::MessageReceived(t.index)).ok();
         self.last_received[i] = m.message_id.clone();
         // The table has announced the move with the game's name and number; what the desk
-        // adds is the time his move cost him as the game's rules count it from the message's
-        // arrival (never the time his message claims).
-        let charged = {
-            let after = self.tables[i].view.borrow();
-            (after.game.ply_count() == ply + 1)
-                .then_some(after.last_charge)
-                .flatten()
-        };
-        if let Some(charge) = charged {
-            let mut as_charged = parsed.clone();
-            as_charged.used_days = Some(charge.used_days);
-            if let Some(words) = message::time_used_for_ear(&as_charged, self.tables[i].lang) {
-                self.say(i, words);
-            }
+        // adds is the days it cost him.
+        if let Some(words) = message::time_used_for_ear(&as_charged, self.tables[i].lang) {
+            self.say(i, words);
         }
     }
 
