@@ -253,7 +253,7 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     // An illegal move (g2-g5) costs its sender a day under the BCA's rules.
     receive(&inbox, 4, "BCA-7", "6263 5755 7275", "bob@example.org");
     bca.heard(
-        "Nachricht zu Partie BCA-7 nicht übernommen: Zug zwei, Weiß ist nicht zulässig oder nicht eindeutig",
+        "gegen Bob Jones, Sie haben Schwarz: Nachricht nicht übernommen: Zug zwei, Weiß ist nicht zulässig oder nicht eindeutig",
     );
     // Leave: the BCA's email rules grant none; the ICCF's do.
     assert!(

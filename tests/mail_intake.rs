@@ -170,8 +170,8 @@ fn a_strangers_message_is_held_and_played_only_when_accepted() {
     });
     assert!(held.contains("mallory@evil.example"), "{held}");
     bca.heard(
-        "Nachricht von mallory@evil.example zu Partie BCA-7 zurückgehalten: der Absender ist \
-         nicht Ihr Gegner. Nummer 1",
+        "gegen Bob Jones, Sie haben Schwarz: Nachricht von mallory@evil.example zurückgehalten, der \
+         Absender ist nicht Ihr Gegner. Nummer 1",
     );
     // Twelve forged messages with an illegal move: held, and nobody is charged a day.
     for n in 2..=13 {
@@ -184,7 +184,9 @@ fn a_strangers_message_is_held_and_played_only_when_accepted() {
         );
     }
     let said = bca.expect_event("the holds said once", |l| {
-        l.starts_with("event say blind zwölf Nachrichten zu Partie BCA-7 von fremden Absendern")
+        l.starts_with(
+            "event say blind gegen Bob Jones, Sie haben Schwarz: zwölf Nachrichten von fremden Absendern",
+        )
     });
     assert!(said.contains("zuletzt Nummer 13"), "{said}");
     assert_eq!(bca.ask("sheet"), "ok", "nothing was played");
@@ -386,7 +388,9 @@ fn a_message_for_a_paused_table_waits_for_the_clocks() {
         "BCA-7: 1. 6263",
         "Game: BCA-7\nMoves:\n1. 6263\n",
     );
-    bca.heard("Nachricht zu Partie BCA-7 wartet, bis die Uhren wieder laufen");
+    bca.heard(
+        "gegen Bob Jones, Sie haben Schwarz: eine Nachricht wartet, bis die Uhren wieder laufen",
+    );
     assert_eq!(files(&inbox.join("new")), ["1795500000.1.host"]);
     assert!(arbiter.ask("resume").starts_with("ok"), "resumed");
     bca.expect_event("Bob's move", |l| l.starts_with("event move 1 white f2f3"));

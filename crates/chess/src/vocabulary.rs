@@ -220,6 +220,8 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("desk_mail_why_not_now", &[]),
     ("desk_mail_why_refused", &[]),
     ("desk_mail_why_own_side", &[]),
+    ("desk_mail_why_no_offer", &[]),
+    ("desk_mail_draw_declined", &["game"]),
     // The desk at his own board (`crates/table/src/state/by_mail.rs`, `desk.rs`).
     ("desk_against", &["opponent", "color"]),
     ("desk_sent", &["move"]),

@@ -18,7 +18,7 @@ use crate::app::desk_link::Notice;
 use crate::chess::language::Language;
 use crate::chess::notation::{Notation, Style, format_move};
 use crate::chess::vocabulary::fill;
-use crate::correspondence::message::{self, ParsedMessage, Verdict};
+use crate::correspondence::message::{self, Intent, ParsedMessage, Verdict};
 use crate::io::maildir::MailMessage;
 use crate::table::control::{ErrorCode, Role, TableRequest};
 use crate::table::event::{MailEvent, TableEvent};
@@ -164,12 +164,10 @@ impl MailDesk {
         self.maildir = Some(maildir);
         let nothing_waiting = left == 0 || left <= self.intake.later.len();
         if self.intake.tell.due(nothing_waiting, Instant::now()) {
-            let said = self.intake.tell.take(0, |i| {
-                (
-                    self.tables[i].game_id.as_str().to_owned(),
-                    self.tables[i].lang,
-                )
-            });
+            let names: Vec<(String, &'static Language)> = (0..self.tables.len())
+                .map(|i| (self.spoken(i), self.tables[i].lang))
+                .collect();
+            let said = self.intake.tell.take(0, |i| names[i].clone());
             for (i, text) in said {
                 self.say(i, text);
             }
@@ -291,9 +289,20 @@ impl MailDesk {
         };
         let view = Arc::clone(&self.tables[i].view.borrow());
         match message::check_against(&parsed, &view.game, self.tables[i].lang) {
-            Verdict::NewMove { ply, mv } => self.apply(i, m, &parsed, ply, mv, &view).await,
+            Verdict::NewMove { ply, mv } => {
+                let outcome = self.apply(i, m, &parsed, ply, mv, &view).await;
+                if outcome == Outcome::Filed && self.tables[i].view.borrow().game.ply_count() > ply
+                {
+                    self.said_besides(i, &parsed).await;
+                }
+                outcome
+            }
             Verdict::NothingNew { behind } => {
-                tracing::info!(file = %m.file, game = ?parsed.game, behind, "a message with no new move (a repeat); filed in cur/");
+                tracing::info!(file = %m.file, game = ?parsed.game, behind, "a message with no new move (a repeat)");
+                // A resent message is filed without a word; what it says besides is still his.
+                if behind == 0 {
+                    self.said_besides(i, &parsed).await;
+                }
                 Outcome::Filed
             }
             Verdict::NoMove => {
@@ -301,6 +310,8 @@ impl MailDesk {
                 if parsed.intents.is_empty() && parsed.text.is_none() {
                     let why = self.word(i, "desk_mail_why_no_move");
                     self.refuse(i, &format!("{}: the message names no move", m.file), &why);
+                } else {
+                    self.said_besides(i, &parsed).await;
                 }
                 Outcome::Filed
             }
@@ -412,7 +423,7 @@ impl MailDesk {
                 {
                     let text = fill(
                         &self.word(i, "desk_mail_waiting"),
-                        &[("game", self.tables[i].game_id.as_str())],
+                        &[("game", &self.spoken(i))],
                     );
                     self.say(i, text);
                 }
@@ -466,6 +477,80 @@ impl MailDesk {
         if let Some(words) = message::time_used_for_ear(&as_charged, self.tables[i].lang) {
             self.say(i, words);
         }
+    }
+
+    /// What the opponent's message says besides its move, acted on as his: his comment kept
+    /// for `KM`, a draw offered or accepted, a resignation, a claim on time, leave. The table
+    /// announces each; what it refuses is said.
+    async fn said_besides(&mut self, i: usize, parsed: &ParsedMessage) {
+        let view = Arc::clone(&self.tables[i].view.borrow());
+        let opponent = !view.peg_side;
+        if let Some(text) = &parsed.text {
+            let reply = self.tables[i]
+                .handle
+                .ask(
+                    Role::Arbiter,
+                    Language::english(),
+                    TableRequest::Comment { text: text.clone() },
+                )
+                .await;
+            if let Err(r) = reply {
+                tracing::warn!(table = %self.tables[i].handle.name, why = %r.message, "the opponent's comment was not kept");
+            }
+        }
+        for intent in &parsed.intents {
+            let request = match intent {
+                Intent::OfferDraw => TableRequest::OfferDraw,
+                // Agreeing is offering while his offer stands; without one there is nothing
+                // to accept.
+                Intent::AcceptDraw if view.draw_offer == Some(view.peg_side) => {
+                    TableRequest::OfferDraw
+                }
+                Intent::AcceptDraw => {
+                    let why = self.word(i, "desk_mail_why_no_offer");
+                    self.refuse(
+                        i,
+                        "the message accepts a draw, but no draw offer of his stands",
+                        &why,
+                    );
+                    continue;
+                }
+                Intent::DeclineDraw => {
+                    let text = fill(
+                        &self.word(i, "desk_mail_draw_declined"),
+                        &[("game", &self.spoken(i))],
+                    );
+                    self.say(i, text);
+                    continue;
+                }
+                Intent::Resign => TableRequest::Resign,
+                Intent::ClaimWinOnTime => TableRequest::ClaimTime,
+                Intent::Leave { from, to } => TableRequest::Leave {
+                    color: opponent,
+                    from: from.to_string(),
+                    to: to.to_string(),
+                },
+            };
+            let reply = self.tables[i]
+                .handle
+                .ask(Role::Player(opponent), Language::english(), request)
+                .await;
+            match reply {
+                Ok(_) => {
+                    tracing::info!(table = %self.tables[i].handle.name, ?intent, "the opponent's message: done as he says");
+                }
+                Err(r) => {
+                    let full = format!("{intent:?}: {} {}", r.code.as_str(), r.message);
+                    let why = self.word(i, "desk_mail_why_refused");
+                    self.refuse(i, &full, &why);
+                }
+            }
+        }
+    }
+
+    /// The game as the blind player hears it named ("gegen Bob Jones, Sie haben Schwarz").
+    pub(super) fn spoken(&self, i: usize) -> String {
+        self.tables[i].view.borrow().spoken_name.clone()
     }
 
     /// A word of the table's language.
