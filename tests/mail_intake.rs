@@ -12,6 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use common::board::SimulatedBoard;
 use common::control::ControlClient;
 use common::daemon::{Daemon, Serve};
 use common::fs::scratch_dir;
@@ -40,6 +41,11 @@ fn deliver(inbox: &Path, name: &str, from: &str, subject: &str, body: &str) {
 }
 
 fn config(dir: &Path, inbox: &Path) -> PathBuf {
+    config_with_peg(dir, inbox, "none")
+}
+
+/// The configuration with the desk's peg board at `peg`.
+fn config_with_peg(dir: &Path, inbox: &Path, peg: &str) -> PathBuf {
     let path = dir.join("annabella.toml");
     fs::write(
         &path,
@@ -50,7 +56,7 @@ backends = "transcript:{transcript}"
 lang = "de"
 
 [desk]
-peg = "none"
+peg = "{peg}"
 
 [mail]
 maildir = "{inbox}"
@@ -77,6 +83,7 @@ black = "Anna Schmidt"
 "#,
             transcript = dir.join("transcript.txt").display(),
             inbox = inbox.display(),
+            peg = peg,
         ),
     )
     .unwrap();
@@ -432,6 +439,40 @@ fn a_reply_with_a_photo_attached_is_played() {
     fs::write(&tmp, message).unwrap();
     fs::rename(&tmp, inbox.join("new").join("1795500000.1.host")).unwrap();
     bca.expect_event("Bob's move", |l| l.starts_with("event move 1 white f2f3"));
+    daemon.terminate();
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_key_j_accepts_the_message_held_last() {
+    let dir = scratch_dir("mail-intake-key-j");
+    let inbox = maildir(&dir.join("anna"));
+    let link = dir.join("peg");
+    let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
+    let config = config_with_peg(&dir, &inbox, &link.display().to_string());
+    let mut daemon = Serve::new(&dir.join("state")).config(&config).start();
+    let bca = watching(&daemon, "assistant", "bca-7");
+    // With no game turned to, the desk speaks on the first game's voice.
+    let iccf = watching(&daemon, "assistant", "iccf-2");
+    // Nothing held yet: he is told so.
+    board.hand("raw KJ");
+    iccf.heard("Keine Nachricht ist zurückgehalten");
+    // Bob writes from his office; he hears it held, presses KJ, and the move is played.
+    deliver(
+        &inbox,
+        "1795500000.1.host",
+        "Bob Jones <bob@office.example.com>",
+        "Re: BCA-7",
+        "Mein Zug: 1. f3\n",
+    );
+    bca.expect_event("the hold", |l| {
+        l.starts_with("event mail refused held as number 1")
+    });
+    board.hand("raw KJ");
+    iccf.heard("Nachricht Nummer 1 angenommen");
+    bca.expect_event("the accepted move", |l| {
+        l.starts_with("event move 1 white f2f3")
+    });
     daemon.terminate();
     fs::remove_dir_all(&dir).ok();
 }

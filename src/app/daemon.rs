@@ -202,11 +202,15 @@ fn start_desk(
         }
         return Ok((hub, simulated));
     }
-    let mut desk = crate::app::desk::spawn(
+    // The mail desk answers `mail …` for the control sessions and `KJ` for the desk.
+    let (mail_tx, mail_rx) = tokio::sync::mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
+    let mail_tx = config.mail.is_some().then_some(mail_tx);
+    let desk = crate::app::desk::spawn(
         tasks,
         config,
         desk_tables,
         notices,
+        mail_tx,
         Arc::clone(wiring.speaker),
         wiring.lang,
         wiring.shutdown,
@@ -214,17 +218,16 @@ fn start_desk(
     )
     .map_err(anyhow::Error::msg)?;
     if let Some(mail) = &config.mail {
-        desk.mail = Some(
-            crate::app::mail_desk::spawn(
-                tasks,
-                &config.state_dir,
-                mail,
-                mail_tables,
-                wiring.notices.clone(),
-                wiring.shutdown,
-            )
-            .map_err(anyhow::Error::msg)?,
-        );
+        crate::app::mail_desk::spawn(
+            tasks,
+            &config.state_dir,
+            mail,
+            mail_tables,
+            wiring.notices.clone(),
+            mail_rx,
+            wiring.shutdown,
+        )
+        .map_err(anyhow::Error::msg)?;
     }
     Ok((hub.with_desk(desk), simulated))
 }

@@ -55,6 +55,8 @@ pub struct DeskActor {
     pub messages_file: PathBuf,
     /// Keeps which game's time being over he was told of (`<state_dir>/desk-time-over`).
     pub time_over_file: PathBuf,
+    /// The mail desk's requests (`KJ` accepts a held message), when mail is configured.
+    pub mail: Option<mpsc::Sender<crate::control::hub::Request<DeskRequest>>>,
 }
 
 impl DeskActor {
@@ -250,10 +252,50 @@ impl DeskActor {
         }
     }
 
+    /// `KJ`: the mail desk accepts the message held last; when there is none (or no mail), the
+    /// words saying so. What it accepted the mail desk says itself.
+    async fn accept_held(&self, table: usize) -> Option<DeskAction> {
+        use crate::table::control::{MailRequest, Role};
+        let request = DeskRequest::Mail(MailRequest::Accept { id: None });
+        let reply = match &self.mail {
+            Some(mail) => {
+                crate::control::hub::ask(
+                    mail,
+                    "mail desk",
+                    Role::Assistant,
+                    crate::chess::language::Language::english(),
+                    request,
+                )
+                .await
+            }
+            None => Err(Refusal::new(ErrorCode::State, "no [mail] is configured")),
+        };
+        let refusal = reply.err()?;
+        tracing::info!(why = %refusal.message, "KJ: no held message accepted");
+        let lang = crate::chess::language::Language::builtin(self.tables.get(table)?.lang)
+            .unwrap_or(crate::chess::language::Language::english());
+        Some(DeskAction::Say {
+            table,
+            text: lang
+                .vocabulary()
+                .event("desk_mail_none_held")
+                .unwrap_or("desk_mail_none_held")
+                .to_owned(),
+            urgency: crate::table::event::Urgency::Polite,
+            about: crate::table::event::About::Desk,
+        })
+    }
+
     async fn carry_out(&mut self, actions: Vec<DeskAction>) {
         let mut said = Vec::new();
-        for action in actions {
+        let mut actions: std::collections::VecDeque<DeskAction> = actions.into();
+        while let Some(action) = actions.pop_front() {
             match action {
+                DeskAction::AcceptHeld { table } => {
+                    if let Some(words) = self.accept_held(table).await {
+                        actions.push_back(words);
+                    }
+                }
                 DeskAction::Input { table, input } => {
                     let Some(t) = self.tables.get(table) else {
                         continue;
@@ -325,6 +367,7 @@ pub fn spawn(
     config: &crate::config::Config,
     tables: Vec<DeskTable>,
     notices: mpsc::Receiver<Notice>,
+    mail: Option<mpsc::Sender<crate::control::hub::Request<DeskRequest>>>,
     speaker: Arc<Speaker>,
     lang: &'static crate::chess::language::Language,
     shutdown: &watch::Receiver<bool>,
@@ -373,6 +416,7 @@ pub fn spawn(
         }
     }
     let games = tables.iter().map(|t| t.game.clone()).collect();
+    let actor_mail = mail.clone();
     let actor = DeskActor {
         desk: Desk::new(games, lang),
         tables,
@@ -380,12 +424,13 @@ pub fn spawn(
         focus_file: config.state_dir.join("desk-focus"),
         messages_file: config.state_dir.join("desk-messages"),
         time_over_file: config.state_dir.join("desk-time-over"),
+        mail,
     };
     let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));
     Ok(crate::control::hub::DeskHandle {
         requests: requests_tx,
-        mail: None,
+        mail: actor_mail,
     })
 }
 

@@ -196,6 +196,7 @@ pub fn key_name(k: BoardKey) -> String {
         BoardKey::NextGame => "next game".to_owned(),
         BoardKey::ListGames => "list games".to_owned(),
         BoardKey::Message => "message".to_owned(),
+        BoardKey::AcceptHeld => "accept held".to_owned(),
         BoardKey::Other(c) => format!("key {c}"),
     }
 }

@@ -82,7 +82,7 @@ impl DeskHandle {
 
 /// Sends a request on `requests` and waits for its reply; a receiver that has stopped answers
 /// with a refusal rather than leaving the caller waiting.
-async fn ask<R>(
+pub async fn ask<R>(
     requests: &mpsc::Sender<Request<R>>,
     name: &str,
     role: Role,

@@ -92,7 +92,7 @@ pub const OPERATOR_HELP: &str = "type a move in any notation (e4, 5254, Sf3, e7e
     `raw v0103` a Millennium message, its check digits and parity added), \
     `key K` to press a key of the peg board's strip (Q R B N promotion piece, A again, T time, \
     O own time, H history, D draw, C claim, X resign, S confirm sheet, Z board set up, \
-    G next correspondence game, L list the games), \
+    G next correspondence game, L list the games, M the opponent's comment, J accept a held message), \
     `fen FEN` to set up a position, `start` for the start position";
 
 impl SimulatedBoard {

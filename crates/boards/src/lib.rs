@@ -106,13 +106,15 @@ pub enum BoardKey {
     ListGames,
     /// `KM`: the opponent's last comment in a correspondence game.
     Message,
+    /// `KJ` ("ja"): accept the correspondence message held last for its sender.
+    AcceptHeld,
     /// A key this version does not know: reported, answered, never fatal.
     Other(char),
 }
 
 /// Each named key and its letter on the wire (upper case), in one place for the decoder, the
 /// encoder and the simulator.
-const KEY_LETTERS: [(BoardKey, char); 16] = [
+const KEY_LETTERS: [(BoardKey, char); 17] = [
     (BoardKey::Promote(Role::Queen), 'Q'),
     (BoardKey::Promote(Role::Rook), 'R'),
     (BoardKey::Promote(Role::Bishop), 'B'),
@@ -129,6 +131,7 @@ const KEY_LETTERS: [(BoardKey, char); 16] = [
     (BoardKey::NextGame, 'G'),
     (BoardKey::ListGames, 'L'),
     (BoardKey::Message, 'M'),
+    (BoardKey::AcceptHeld, 'J'),
 ];
 
 impl BoardKey {
@@ -167,6 +170,7 @@ impl BoardKey {
             BoardKey::NextGame => "next-game",
             BoardKey::ListGames => "list-games",
             BoardKey::Message => "message",
+            BoardKey::AcceptHeld => "accept-held",
             BoardKey::Other(_) => "unknown",
         }
     }

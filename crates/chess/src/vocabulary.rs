@@ -215,6 +215,7 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("desk_mail_not_games", COUNT_PLACEHOLDERS),
     ("desk_mail_waiting", &["game"]),
     ("desk_mail_accepted", &["id"]),
+    ("desk_mail_none_held", &[]),
     ("desk_mail_why_no_move", &[]),
     ("desk_mail_why_unreadable", &[]),
     ("desk_mail_why_not_now", &[]),

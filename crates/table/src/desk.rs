@@ -37,6 +37,9 @@ pub enum DeskAction {
     },
     /// An event on the table's feed.
     Event { table: usize, event: TableEvent },
+    /// `KJ`: the message held last for its sender is accepted as the opponent's (the mail
+    /// desk's `mail accept`); what comes of it is said on this table's voice.
+    AcceptHeld { table: usize },
 }
 
 /// Where the desk's board is.
@@ -416,6 +419,11 @@ impl Desk {
         let listed = std::mem::take(&mut self.listed);
         match event {
             SensorEvent::Key(BoardKey::NextGame) => return self.next_game(views, now_unix_ms),
+            SensorEvent::Key(BoardKey::AcceptHeld) => {
+                return vec![DeskAction::AcceptHeld {
+                    table: self.focus.unwrap_or(0),
+                }];
+            }
             SensorEvent::Key(BoardKey::ListGames) => {
                 self.listed = true;
                 return self.list(views, now_unix_ms, listed);

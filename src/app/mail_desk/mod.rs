@@ -187,8 +187,9 @@ pub fn spawn(
     mail: &crate::config::MailSettings,
     tables: Vec<MailTable>,
     notices: mpsc::Sender<Notice>,
+    requests: mpsc::Receiver<Request<DeskRequest>>,
     shutdown: &watch::Receiver<bool>,
-) -> Result<mpsc::Sender<Request<DeskRequest>>, MailStartError> {
+) -> Result<(), MailStartError> {
     let maildir = Maildir::open(&mail.maildir).map_err(|error| MailStartError::Maildir {
         path: mail.maildir.clone(),
         error,
@@ -235,7 +236,6 @@ pub fn spawn(
         last_offer: vec![None; n],
         reports,
     };
-    let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     tasks.spawn(desk.run(requests, shutdown.clone()));
-    Ok(requests_tx)
+    Ok(())
 }

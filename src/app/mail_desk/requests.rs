@@ -79,6 +79,14 @@ impl MailDesk {
                 Ok(Answer::Mail { text })
             }
             MailRequest::Accept { id } => {
+                let last = maildir.held().map(|h| h.last().map(|h| h.id));
+                let id = match id {
+                    Some(id) => *id,
+                    None => last
+                        .map_err(io)?
+                        .ok_or_else(|| Refusal::new(ErrorCode::State, "no message is held"))?,
+                };
+                let id = &id;
                 let Some(name) = maildir.release(*id).map_err(io)? else {
                     return Err(Refusal::new(
                         ErrorCode::Syntax,

@@ -108,12 +108,13 @@ pub fn mail(a: &Args) -> Parsed {
         (Some("resend"), Some(table), None) => M::Resend {
             table: table.to_owned(),
         },
+        (Some("accept"), None, None) => M::Accept { id: None },
         (Some("accept"), Some(id), None) => M::Accept {
-            id: id.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+            id: Some(id.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
                 syntax(format!(
                     "mail accept takes a held message's number, not {id:?}"
                 ))
-            })?,
+            })?),
         },
         _ => return Err(syntax(format!("{usage}, not {:?}", a.rest))),
     };

@@ -58,8 +58,9 @@ pub enum DeskRequest {
 /// What the player, his assistant or the arbiter asks of the correspondence mail.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MailRequest {
-    /// Play held message number `id` as if its sender were the game's opponent.
-    Accept { id: u32 },
+    /// Play held message number `id` (none: the one held last) as if its sender were the
+    /// game's opponent.
+    Accept { id: Option<u32> },
     /// The messages held, with their numbers and senders.
     Held,
     /// Puts the replies the SMTP server refused for good back in the queue (once the address

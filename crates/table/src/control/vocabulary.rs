@@ -89,6 +89,7 @@ static MAIL: RequestSpec = spec(
     &[
         "mail held",
         "mail accept 3",
+        "mail accept",
         "mail retry",
         "mail resend bca-7",
     ],
@@ -514,9 +515,13 @@ mod tests {
         check("mail held", Ok(Request::Desk(D::Mail(MailRequest::Held))));
         check(
             "MAIL accept 3",
-            Ok(Request::Desk(D::Mail(MailRequest::Accept { id: 3 }))),
+            Ok(Request::Desk(D::Mail(MailRequest::Accept { id: Some(3) }))),
         );
         check("mail accept 0", Err("error syntax mail accept takes"));
+        check(
+            "mail accept",
+            Ok(Request::Desk(D::Mail(MailRequest::Accept { id: None }))),
+        );
         check("mail resend", Err("error syntax mail takes"));
         check("mail send", Err("error syntax mail takes"));
         // The game id is the journal's tag, not one `tag` sets.

@@ -127,7 +127,7 @@ impl KeyStrip {
             // other games to turn to.
             BoardKey::NextGame | BoardKey::ListGames => KeyAnswer::Say(KeyWord::NotPossible),
             // The table answers `KM` itself (`keys.rs`), before the strip.
-            BoardKey::Message => KeyAnswer::Say(KeyWord::NotPossible),
+            BoardKey::Message | BoardKey::AcceptHeld => KeyAnswer::Say(KeyWord::NotPossible),
             BoardKey::Other(_) => KeyAnswer::Say(KeyWord::Unknown),
         }
     }
