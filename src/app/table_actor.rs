@@ -219,7 +219,13 @@ impl<J: Journal> TableActor<J> {
         let lines = step
             .records
             .iter()
-            .map(|entry| (wall, entry.to_string()))
+            .enumerate()
+            .map(|(i, entry)| {
+                (
+                    step.walls.get(i).copied().unwrap_or(wall),
+                    entry.to_string(),
+                )
+            })
             .collect();
         let written = if step.begins_game {
             // The next game: its records go to a game of its own, and so does its audio record.

@@ -192,9 +192,13 @@ impl MailDesk {
         let t = &self.tables[i];
         let game = game_name(t, view);
         let serial = view.began_unix_ms;
+        let record: Vec<String> = message::game_record(&view.game)
+            .iter()
+            .map(|m| m.as_str().to_owned())
+            .collect();
         if self.marks[i]
             .as_ref()
-            .is_some_and(|m| same_game(m, &game, serial))
+            .is_some_and(|m| same_game(m, &game, serial, &record))
         {
             return false;
         }
@@ -202,7 +206,7 @@ impl MailDesk {
         // The file too when the game seems another: it is the truth across restarts.
         let read = ReplyMark::read(&self.sent_dir.join(t.handle.name.as_ref()));
         let mark = match read {
-            Some(Ok(mark)) if same_game(&mark, &game, serial) => {
+            Some(Ok(mark)) if same_game(&mark, &game, serial, &record) => {
                 self.marks[i] = Some(mark);
                 return false;
             }
@@ -329,9 +333,15 @@ impl MailDesk {
 /// far more than this (a game over within seconds of its start mailed nothing to confuse).
 const SAME_GAME_SLACK_MS: u64 = 5_000;
 
-/// Whether the mark is of this game (its id, and its beginning within the slack).
-fn same_game(mark: &ReplyMark, game: &str, serial: u64) -> bool {
-    mark.game == game && mark.serial.abs_diff(serial) <= SAME_GAME_SLACK_MS
+/// Whether the mark is of this game: its id, and its beginning — the same stamp (the journal
+/// keeps the time the table applied each record), or, for a journal written before it kept
+/// that, a stamp within the slack and a game that goes on from what was mailed (so a new game
+/// begun within seconds of the last is never taken for it).
+fn same_game(mark: &ReplyMark, game: &str, serial: u64, record: &[String]) -> bool {
+    mark.game == game
+        && (mark.serial == serial
+            || (mark.serial.abs_diff(serial) <= SAME_GAME_SLACK_MS
+                && record.starts_with(&mark.record)))
 }
 
 /// The game's id in its messages: the one `new-game game_id` gave it, else the configured one.

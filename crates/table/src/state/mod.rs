@@ -216,6 +216,10 @@ pub enum Effect {
 pub struct Step {
     /// Journal entries, in order, with the table time they were applied at.
     pub records: Vec<Entry>,
+    /// Each entry's wall time (Unix ms) as the table applied it, which the journal keeps
+    /// beside the line: a restart applies it with the same time (a move by mail with the
+    /// time its message arrived, a game's beginning with the stamp its replies are keyed by).
+    pub walls: Vec<u64>,
     pub effects: Vec<Effect>,
     /// The step begins the table's next game: its records go to a new game of the journal.
     pub begins_game: bool,
@@ -428,6 +432,7 @@ impl Table {
             t: now.table_ms.max(self.state.last_t),
             record,
         });
+        out.walls.push(now.unix_ms);
         Ok(())
     }
 
