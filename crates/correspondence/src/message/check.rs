@@ -15,7 +15,7 @@ use shakmaty::{Chess, Color, Move};
 
 use annabella_chess::game::{Game, MAX_PLIES};
 use annabella_chess::language::Language;
-use annabella_chess::notation::{Notation, Style, format_move, parse_move};
+use annabella_chess::notation::{MoveErrorKind, Notation, Style, format_move, parse_move};
 
 use super::claims::{Run, Start, Written};
 use super::parts::{IccfMove, numbered};
@@ -104,6 +104,7 @@ impl Board<'_> {
         let pos = self.positions.get(ply).ok_or("beyond the game")?;
         let lettered = text.starts_with(char::is_uppercase);
         let mut first_error = None;
+        let mut legal_error = None;
         let mut pawn = None;
         for lang in &self.langs {
             match parse_move(pos, self.game.castling_mode(), text, None, lang) {
@@ -111,12 +112,17 @@ impl Board<'_> {
                     pawn.get_or_insert(m);
                 }
                 Ok(m) => return Ok(m),
+                // Why it is illegal in a language whose letters it is written in says more
+                // than that another language has no such letter.
+                Err(e) if !matches!(e.kind, MoveErrorKind::Malformed { .. }) => {
+                    legal_error.get_or_insert(e.to_string());
+                }
                 Err(e) => {
                     first_error.get_or_insert(e.to_string());
                 }
             }
         }
-        pawn.ok_or_else(|| first_error.unwrap_or_default())
+        pawn.ok_or_else(|| legal_error.or(first_error).unwrap_or_default())
     }
 
     /// All ways a half-move is written must name one move.

@@ -168,6 +168,15 @@ fn disagreements_are_named_and_told_apart() {
     );
     let Verdict::Disagrees(d) = v else { panic!() };
     assert!(d.new_move_only && d.reason.contains("ambiguous"), "{d}");
+    // Why a move is illegal is said in the letters it is written in.
+    let game = game_of(&moves(RUY)[..4]);
+    let v = check_against(
+        &parse("BCA-7", "3. Ne2").unwrap(),
+        &game,
+        Language::german(),
+    );
+    let Verdict::Disagrees(d) = v else { panic!() };
+    assert!(d.new_move_only && d.reason.contains("illegal"), "{d}");
     // Two moves ahead: a message may be missing.
     let Verdict::Disagrees(d) = verdict("BCA-7", "7... 4746 8. 3233 5878", 13) else {
         panic!()
