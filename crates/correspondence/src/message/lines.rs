@@ -238,6 +238,12 @@ mod tests {
         assert_eq!(own(body), ["5878"]);
         let body = "see below\n---------- Forwarded message ---------\nFrom: Anna\n1. 5254";
         assert_eq!(own(body), ["see below"]);
+        let body = "FYI\n\nBegin forwarded message:\n\nFrom: Anna\n1. 5254";
+        assert_eq!(own(body), ["FYI", ""]);
+        let body = "Zug 2: 7163\n* Anna Schmidt <anna@example.net> [2026-11-23 10:15]:\n> 1. 5254";
+        assert_eq!(own(body), ["Zug 2: 7163"]);
+        let body = "7163\nLe 23/11/2026 à 10:15, Anna a écrit :\n> 1. 5254";
+        assert_eq!(own(body), ["7163"]);
     }
 
     #[test]
@@ -246,6 +252,8 @@ mod tests {
         assert_eq!(own(body), ["5878"]);
         let body = "5878\n\nSent from my iPhone\n\n> On Mon, Anna wrote:\n> 1. 5254\n";
         assert_eq!(own(body), ["5878", ""]);
+        let body = "5878\nVon meinem iPhone gesendet\n1234 5678";
+        assert_eq!(own(body), ["5878"]);
         // The signature ends where the quote starts; the reply below it is the sender's again.
         let body = "> 1. 5254\n5755\n-- \nBob\n> more\nthanks";
         assert_eq!(own(body), ["5755", "thanks"]);
