@@ -57,6 +57,48 @@ pub struct ParsedMessage {
     pub(super) runs: Vec<Run>,
 }
 
+impl ParsedMessage {
+    /// The moves the message claims as written, for a log line: `2. Sf3 (7163); subject: 2.
+    /// 7163`; at most about 300 characters.
+    pub fn moves_as_written(&self) -> String {
+        let mut out = String::new();
+        for run in &self.runs {
+            if out.len() > 300 {
+                out.push_str(" …");
+                break;
+            }
+            if !out.is_empty() {
+                out.push_str("; ");
+            }
+            match (run.depth, run.subject) {
+                (_, true) => out.push_str("subject: "),
+                (0, _) => {}
+                (d, _) => out.push_str(&format!("quoted {d}: ")),
+            }
+            match run.start {
+                Start::Ply(p) => {
+                    let (n, c) = numbered(p);
+                    out.push_str(&format!("{n}{} ", if c.is_white() { "." } else { "..." }));
+                }
+                Start::Number(n) => out.push_str(&format!("{n}: ")),
+                Start::Free => {}
+            }
+            let moves: Vec<String> = run
+                .moves
+                .iter()
+                .take(40)
+                .map(|w| match w.as_slice() {
+                    [one] => one.clone(),
+                    [first, rest @ ..] => format!("{first} ({})", rest.join(", ")),
+                    [] => String::new(),
+                })
+                .collect();
+            out.push_str(&moves.join(" "));
+        }
+        out
+    }
+}
+
 /// Why a message cannot be read at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MessageError {
