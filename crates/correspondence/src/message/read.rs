@@ -176,6 +176,13 @@ fn read_subject(subject: &str) -> (Option<GameId>, &str) {
     let mut s = subject.trim();
     loop {
         let lower = s.to_ascii_lowercase();
+        // A mailing list's tag: "[BCA] Re: …".
+        if s.starts_with('[')
+            && let Some(close) = s.find(']')
+        {
+            s = s[close + 1..].trim_start();
+            continue;
+        }
         match SUBJECT_PREFIXES.iter().find(|p| lower.starts_with(*p)) {
             Some(p) => s = s[p.len()..].trim_start(),
             None => break,

@@ -50,6 +50,10 @@ fn the_game_is_the_game_line_or_the_subject() {
         GameId::new("BCA-7")
     );
     assert_eq!(
+        parse("[BCA] RE: BCA-7: 2. 7163", "").unwrap().game,
+        GameId::new("BCA-7")
+    );
+    assert_eq!(
         parse("Hello", "Game: WS/2026/3").unwrap().game,
         GameId::new("WS/2026/3")
     );
