@@ -237,37 +237,14 @@ fn place(runs: &[Run], board: &Board) -> BTreeMap<usize, Slot> {
             }
         }
     }
-    // The subject's numbered claims where the body has none.
-    for run in runs.iter().filter(|r| r.subject) {
-        let Some(start) = numbered_start(run) else {
-            continue;
-        };
-        for (i, w) in run.moves.iter().enumerate() {
-            slots.entry(start + i).or_insert_with(|| Slot {
-                written: w.clone(),
-                rank: usize::MAX,
-                weak: true,
-                subject: true,
-            });
-        }
-    }
-    // Unnumbered runs where they fit; one of the sender's own that fits nowhere is his new move
-    // when nothing else claims one (a bare illegal move is refused, not ignored).
+    // Unnumbered runs of the body where they fit; one of the sender's own that fits nowhere is
+    // his new move when nothing else claims one (a bare illegal move is refused, not ignored).
     let mut unfitted = None;
-    for run in runs.iter().filter(|r| r.start == Start::Free) {
-        let Some(start) = board.fit(&run.moves) else {
-            if run.depth == 0 && !run.subject && unfitted.is_none() {
-                unfitted = Some(run);
-            }
-            continue;
-        };
-        for (i, w) in run.moves.iter().enumerate() {
-            slots.entry(start + i).or_insert_with(|| Slot {
-                written: w.clone(),
-                rank: run.depth,
-                weak: true,
-                subject: run.subject,
-            });
+    for run in runs.iter().filter(|r| r.start == Start::Free && !r.subject) {
+        match board.fit(&run.moves) {
+            Some(start) => weak_claims(&mut slots, run, start),
+            None if run.depth == 0 && unfitted.is_none() => unfitted = Some(run),
+            None => {}
         }
     }
     if let Some(run) = unfitted
@@ -277,7 +254,33 @@ fn place(runs: &[Run], board: &Board) -> BTreeMap<usize, Slot> {
             slots.insert(n + i, strong(w, 0));
         }
     }
+    // Last the subject's, where the body claims nothing: it may be our own reply's subject.
+    for run in runs.iter().filter(|r| r.subject) {
+        let start = match numbered_start(run) {
+            Some(start) => Some(start),
+            None => board.fit(&run.moves),
+        };
+        if let Some(start) = start {
+            weak_claims(&mut slots, run, start);
+        }
+    }
     slots
+}
+
+/// A run's moves from `start` where nothing claims their half-moves yet.
+fn weak_claims(slots: &mut BTreeMap<usize, Slot>, run: &Run, start: usize) {
+    for (i, w) in run.moves.iter().enumerate() {
+        let ply = start + i;
+        if ply > MAX_PLIES {
+            break;
+        }
+        slots.entry(ply).or_insert_with(|| Slot {
+            written: w.clone(),
+            rank: if run.subject { usize::MAX } else { run.depth },
+            weak: true,
+            subject: run.subject,
+        });
+    }
 }
 
 fn strong(w: &Written, depth: usize) -> Slot {

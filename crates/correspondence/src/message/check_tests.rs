@@ -136,6 +136,10 @@ fn a_weak_claim_that_conflicts_is_ignored() {
     // A subject that names another move than the body's.
     let body = format!("8... 5878\n{}", quoted());
     assert_eq!(new_move(verdict("Re: BCA-7: 8... 6878", &body, 15)), "5878");
+    // A bare move in the body outweighs a subject naming another (or an illegal one).
+    let body = format!("O-O\n{}", quoted());
+    assert_eq!(new_move(verdict("Re: BCA-7: 8... 6878", &body, 15)), "5878");
+    assert_eq!(new_move(verdict("Re: BCA-7: 8... 1111", &body, 15)), "5878");
 }
 
 #[test]
