@@ -181,7 +181,9 @@ pub(super) fn sort(body: &str) -> Vec<Line<'_>> {
                 text,
                 skip: true,
             });
+            let mut dated = l.contains(|c: char| c.is_ascii_digit());
             if header_two && !header_one {
+                dated |= next.contains(|c: char| c.is_ascii_digit());
                 out.push(Line {
                     depth,
                     text: raw[i + 1].1,
@@ -190,6 +192,16 @@ pub(super) fn sort(body: &str) -> Vec<Line<'_>> {
                 i += 1;
             }
             i += 1;
+            // A client's dated header of the sender's own text with the earlier mail below it
+            // unquoted (an HTML reply's blockquote read as text): all below is the earlier mail.
+            // ("As you wrote:" has no date and only its own line is skipped.)
+            let below_unquoted = raw[i..]
+                .iter()
+                .find(|(_, t)| !t.is_empty())
+                .is_some_and(|(nd, _)| *nd == 0);
+            if d == 0 && dated && below_unquoted {
+                below += 1;
+            }
             continue;
         }
         if l == "--" || starts_with_any(l, SIGNATURE_STARTS) {
@@ -236,6 +248,12 @@ mod tests {
         assert!(lines.iter().any(|l| l.text == "8. 3233" && l.depth == 1));
         let body = "5878\nFrom: Anna Schmidt <anna@example.org>\nSent: Monday, 23 November 2026 10:15\nTo: Bob\n\n1. 5254";
         assert_eq!(own(body), ["5878"]);
+        // An HTML reply read as text: the blockquote is not marked.
+        let body =
+            "2. Nf3\nOn Mon, 23 Nov 2026 at 10:15, Anna <a@x> wrote:\nGame: BCA-7\nOffer: draw";
+        assert_eq!(own(body), ["2. Nf3"]);
+        let body = "As you wrote:\nOffer: draw";
+        assert_eq!(own(body), ["Offer: draw"]);
         let body = "see below\n---------- Forwarded message ---------\nFrom: Anna\n1. 5254";
         assert_eq!(own(body), ["see below"]);
         let body = "FYI\n\nBegin forwarded message:\n\nFrom: Anna\n1. 5254";
