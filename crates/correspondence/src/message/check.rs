@@ -122,6 +122,19 @@ impl Board<'_> {
                 }
             }
         }
+        if pawn.is_none() && legal_error.is_none() {
+            // No preferred language knows the letter ("Cf3" at a German table): another
+            // project language that reads it. Never when one of them understood the text, so
+            // an illegal "Re2" (rook) is not taken as a Spanish king's move.
+            let others = Language::all_builtin()
+                .iter()
+                .filter(|l| self.langs.iter().all(|p| p.code() != l.code()));
+            for lang in others {
+                if let Ok(m) = parse_move(pos, self.game.castling_mode(), text, None, lang) {
+                    return Ok(m);
+                }
+            }
+        }
         pawn.ok_or_else(|| legal_error.or(first_error).unwrap_or_default())
     }
 

@@ -214,4 +214,24 @@ fn a_capital_letter_names_a_piece_before_a_pawn() {
     let es = Language::builtin("es").unwrap();
     let v = check_against(&parse("BCA-7", "6. Te1").unwrap(), &game, es);
     assert_eq!(new_move(v), "6151");
+    // Letters no preferred language knows: another project language's ("Cf3" at a German
+    // table); an illegal English rook move (Rh1) is not taken as a Spanish
+    // king's.
+    let game = game_of(&moves(RUY)[..2]);
+    let v = check_against(
+        &parse("BCA-7", "2. Cf3").unwrap(),
+        &game,
+        Language::german(),
+    );
+    assert_eq!(new_move(v), "7163");
+    let game = game_of(&moves(RUY)[..10]);
+    let v = check_against(
+        &parse("BCA-7", "6. Rh1").unwrap(),
+        &game,
+        Language::german(),
+    );
+    assert!(
+        matches!(&v, Verdict::Disagrees(d) if d.new_move_only),
+        "{v:?}"
+    );
 }
