@@ -15,7 +15,7 @@ use shakmaty::{Chess, Color, Move};
 
 use annabella_chess::game::{Game, MAX_PLIES};
 use annabella_chess::language::Language;
-use annabella_chess::notation::{Notation, Style, format_move, parse_move};
+use annabella_chess::notation::{MoveErrorKind, Notation, Style, format_move, parse_move};
 
 use super::claims::{Run, Start, Written};
 use super::parts::{IccfMove, numbered};
@@ -104,6 +104,7 @@ impl Board<'_> {
         let pos = self.positions.get(ply).ok_or("beyond the game")?;
         let lettered = text.starts_with(char::is_uppercase);
         let mut first_error = None;
+        let mut legal_error = None;
         let mut pawn = None;
         for lang in &self.langs {
             match parse_move(pos, self.game.castling_mode(), text, None, lang) {
@@ -111,12 +112,30 @@ impl Board<'_> {
                     pawn.get_or_insert(m);
                 }
                 Ok(m) => return Ok(m),
+                // Why it is illegal in a language whose letters it is written in says more
+                // than that another language has no such letter.
+                Err(e) if !matches!(e.kind, MoveErrorKind::Malformed { .. }) => {
+                    legal_error.get_or_insert(e.to_string());
+                }
                 Err(e) => {
                     first_error.get_or_insert(e.to_string());
                 }
             }
         }
-        pawn.ok_or_else(|| first_error.unwrap_or_default())
+        if pawn.is_none() && legal_error.is_none() {
+            // No preferred language knows the letter ("Cf3" at a German table): another
+            // project language that reads it. Never when one of them understood the text, so
+            // an illegal "Re2" (rook) is not taken as a Spanish king's move.
+            let others = Language::all_builtin()
+                .iter()
+                .filter(|l| self.langs.iter().all(|p| p.code() != l.code()));
+            for lang in others {
+                if let Ok(m) = parse_move(pos, self.game.castling_mode(), text, None, lang) {
+                    return Ok(m);
+                }
+            }
+        }
+        pawn.ok_or_else(|| legal_error.or(first_error).unwrap_or_default())
     }
 
     /// All ways a half-move is written must name one move.
@@ -231,37 +250,14 @@ fn place(runs: &[Run], board: &Board) -> BTreeMap<usize, Slot> {
             }
         }
     }
-    // The subject's numbered claims where the body has none.
-    for run in runs.iter().filter(|r| r.subject) {
-        let Some(start) = numbered_start(run) else {
-            continue;
-        };
-        for (i, w) in run.moves.iter().enumerate() {
-            slots.entry(start + i).or_insert_with(|| Slot {
-                written: w.clone(),
-                rank: usize::MAX,
-                weak: true,
-                subject: true,
-            });
-        }
-    }
-    // Unnumbered runs where they fit; one of the sender's own that fits nowhere is his new move
-    // when nothing else claims one (a bare illegal move is refused, not ignored).
+    // Unnumbered runs of the body where they fit; one of the sender's own that fits nowhere is
+    // his new move when nothing else claims one (a bare illegal move is refused, not ignored).
     let mut unfitted = None;
-    for run in runs.iter().filter(|r| r.start == Start::Free) {
-        let Some(start) = board.fit(&run.moves) else {
-            if run.depth == 0 && !run.subject && unfitted.is_none() {
-                unfitted = Some(run);
-            }
-            continue;
-        };
-        for (i, w) in run.moves.iter().enumerate() {
-            slots.entry(start + i).or_insert_with(|| Slot {
-                written: w.clone(),
-                rank: run.depth,
-                weak: true,
-                subject: run.subject,
-            });
+    for run in runs.iter().filter(|r| r.start == Start::Free && !r.subject) {
+        match board.fit(&run.moves) {
+            Some(start) => weak_claims(&mut slots, run, start),
+            None if run.depth == 0 && unfitted.is_none() => unfitted = Some(run),
+            None => {}
         }
     }
     if let Some(run) = unfitted
@@ -271,7 +267,33 @@ fn place(runs: &[Run], board: &Board) -> BTreeMap<usize, Slot> {
             slots.insert(n + i, strong(w, 0));
         }
     }
+    // Last the subject's, where the body claims nothing: it may be our own reply's subject.
+    for run in runs.iter().filter(|r| r.subject) {
+        let start = match numbered_start(run) {
+            Some(start) => Some(start),
+            None => board.fit(&run.moves),
+        };
+        if let Some(start) = start {
+            weak_claims(&mut slots, run, start);
+        }
+    }
     slots
+}
+
+/// A run's moves from `start` where nothing claims their half-moves yet.
+fn weak_claims(slots: &mut BTreeMap<usize, Slot>, run: &Run, start: usize) {
+    for (i, w) in run.moves.iter().enumerate() {
+        let ply = start + i;
+        if ply > MAX_PLIES {
+            break;
+        }
+        slots.entry(ply).or_insert_with(|| Slot {
+            written: w.clone(),
+            rank: if run.subject { usize::MAX } else { run.depth },
+            weak: true,
+            subject: run.subject,
+        });
+    }
 }
 
 fn strong(w: &Written, depth: usize) -> Slot {

@@ -136,6 +136,10 @@ fn a_weak_claim_that_conflicts_is_ignored() {
     // A subject that names another move than the body's.
     let body = format!("8... 5878\n{}", quoted());
     assert_eq!(new_move(verdict("Re: BCA-7: 8... 6878", &body, 15)), "5878");
+    // A bare move in the body outweighs a subject naming another (or an illegal one).
+    let body = format!("O-O\n{}", quoted());
+    assert_eq!(new_move(verdict("Re: BCA-7: 8... 6878", &body, 15)), "5878");
+    assert_eq!(new_move(verdict("Re: BCA-7: 8... 1111", &body, 15)), "5878");
 }
 
 #[test]
@@ -168,6 +172,15 @@ fn disagreements_are_named_and_told_apart() {
     );
     let Verdict::Disagrees(d) = v else { panic!() };
     assert!(d.new_move_only && d.reason.contains("ambiguous"), "{d}");
+    // Why a move is illegal is said in the letters it is written in.
+    let game = game_of(&moves(RUY)[..4]);
+    let v = check_against(
+        &parse("BCA-7", "3. Ne2").unwrap(),
+        &game,
+        Language::german(),
+    );
+    let Verdict::Disagrees(d) = v else { panic!() };
+    assert!(d.new_move_only && d.reason.contains("illegal"), "{d}");
     // Two moves ahead: a message may be missing.
     let Verdict::Disagrees(d) = verdict("BCA-7", "7... 4746 8. 3233 5878", 13) else {
         panic!()
@@ -201,4 +214,24 @@ fn a_capital_letter_names_a_piece_before_a_pawn() {
     let es = Language::builtin("es").unwrap();
     let v = check_against(&parse("BCA-7", "6. Te1").unwrap(), &game, es);
     assert_eq!(new_move(v), "6151");
+    // Letters no preferred language knows: another project language's ("Cf3" at a German
+    // table); an illegal English rook move (Rh1) is not taken as a Spanish
+    // king's.
+    let game = game_of(&moves(RUY)[..2]);
+    let v = check_against(
+        &parse("BCA-7", "2. Cf3").unwrap(),
+        &game,
+        Language::german(),
+    );
+    assert_eq!(new_move(v), "7163");
+    let game = game_of(&moves(RUY)[..10]);
+    let v = check_against(
+        &parse("BCA-7", "6. Rh1").unwrap(),
+        &game,
+        Language::german(),
+    );
+    assert!(
+        matches!(&v, Verdict::Disagrees(d) if d.new_move_only),
+        "{v:?}"
+    );
 }

@@ -181,7 +181,9 @@ pub(super) fn sort(body: &str) -> Vec<Line<'_>> {
                 text,
                 skip: true,
             });
+            let mut dated = l.contains(|c: char| c.is_ascii_digit());
             if header_two && !header_one {
+                dated |= next.contains(|c: char| c.is_ascii_digit());
                 out.push(Line {
                     depth,
                     text: raw[i + 1].1,
@@ -190,6 +192,16 @@ pub(super) fn sort(body: &str) -> Vec<Line<'_>> {
                 i += 1;
             }
             i += 1;
+            // A client's dated header of the sender's own text with the earlier mail below it
+            // unquoted (an HTML reply's blockquote read as text): all below is the earlier mail.
+            // ("As you wrote:" has no date and only its own line is skipped.)
+            let below_unquoted = raw[i..]
+                .iter()
+                .find(|(_, t)| !t.is_empty())
+                .is_some_and(|(nd, _)| *nd == 0);
+            if d == 0 && dated && below_unquoted {
+                below += 1;
+            }
             continue;
         }
         if l == "--" || starts_with_any(l, SIGNATURE_STARTS) {
@@ -236,8 +248,20 @@ mod tests {
         assert!(lines.iter().any(|l| l.text == "8. 3233" && l.depth == 1));
         let body = "5878\nFrom: Anna Schmidt <anna@example.org>\nSent: Monday, 23 November 2026 10:15\nTo: Bob\n\n1. 5254";
         assert_eq!(own(body), ["5878"]);
+        // An HTML reply read as text: the blockquote is not marked.
+        let body =
+            "2. Nf3\nOn Mon, 23 Nov 2026 at 10:15, Anna <a@x> wrote:\nGame: BCA-7\nOffer: draw";
+        assert_eq!(own(body), ["2. Nf3"]);
+        let body = "As you wrote:\nOffer: draw";
+        assert_eq!(own(body), ["Offer: draw"]);
         let body = "see below\n---------- Forwarded message ---------\nFrom: Anna\n1. 5254";
         assert_eq!(own(body), ["see below"]);
+        let body = "FYI\n\nBegin forwarded message:\n\nFrom: Anna\n1. 5254";
+        assert_eq!(own(body), ["FYI", ""]);
+        let body = "Zug 2: 7163\n* Anna Schmidt <anna@example.net> [2026-11-23 10:15]:\n> 1. 5254";
+        assert_eq!(own(body), ["Zug 2: 7163"]);
+        let body = "7163\nLe 23/11/2026 à 10:15, Anna a écrit :\n> 1. 5254";
+        assert_eq!(own(body), ["7163"]);
     }
 
     #[test]
@@ -246,6 +270,8 @@ mod tests {
         assert_eq!(own(body), ["5878"]);
         let body = "5878\n\nSent from my iPhone\n\n> On Mon, Anna wrote:\n> 1. 5254\n";
         assert_eq!(own(body), ["5878", ""]);
+        let body = "5878\nVon meinem iPhone gesendet\n1234 5678";
+        assert_eq!(own(body), ["5878"]);
         // The signature ends where the quote starts; the reply below it is the sender's again.
         let body = "> 1. 5254\n5755\n-- \nBob\n> more\nthanks";
         assert_eq!(own(body), ["5755", "thanks"]);

@@ -57,6 +57,48 @@ pub struct ParsedMessage {
     pub(super) runs: Vec<Run>,
 }
 
+impl ParsedMessage {
+    /// The moves the message claims as written, for a log line: `2. Sf3 (7163); subject: 2.
+    /// 7163`; at most about 300 characters.
+    pub fn moves_as_written(&self) -> String {
+        let mut out = String::new();
+        for run in &self.runs {
+            if out.len() > 300 {
+                out.push_str(" …");
+                break;
+            }
+            if !out.is_empty() {
+                out.push_str("; ");
+            }
+            match (run.depth, run.subject) {
+                (_, true) => out.push_str("subject: "),
+                (0, _) => {}
+                (d, _) => out.push_str(&format!("quoted {d}: ")),
+            }
+            match run.start {
+                Start::Ply(p) => {
+                    let (n, c) = numbered(p);
+                    out.push_str(&format!("{n}{} ", if c.is_white() { "." } else { "..." }));
+                }
+                Start::Number(n) => out.push_str(&format!("{n}: ")),
+                Start::Free => {}
+            }
+            let moves: Vec<String> = run
+                .moves
+                .iter()
+                .take(40)
+                .map(|w| match w.as_slice() {
+                    [one] => one.clone(),
+                    [first, rest @ ..] => format!("{first} ({})", rest.join(", ")),
+                    [] => String::new(),
+                })
+                .collect();
+            out.push_str(&moves.join(" "));
+        }
+        out
+    }
+}
+
 /// Why a message cannot be read at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MessageError {
@@ -134,6 +176,13 @@ fn read_subject(subject: &str) -> (Option<GameId>, &str) {
     let mut s = subject.trim();
     loop {
         let lower = s.to_ascii_lowercase();
+        // A mailing list's tag: "[BCA] Re: …".
+        if s.starts_with('[')
+            && let Some(close) = s.find(']')
+        {
+            s = s[close + 1..].trim_start();
+            continue;
+        }
         match SUBJECT_PREFIXES.iter().find(|p| lower.starts_with(*p)) {
             Some(p) => s = s[p.len()..].trim_start(),
             None => break,

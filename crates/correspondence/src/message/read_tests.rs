@@ -50,6 +50,10 @@ fn the_game_is_the_game_line_or_the_subject() {
         GameId::new("BCA-7")
     );
     assert_eq!(
+        parse("[BCA] RE: BCA-7: 2. 7163", "").unwrap().game,
+        GameId::new("BCA-7")
+    );
+    assert_eq!(
         parse("Hello", "Game: WS/2026/3").unwrap().game,
         GameId::new("WS/2026/3")
     );
@@ -120,4 +124,17 @@ fn intents_are_written_in_the_form_and_in_words() {
     let p = parse(&subject, &body).unwrap();
     assert_eq!(p.intents, m.intents);
     assert_eq!(p.text.as_deref(), m.text.as_deref());
+}
+
+#[test]
+fn the_moves_as_written_for_a_log() {
+    let p = parse(
+        "Re: BCA-7: 2. 7163",
+        "My move: 2.Sf3 (7163)\n> 1. 5254 5755\n",
+    )
+    .unwrap();
+    assert_eq!(
+        p.moves_as_written(),
+        "quoted 1: 1. 5254 5755; 2. Sf3 (7163); subject: 2. 7163"
+    );
 }

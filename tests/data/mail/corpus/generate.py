@@ -407,6 +407,18 @@ case("49-old-form-rewrapped.eml",
      plain("thunderbird", 49, re(6), "4. Ba4\n\n" + tb_header(6) + quoted(anna_body(6, old_form=True))),
      6, "move", "2514", note="an earlier form's long line rewrapped: its example moves are no claim")
 
+def gmail_html_quote(plies, text):
+    esc = anna_body(plies, text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return ('<div dir="ltr">2. Nf3</div><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">'
+            + gmail_header().strip().replace("<", "&lt;").replace(">", "&gt;")
+            + '<br></div><blockquote class="gmail_quote" style="margin:0px 0px 0px 0.8ex;border-left:1px solid rgb(204,204,204);padding-left:1ex">'
+            + esc.replace("\n", "<br>\n") + "</blockquote></div>\n")
+
+
+case("50-gmail-html-only-quote.eml",
+     html_only("gmail", 50, re(2), gmail_html_quote(2, "I offer a draw.")),
+     2, "move", "7163", note="HTML only, the earlier message in a blockquote with its draw offer")
+
 # --- Disagreements ------------------------------------------------------------------------
 case("44-differing-record.eml",
      plain("mutt", 44, "BCA-7", "1. 5254 5755 2. 6264 2836 3. 6125\n"),
