@@ -112,7 +112,7 @@ fn start(dir: &Path, config: &Path) -> Run {
     let mut events = daemon.connect("assistant");
     assert_eq!(events.ask("table bca-7"), "ok table bca-7");
     assert!(events.ask("events").starts_with("ok"));
-    let mut connect = |role: &str| {
+    let connect = |role: &str| {
         let mut c = daemon.connect(role);
         assert_eq!(c.ask("table bca-7"), "ok table bca-7");
         c
