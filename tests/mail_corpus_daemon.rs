@@ -206,7 +206,7 @@ fn the_corpus_through_the_daemon_with_forgeries_and_a_restart() {
             let reply = player.ask(&format!("move {m}"));
             assert!(reply.starts_with("ok"), "{file}: move {m}: {reply}");
         }
-        if plies > 0 && plies % 2 == 0 {
+        if plies > 0 && plies.is_multiple_of(2) {
             // His last move is mailed before the opponent can answer it.
             let deadline = Instant::now() + Duration::from_secs(20);
             let mut mailed = false;
@@ -218,6 +218,7 @@ fn the_corpus_through_the_daemon_with_forgeries_and_a_restart() {
             }
             if !mailed {
                 unmailed += 1;
+                failures.push(format!("{file}: his move {plies} was not mailed"));
             }
         }
         while run.events.next_event(Duration::from_millis(50)).is_some() {}

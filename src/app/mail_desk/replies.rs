@@ -192,13 +192,9 @@ impl MailDesk {
         let t = &self.tables[i];
         let game = game_name(t, view);
         let serial = view.began_unix_ms;
-        let record: Vec<String> = message::game_record(&view.game)
-            .iter()
-            .map(|m| m.as_str().to_owned())
-            .collect();
         if self.marks[i]
             .as_ref()
-            .is_some_and(|m| same_game(m, &game, serial, &record))
+            .is_some_and(|m| same_game(m, &game, serial))
         {
             return false;
         }
@@ -206,7 +202,7 @@ impl MailDesk {
         // The file too when the game seems another: it is the truth across restarts.
         let read = ReplyMark::read(&self.sent_dir.join(t.handle.name.as_ref()));
         let mark = match read {
-            Some(Ok(mark)) if same_game(&mark, &game, serial, &record) => {
+            Some(Ok(mark)) if same_game(&mark, &game, serial) => {
                 self.marks[i] = Some(mark);
                 return false;
             }
@@ -327,21 +323,11 @@ impl MailDesk {
     }
 }
 
-/// How far apart the same game's beginning may be seen: a game begun live is stamped when the
-/// table made it, and after a restart with the time its journal wrote the record, a few
-/// milliseconds later. A new game at the table begins after the last one ended, so later by
-/// far more than this (a game over within seconds of its start mailed nothing to confuse).
-const SAME_GAME_SLACK_MS: u64 = 5_000;
-
-/// Whether the mark is of this game: its id, and its beginning — the same stamp (the journal
-/// keeps the time the table applied each record), or, for a journal written before it kept
-/// that, a stamp within the slack and a game that goes on from what was mailed (so a new game
-/// begun within seconds of the last is never taken for it).
-fn same_game(mark: &ReplyMark, game: &str, serial: u64, record: &[String]) -> bool {
-    mark.game == game
-        && (mark.serial == serial
-            || (mark.serial.abs_diff(serial) <= SAME_GAME_SLACK_MS
-                && record.starts_with(&mark.record)))
+/// Whether the mark is of this game: its id and the stamp of its beginning, which the
+/// journal keeps exactly as the table applied it (so a restart reads the same stamp, and a
+/// new game, even one begun a moment after the last, has another).
+fn same_game(mark: &ReplyMark, game: &str, serial: u64) -> bool {
+    mark.game == game && mark.serial == serial
 }
 
 /// The game's id in its messages: the one `new-game game_id` gave it, else the configured one.
