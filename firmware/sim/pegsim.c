@@ -60,7 +60,7 @@ static const struct line_pin COLUMN_PINS[COLUMNS] = {
 };
 static const char KEY_LETTER[2][COLUMNS] = {
 	{ 'Q', 'R', 'B', 'N', 'A', 'T', 'O', 'H' },
-	{ 'D', 'C', 'X', 'S', 'Z', 'G', 'L', 0 },
+	{ 'D', 'C', 'X', 'S', 'Z', 'G', 'L', 'M' },
 };
 static const char PORTS[] = "BCD";
 

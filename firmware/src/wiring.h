@@ -64,11 +64,11 @@ static const uint8_t FILE_OF_COLUMN[COLUMNS] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 
 /* The key strip: the letter each key sends as K<letter> (docs/peg-protocol.md, Keys), by key
  * row and column; 0 where no key is fitted. Promotion pieces first, then what he asks, then
- * what he decides, then the correspondence desk's two (next game, list the games); one
- * position stays free. */
+ * what he decides, then the correspondence desk's three (next game, list the games, the
+ * opponent's comment). */
 static const char KEY_LETTER[KEY_ROWS][COLUMNS] = {
 	{ 'Q', 'R', 'B', 'N', 'A', 'T', 'O', 'H' },
-	{ 'D', 'C', 'X', 'S', 'Z', 'G', 'L', 0 },
+	{ 'D', 'C', 'X', 'S', 'Z', 'G', 'L', 'M' },
 };
 
 #endif

@@ -25,7 +25,7 @@ use crate::table::state::{BoardId, DeskView, Input};
 const TIME_CHECK: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// How long a stopping desk waits for the notices of tasks finishing their last step.
-const NOTICE_DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
+const NOTICE_DRAIN: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// One correspondence table as the desk reaches it.
 pub struct DeskTable {
