@@ -212,7 +212,7 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     bca.expect_event("the mail move", |l| {
         l.starts_with("event move 1 white f2f3")
     });
-    bca.heard("Partie BCA-7. Zug eins, Weiß: Felix drei");
+    bca.heard("gegen Bob Jones, Sie haben Schwarz. Zug eins, Weiß: Felix drei");
     bca.expect_event("the message", |l| l.starts_with("event mail received 1 "));
     // The days his move cost as the BCA's rules count them from the message's arrival (a
     // reply within 24 hours costs none), not the "Time used: 1 day" his message claims.

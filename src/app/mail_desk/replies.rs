@@ -317,7 +317,11 @@ impl MailDesk {
         );
         let text = fill(
             t.lang.vocabulary().event(event_key).unwrap_or("{game}"),
-            &[("game", mark.game.as_str()), ("name", &opponent_name(t))],
+            &[
+                // The game as he hears it named: the opponent and his colour.
+                ("game", t.view.borrow().spoken_name.as_str()),
+                ("name", &opponent_name(t)),
+            ],
         );
         self.say(i, text);
     }

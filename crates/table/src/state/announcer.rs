@@ -186,7 +186,16 @@ impl Announcer {
     /// opponent's to the blind player, who replicates it. In his time trouble (`terse`) he
     /// hears the fewest words: no confirmation of the move he has just made, the opponent's
     /// move in its short form.
-    pub fn moved(&mut self, before: &Chess, m: Move, mover: Color, terse: bool) -> Vec<Say> {
+    /// A correspondence game's move is said with the game's name for the ear (`game`: "gegen
+    /// Bob Jones, Sie haben Schwarz"; its id when none is given) and the move's number.
+    pub fn moved(
+        &mut self,
+        before: &Chess,
+        m: Move,
+        mover: Color,
+        terse: bool,
+        game: Option<&str>,
+    ) -> Vec<Say> {
         let phrase = move_phrase(before, m, &self.style());
         let about = About::Move {
             number: before.fullmoves().get(),
@@ -209,12 +218,13 @@ impl Announcer {
                 phrase
             };
             // Of his many games by mail, he hears which one, and the move's number.
-            let phrase = match &self.correspondence {
-                Some(game) => {
-                    let game = self.fill("desk_game", &[("game", game)]);
+            let phrase = match (game, &self.correspondence) {
+                (Some(name), Some(_)) => format!("{name}. {}", self.numbered(before, phrase)),
+                (None, Some(id)) => {
+                    let game = self.fill("desk_game", &[("game", id)]);
                     format!("{game}. {}", self.numbered(before, phrase))
                 }
-                None => phrase,
+                (_, None) => phrase,
             };
             said.push(self.say(Listener::BlindPlayer, phrase, polite, about));
         }
@@ -434,7 +444,7 @@ mod tests {
     fn his_own_move_goes_to_the_opponent_and_back_to_him_unless_terse() {
         let (pos, m) = e4();
         let mut a = announcer(Color::White, |_| {});
-        let said = a.moved(&pos, m, Color::White, false);
+        let said = a.moved(&pos, m, Color::White, false, None);
         let to: Vec<Listener> = said.iter().map(|s| s.listener).collect();
         assert_eq!(to, [Listener::Opponent, Listener::BlindPlayer]);
         assert_eq!(said[0].text, said[1].text);
@@ -446,7 +456,7 @@ mod tests {
             }
         );
         assert_eq!(a.last_to_blind(), Some(said[1].text.as_str()));
-        let terse = a.moved(&pos, m, Color::White, true);
+        let terse = a.moved(&pos, m, Color::White, true, None);
         assert_eq!(terse.len(), 1);
         assert_eq!(terse[0].listener, Listener::Opponent);
     }
@@ -456,8 +466,14 @@ mod tests {
         let (pos, m) = e4();
         let mut plain = announcer(Color::Black, |_| {});
         let mut mail = announcer(Color::Black, |s| s.correspondence = Some("G7".into()));
-        let said = plain.moved(&pos, m, Color::White, false);
-        let by_mail = mail.moved(&pos, m, Color::White, false);
+        let said = plain.moved(&pos, m, Color::White, false, None);
+        let by_mail = mail.moved(&pos, m, Color::White, false, None);
+        let named = mail.moved(&pos, m, Color::White, false, Some("gegen Bob Jones"));
+        assert!(
+            named[0].text.starts_with("gegen Bob Jones. "),
+            "{}",
+            named[0].text
+        );
         assert_eq!(said.len(), 1);
         assert_eq!(said[0].listener, Listener::BlindPlayer);
         assert!(by_mail[0].text.contains("G7"), "{}", by_mail[0].text);

@@ -41,7 +41,24 @@ impl Table {
         out: &mut Step,
     ) {
         let terse = self.terse(now);
-        for say in self.announcer.moved(before, m, mover, terse) {
+        // A game by mail is named for the ear by the opponent and his colour.
+        let game = self.settings.correspondence.as_deref().map(|id| {
+            let id = self
+                .state
+                .tags
+                .get(&crate::control::GameTag::GameId)
+                .map_or(id, String::as_str);
+            super::spoken_name(
+                self.opponent_name().as_deref(),
+                self.settings.peg_side,
+                id,
+                self.announcer.vocab(),
+            )
+        });
+        for say in self
+            .announcer
+            .moved(before, m, mover, terse, game.as_deref())
+        {
             out.event(TableEvent::Say(say));
         }
         self.announce_control(mover, out);
