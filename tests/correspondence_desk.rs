@@ -274,7 +274,32 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     drop(iccf);
     drop(bca);
     daemon.terminate();
+    // He hears what waits at his other game as the desk comes back.
+    let transcript = dir.join("transcript.txt");
+    let said_before = fs::read_to_string(&transcript).unwrap_or_default().len();
     let daemon = start(&dir, &config);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let said = fs::read_to_string(&transcript).unwrap_or_default();
+        // (A transcript begun afresh is read from its start.)
+        let from = if said.len() < said_before {
+            0
+        } else {
+            said_before
+        };
+        if said[from..].lines().any(|l| {
+            l.contains("gegen Carol Smith, Sie haben Weiß: Weiß am Zug")
+                && l.contains("eine neue Nachricht")
+        }) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the waiting message was not told after the restart: {}",
+            &said[from..]
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let mut bca = watching(&daemon, "bca-7");
     assert!(bca.ask("status").contains("ply 2"), "restored");
     let games = bca.ask("games");

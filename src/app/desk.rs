@@ -90,7 +90,40 @@ impl DeskActor {
         // The game he was at before the restart has the board again; with none, he hears
         // each of his games once.
         let actions = match read_focus(&self.focus_file).and_then(|n| self.index(&n)) {
-            Some(index) => self.desk.turn_to(index, &self.views(), unix_ms()),
+            Some(index) => {
+                // Messages waiting at his other games are told before the game he was at
+                // (the list of his games, said in full: the next words do not cut it).
+                let waiting_elsewhere = self
+                    .desk
+                    .unseen()
+                    .iter()
+                    .enumerate()
+                    .any(|(i, n)| i != index && *n > 0);
+                let mut actions: Vec<DeskAction> = if waiting_elsewhere {
+                    self.desk
+                        .greeting(&self.views(), unix_ms())
+                        .into_iter()
+                        .map(|a| match a {
+                            DeskAction::Say {
+                                table,
+                                text,
+                                urgency,
+                                ..
+                            } => DeskAction::Say {
+                                table,
+                                text,
+                                urgency,
+                                about: crate::table::event::About::Other,
+                            },
+                            other => other,
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                actions.extend(self.desk.turn_to(index, &self.views(), unix_ms()));
+                actions
+            }
             None => self.desk.greeting(&self.views(), unix_ms()),
         };
         self.carry_out(actions).await;
