@@ -67,14 +67,9 @@ impl DeskActor {
             .collect()
     }
 
-    /// Runs until shutdown or until every channel has closed.
-    pub async fn run(
-        mut self,
-        mut requests: mpsc::Receiver<Request<DeskRequest>>,
-        mut peg: mpsc::Receiver<BoardMessage>,
-        mut notices: mpsc::Receiver<Notice>,
-        mut shutdown: watch::Receiver<bool>,
-    ) {
+    /// The desk's start: the messages waiting, the times over already told, and the game he
+    /// was at (with what waits at his other games told first), or every game once.
+    async fn come_back(&mut self) {
         // The messages he had not turned to are still waiting for him.
         for (name, n) in read_message_counts(&self.messages_file) {
             if let Some(index) = self.index(&name) {
@@ -127,6 +122,17 @@ impl DeskActor {
             None => self.desk.greeting(&self.views(), unix_ms()),
         };
         self.carry_out(actions).await;
+    }
+
+    /// Runs until shutdown or until every channel has closed.
+    pub async fn run(
+        mut self,
+        mut requests: mpsc::Receiver<Request<DeskRequest>>,
+        mut peg: mpsc::Receiver<BoardMessage>,
+        mut notices: mpsc::Receiver<Notice>,
+        mut shutdown: watch::Receiver<bool>,
+    ) {
+        self.come_back().await;
         // Each game's days are looked at every so often: a side's time running out is told
         // even when nothing happens at its table.
         let mut time_check = tokio::time::interval(TIME_CHECK);

@@ -6,11 +6,11 @@ use shakmaty::{Board, Color, Position};
 
 use crate::control::GameTag;
 use crate::state::Table;
+use crate::state::game_name::spoken_name;
 use crate::state::game_state::DayEvent;
 use annabella_chess::game::Game;
 use annabella_chess::language::Language;
 use annabella_chess::phrases::color_phrase;
-use annabella_chess::vocabulary::{Vocabulary, fill};
 use annabella_correspondence::day_clock::{
     DayClock, Leave, MoveCharge, both_sides_phrase, days_left_phrase,
 };
@@ -99,27 +99,6 @@ impl DeskView {
             }
             _ => turn,
         }
-    }
-}
-
-/// A correspondence game for the ear: "gegen Carol King, Sie haben Schwarz", by the
-/// opponent's name and the blind player's colour; "Partie BCA-7" when the name is not known.
-pub fn spoken_name(
-    opponent: Option<&str>,
-    his_color: Color,
-    game_id: &str,
-    vocab: &Vocabulary,
-) -> String {
-    let word = |key: &str| vocab.event(key).unwrap_or(key).to_owned();
-    match opponent.map(str::trim).filter(|n| !n.is_empty()) {
-        Some(name) => fill(
-            &word("desk_against"),
-            &[
-                ("opponent", name),
-                ("color", &color_phrase(his_color, vocab)),
-            ],
-        ),
-        None => fill(&word("desk_game"), &[("game", game_id)]),
     }
 }
 

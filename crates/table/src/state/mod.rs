@@ -51,6 +51,7 @@ mod boards;
 mod by_mail;
 mod day_time;
 mod desk_view;
+mod game_name;
 mod game_state;
 mod key_strip;
 mod keys;
@@ -73,7 +74,8 @@ use crate::record::{Entry, Record};
 pub use crate::reply::{Answer, Reply};
 pub use apply_error::ApplyError;
 use board_pair::Boards;
-pub use desk_view::{DeskView, spoken_name};
+pub use desk_view::DeskView;
+pub use game_name::spoken_name;
 use game_state::GameState;
 pub use two_sheets::Proposal;
 

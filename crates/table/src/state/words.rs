@@ -48,7 +48,7 @@ impl Table {
                 .tags
                 .get(&crate::control::GameTag::GameId)
                 .map_or(id, String::as_str);
-            super::spoken_name(
+            super::game_name::spoken_name(
                 self.opponent_name().as_deref(),
                 self.settings.peg_side,
                 id,
