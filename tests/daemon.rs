@@ -349,3 +349,37 @@ fn the_arbiter_begins_the_next_game_and_a_restart_finds_it() {
         "{pgn}"
     );
 }
+
+/// One protocol per port: a page on another origin that POSTs `auth TOKEN` and a request to
+/// the control port is closed at its first HTTP line, and nothing in its body runs (issue 23).
+#[test]
+fn the_control_port_closes_on_http_and_runs_nothing_of_it() {
+    use std::io::Read;
+    let dir = scratch_dir("daemon-http");
+    let mut daemon = Serve::new(&dir.join("state")).start();
+    let token = daemon.token("arbiter");
+    let body = format!("auth {token}\ntag event Forged\n");
+    let mut stream = TcpStream::connect(daemon.control).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    write!(
+        stream,
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert_eq!(
+        answer.trim_end(),
+        "error syntax this is annabella's control port, not HTTP; closing",
+        "closed at the request line, nothing after it answered"
+    );
+    let mut arbiter = daemon.connect("arbiter");
+    assert!(arbiter.ask("table table-1").starts_with("ok"));
+    let export = arbiter.ask("export pgn");
+    assert!(!export.contains("Forged"), "the body ran: {export}");
+    daemon.terminate();
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -441,3 +441,28 @@ async fn http_get(addr: std::net::SocketAddr, path: &str, headers: &str) -> Stri
     s.read_to_end(&mut out).await.unwrap();
     String::from_utf8_lossy(&out).into_owned()
 }
+
+/// The login form can never put the token in a URL: it posts, and the token field has no
+/// name, so a form sent before the scripts run carries nothing (issue 23).
+#[test]
+fn the_login_form_never_puts_the_token_in_a_url() {
+    let html = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web/index.html"),
+    )
+    .unwrap();
+    let form = html
+        .split("<form id=\"login-form\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</form>").next())
+        .expect("the login form");
+    assert!(form.starts_with(" method=\"post\""), "{form}");
+    let input = form
+        .split("<input")
+        .nth(1)
+        .and_then(|rest| rest.split('>').next())
+        .expect("the token field");
+    assert!(
+        input.contains("id=\"token\"") && !input.contains("name="),
+        "{input}"
+    );
+}

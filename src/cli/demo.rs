@@ -83,7 +83,7 @@ const SCRIPT: &[Step] = &[
 pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     let state_dir = match &args.state_dir {
         Some(dir) => dir.clone(),
-        None => std::env::temp_dir().join(format!("annabella-demo-{}", std::process::id())),
+        None => fresh_demo_dir().context("making the demo's state directory")?,
     };
     let mut raw = RawConfig {
         listen: "127.0.0.1:0".to_owned(),
@@ -306,5 +306,48 @@ async fn wait_for(
             Ok(Err(broadcast::error::RecvError::Closed)) => bail!("the table stopped"),
             Err(_) => bail!("nothing within {} s", within.as_secs()),
         }
+    }
+}
+
+/// A new directory for the demo's state under the temporary directory: an unpredictable name,
+/// created (never reused) with mode 0700. A predictable name in a shared `/tmp` would let
+/// another user plant the directory, or links in it, before the demo writes there.
+fn fresh_demo_dir() -> std::io::Result<std::path::PathBuf> {
+    let mut last = None;
+    for _ in 0..16 {
+        let mut bytes = [0u8; 8];
+        getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
+        let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let dir = std::env::temp_dir().join(format!("annabella-demo-{name}"));
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        match builder.create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no fresh name")))
+}
+
+#[cfg(test)]
+mod fresh_dir_tests {
+    #[test]
+    fn the_demo_directory_is_new_private_and_unpredictable() {
+        let a = super::fresh_demo_dir().unwrap();
+        let b = super::fresh_demo_dir().unwrap();
+        assert_ne!(a, b);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&a).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700);
+        }
+        std::fs::remove_dir(&a).ok();
+        std::fs::remove_dir(&b).ok();
     }
 }

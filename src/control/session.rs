@@ -176,6 +176,8 @@ pub enum Notice {
     WrongToken,
     /// The connection is closed for flooding.
     Flood,
+    /// The connection is closed: it spoke HTTP (a page on another origin, a proxy).
+    Http,
 }
 
 /// One connection's state between requests.
@@ -269,6 +271,18 @@ impl Session {
                 );
             }
         };
+        if looks_like_http(&bytes) {
+            // A browser's page on another origin can POST to this port: its header lines are
+            // not requests, and its body must never run. Nothing more is read.
+            self.notice = Some(Notice::Http);
+            return Action::Close(
+                Refusal::new(
+                    ErrorCode::Syntax,
+                    "this is annabella's control port, not HTTP; closing",
+                )
+                .line(),
+            );
+        }
         match control::parse_line_in(&bytes, self.lang) {
             Ok(request) => self.on_request(request),
             Err(refusal) => Action::Reply(refusal.line()),
@@ -538,3 +552,58 @@ fn no_table() -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// An HTTP request line (`POST / HTTP/1.1`) or header line (`Host: …`): no control request's
+/// first word ends with a colon, and none is followed by an HTTP version.
+fn looks_like_http(line: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(line);
+    let mut words = text.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    if first.len() > 1
+        && first.ends_with(':')
+        && first[..first.len() - 1]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
+        return true;
+    }
+    const METHODS: [&str; 9] = [
+        "GET", "POST", "PUT", "HEAD", "OPTIONS", "DELETE", "PATCH", "CONNECT", "TRACE",
+    ];
+    METHODS.contains(&first) && text.split_whitespace().any(|w| w.starts_with("HTTP/"))
+}
+
+#[cfg(test)]
+mod http_tests {
+    use super::looks_like_http;
+
+    #[test]
+    fn http_lines_are_told_from_requests() {
+        for http in [
+            &b"POST / HTTP/1.1"[..],
+            b"GET /?token=x HTTP/1.0",
+            b"Host: 127.0.0.1:7070",
+            b"Origin: http://evil.example",
+            b"Content-Type: text/plain",
+            b"content-length: 30",
+        ] {
+            assert!(looks_like_http(http), "{}", String::from_utf8_lossy(http));
+        }
+        for request in [
+            &b"auth s3cret"[..],
+            b"tag event Club: final",
+            b"move e4",
+            b"get",
+            b"",
+            b"help",
+        ] {
+            assert!(
+                !looks_like_http(request),
+                "{}",
+                String::from_utf8_lossy(request)
+            );
+        }
+    }
+}

@@ -401,6 +401,12 @@ impl ControlService {
                     }
                     tracing::warn!(peer, "control connection: wrong token");
                 }
+                Some(Notice::Http) => {
+                    tracing::warn!(
+                        peer,
+                        "control connection closed: it spoke HTTP (a page on another origin?); nothing it sent was run"
+                    );
+                }
                 Some(Notice::Flood) => {
                     tracing::warn!(peer, "control connection closed: request flood");
                 }
