@@ -602,3 +602,55 @@ fn move_numbers_in_a_list_are_read_in_every_form_and_checked() {
         stderr(&o)
     );
 }
+
+/// A path that is a FIFO (or a link to one) is refused at once, naming what it is: as the
+/// configuration, as a language file, as `convert`'s input. Before, each waited for a writer
+/// for ever with no word (issue 23).
+#[cfg(unix)]
+#[test]
+fn a_fifo_given_as_a_path_is_refused_at_once() {
+    let dir = scratch_dir("cli-fifo");
+    let fifo = dir.join("annabella.toml");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let link = dir.join("link.toml");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let fifo_text = fifo.display().to_string();
+    let link_text = link.display().to_string();
+    let state = dir.join("state").display().to_string();
+    for args in [
+        vec![
+            "serve",
+            "--config",
+            fifo_text.as_str(),
+            "--state-dir",
+            state.as_str(),
+        ],
+        vec![
+            "serve",
+            "--config",
+            link_text.as_str(),
+            "--state-dir",
+            state.as_str(),
+        ],
+        vec!["convert", fifo_text.as_str()],
+        vec!["announce", "--lang", link_text.as_str(), "e4"],
+    ] {
+        let started = std::time::Instant::now();
+        let o = annabella(&args, &[], "");
+        assert!(!o.status.success(), "{args:?}");
+        assert!(
+            stderr(&o).contains("a FIFO, not a regular file"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{args:?} waited"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

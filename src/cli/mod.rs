@@ -155,7 +155,10 @@ pub fn read_bytes_bounded(path: &std::path::Path, limit: u64) -> anyhow::Result<
     let reader: Box<dyn Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(std::fs::File::open(path).with_context(|| format!("{}", path.display()))?)
+        Box::new(
+            crate::io::regular_file::open_regular(path)
+                .with_context(|| format!("{}", path.display()))?,
+        )
     };
     reader.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {

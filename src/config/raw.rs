@@ -98,7 +98,7 @@ impl RawConfig {
     pub fn read(path: &Path) -> Result<RawConfig, ConfigError> {
         use std::io::Read;
         let name = path.display().to_string();
-        let file = std::fs::File::open(path).map_err(|e| bad(&name, e))?;
+        let file = crate::io::regular_file::open_regular(path).map_err(|e| bad(&name, e))?;
         let mut text = String::new();
         file.take(MAX_CONFIG_BYTES + 1)
             .read_to_string(&mut text)

@@ -111,7 +111,7 @@ pub(super) fn read_language(code_or_path: &str) -> Result<Language, LanguageFile
         let path = || code_or_path.to_owned();
         let limit = crate::chess::language::MAX_LANGUAGE_FILE_BYTES;
         let mut bytes = Vec::new();
-        std::fs::File::open(code_or_path)
+        crate::io::regular_file::open_regular(std::path::Path::new(code_or_path))
             .and_then(|f| f.take(limit as u64 + 1).read_to_end(&mut bytes))
             .map_err(|source| LanguageFileError::Read {
                 path: path(),

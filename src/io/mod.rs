@@ -13,6 +13,8 @@
 //!   parked; and the mark of what each game has mailed.
 //! - [`maildir`]: incoming correspondence mail read from a Maildir, handled messages moved to
 //!   `cur/`.
+//! - [`regular_file`]: a file the user named opened only when it is a regular file (never
+//!   waiting on a FIFO or reading a device).
 //! - [`recording`]: board recordings with their timing (`simulate-board --record`, `replay`).
 //! - [`simulator`]: a simulated peg, DGT, Millennium or Certabo board behind a pseudo-terminal or a TCP port.
 //! - [`speech`]: speech output — the system voice, espeak-ng, the WAV record, the transcript —
@@ -32,6 +34,7 @@ pub mod mail_bounce;
 pub mod mail_out;
 pub mod maildir;
 pub mod recording;
+pub mod regular_file;
 pub mod simulator;
 pub mod speech;
 pub mod store;
