@@ -446,3 +446,48 @@ fn a_second_daemon_on_the_same_state_directory_refuses_naming_the_first() {
     );
     assert!(status(&first).contains("ply 1"));
 }
+
+/// The state directory is ours or refused (issue 23): one another user owns, or one others may
+/// write in, is refused with the remedy before anything is written there; a link planted where
+/// the lock goes is never written through.
+#[cfg(unix)]
+#[test]
+fn a_state_directory_others_control_is_refused() {
+    use std::fs;
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let dir = scratch_dir("storage-not-ours");
+    let victim = dir.join("victim");
+    fs::write(&victim, "precious\n").unwrap();
+    // Writable by everyone (as `mkdir -m 0777 /tmp/annabella-demo-…` by a stranger).
+    let open = dir.join("open");
+    fs::create_dir(&open).unwrap();
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o777)).unwrap();
+    symlink(&victim, open.join("lock")).unwrap();
+    let log = refused(&open);
+    assert!(
+        log.contains("is refused: others may write in it (mode 777)"),
+        "{log}"
+    );
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    // Ours, but with a link where the lock goes.
+    let linked = dir.join("linked");
+    fs::create_dir(&linked).unwrap();
+    fs::set_permissions(&linked, fs::Permissions::from_mode(0o700)).unwrap();
+    symlink(&victim, linked.join("lock")).unwrap();
+    let log = refused(&linked);
+    assert!(log.contains("cannot write in the state directory"), "{log}");
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    // Another user's (the tests run as root in CI: `nobody` owns it).
+    if nix::unistd::geteuid().is_root() {
+        let theirs = dir.join("theirs");
+        fs::create_dir(&theirs).unwrap();
+        fs::set_permissions(&theirs, fs::Permissions::from_mode(0o700)).unwrap();
+        nix::unistd::chown(&theirs, Some(nix::unistd::Uid::from_raw(65534)), None).unwrap();
+        let log = refused(&theirs);
+        assert!(
+            log.contains("is refused: it belongs to user 65534"),
+            "{log}"
+        );
+    }
+    fs::remove_dir_all(&dir).ok();
+}

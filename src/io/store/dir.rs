@@ -14,7 +14,7 @@ use super::error::StoreError;
 /// the new entries durable.
 pub(super) fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
     match fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => return Ok(()),
+        Ok(meta) if meta.is_dir() => return ours(dir, &meta),
         Ok(_) => {
             return Err(StoreError::NotADirectory {
                 path: dir.to_path_buf(),
@@ -37,6 +37,36 @@ pub(super) fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
             sync_dir(parent).map_err(create_error)?;
         }
     }
+    Ok(())
+}
+
+/// An existing state directory must be the daemon user's and writable by nobody else: a
+/// directory another user owns or may write in could hold a planted `lock`, `tokens.toml` or
+/// a link where the daemon writes.
+#[cfg(unix)]
+fn ours(dir: &Path, meta: &fs::Metadata) -> Result<(), StoreError> {
+    use std::os::unix::fs::MetadataExt;
+    let refuse = |why: String| {
+        Err(StoreError::NotOurs {
+            path: dir.to_path_buf(),
+            why,
+        })
+    };
+    let me = nix::unistd::geteuid().as_raw();
+    if meta.uid() != me {
+        return refuse(format!("it belongs to user {}, not {me}", meta.uid()));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return refuse(format!(
+            "others may write in it (mode {:o})",
+            meta.mode() & 0o7777
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn ours(_dir: &Path, _meta: &fs::Metadata) -> Result<(), StoreError> {
     Ok(())
 }
 
@@ -71,13 +101,15 @@ pub(super) fn sync_dir(_dir: &Path) -> io::Result<()> {
 pub(super) fn take_lock(dir: &Path) -> Result<File, StoreError> {
     let path = dir.join(LOCK_FILE);
     let not_writable = StoreError::not_writable(dir);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(not_writable)?;
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // A link planted where the lock goes is refused, never written through.
+        options.custom_flags(nix::libc::O_NOFOLLOW).mode(0o600);
+    }
+    let mut file = options.open(&path).map_err(not_writable)?;
     // A lock held for an instant is no other daemon: a process this one forks (a test's
     // child, a helper) holds a copy of the descriptor until it execs. Asked again for a
     // moment before the directory is called in use.

@@ -31,6 +31,12 @@ pub enum StoreError {
     )]
     NotADirectory { path: PathBuf },
     #[error(
+        "the state directory {path} is refused: {why}; another user could plant files or links \
+         there that the daemon would then write through. Make it the daemon user's own and \
+         writable by it alone (chown, chmod 0700), or name another state_dir"
+    )]
+    NotOurs { path: PathBuf, why: String },
+    #[error(
         "cannot write in the state directory {path}: {source}; make it writable by the user annabella runs as, or name another state_dir"
     )]
     NotWritable {
