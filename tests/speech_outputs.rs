@@ -591,3 +591,26 @@ fn the_cassette_record_says_each_move_twice_and_the_voice_once() {
         "only moves are said twice"
     );
 }
+
+/// The transcript and the audio record are the daemon user's alone whatever the umask: created
+/// 0600 (issue 23; under umask 000 they were 0666).
+#[cfg(unix)]
+#[test]
+fn the_transcript_and_the_audio_record_are_created_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::fs::scratch_dir("speech-private");
+    let text = dir.join("transcript.txt");
+    let _backend = TranscriptBackend::open(&text).unwrap();
+    let wav = dir.join("record.wav");
+    let format = annabella::io::speech::wav::Format {
+        channels: 1,
+        sample_rate: 22050,
+        bits: 16,
+    };
+    annabella::io::speech::wav::append_pcm(&wav, format, &[0, 0, 1, 0], 0).unwrap();
+    for path in [&text, &wav] {
+        let mode = std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", path.display());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -53,11 +53,16 @@ impl TranscriptBackend {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs::create_dir_all(dir).map_err(fail)?;
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(fail)?;
+        let mut options = OpenOptions::new();
+        options.create(true).append(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // What was said at a game is the players' business: readable by the daemon's user
+            // alone, whatever the umask.
+            options.mode(0o600);
+        }
+        let file = options.open(path).map_err(fail)?;
         Ok(TranscriptBackend {
             file,
             name: format!("transcript:{}", path.display()),

@@ -124,12 +124,16 @@ pub fn parse(bytes: &[u8]) -> Result<(Format, &[u8]), WavError> {
 /// and syncs. Fails when the file holds another format or is not a WAV this module wrote.
 pub fn append_pcm(path: &Path, format: Format, pcm: &[u8], gap_ms: u32) -> io::Result<()> {
     let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidData, m);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)?;
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // The audio record is the players' business: the daemon's user's alone, whatever the
+        // umask.
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
     let align = u64::from(format.block_align().max(1));
     let len = file.metadata()?.len();
     let data_len = if len < HEADER_LEN {
