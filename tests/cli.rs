@@ -654,3 +654,39 @@ fn a_fifo_given_as_a_path_is_refused_at_once() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A configuration that holds `[[token]]`s and that others may read is refused with the remedy
+/// (issue 23: one at 0644 was accepted silently).
+#[cfg(unix)]
+#[test]
+fn a_configuration_with_tokens_others_may_read_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch_dir("cli-config-tokens");
+    let config = dir.join("annabella.toml");
+    std::fs::write(
+        &config,
+        "[[token]]\ntoken = \"arbiter-0123456789abcdef\"\nrole = \"arbiter\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let state = dir.join("state").display().to_string();
+    let config_text = config.display().to_string();
+    let o = annabella(
+        &[
+            "serve",
+            "--config",
+            config_text.as_str(),
+            "--state-dir",
+            state.as_str(),
+        ],
+        &[],
+        "",
+    );
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("holds [[token]]s and mode 0644") && stderr(&o).contains("chmod 600"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -488,6 +488,31 @@ fn a_state_directory_others_control_is_refused() {
             log.contains("is refused: it belongs to user 65534"),
             "{log}"
         );
+        // Our directory, but a tokens file planted by `nobody`: it could grant him the
+        // arbiter's role, so it is refused.
+        let planted = dir.join("planted");
+        fs::create_dir(&planted).unwrap();
+        fs::set_permissions(&planted, fs::Permissions::from_mode(0o700)).unwrap();
+        let tokens = planted.join("tokens.toml");
+        fs::write(
+            &tokens,
+            "[[token]]\ntoken = \"mallory-0123456789abcdef\"\nrole = \"arbiter\"\n",
+        )
+        .unwrap();
+        fs::set_permissions(&tokens, fs::Permissions::from_mode(0o600)).unwrap();
+        nix::unistd::chown(&tokens, Some(nix::unistd::Uid::from_raw(65534)), None).unwrap();
+        let log = refused(&planted);
+        assert!(
+            log.contains("it belongs to user 65534") && log.contains("tokens.toml"),
+            "{log}"
+        );
     }
+    // A tokens file that is a link is refused too.
+    let linked_tokens = dir.join("linked-tokens");
+    fs::create_dir(&linked_tokens).unwrap();
+    fs::set_permissions(&linked_tokens, fs::Permissions::from_mode(0o700)).unwrap();
+    symlink(&victim, linked_tokens.join("tokens.toml")).unwrap();
+    let log = refused(&linked_tokens);
+    assert!(log.contains("a symbolic link"), "{log}");
     fs::remove_dir_all(&dir).ok();
 }

@@ -79,6 +79,11 @@ fn the_table_page_in_a_real_browser() {
         ),
     )
     .unwrap();
+    // A configuration that holds tokens must be its owner's alone.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
 
     let mut sim = Running::start(Command::new(BIN).args([
         "simulate-board",

@@ -99,6 +99,7 @@ impl RawConfig {
         use std::io::Read;
         let name = path.display().to_string();
         let file = crate::io::regular_file::open_regular(path).map_err(|e| bad(&name, e))?;
+        let meta = file.metadata().map_err(|e| bad(&name, e))?;
         let mut text = String::new();
         file.take(MAX_CONFIG_BYTES + 1)
             .read_to_string(&mut text)
@@ -106,6 +107,35 @@ impl RawConfig {
         if text.len() as u64 > MAX_CONFIG_BYTES {
             return Err(bad(name, format!("larger than {MAX_CONFIG_BYTES} bytes")));
         }
-        RawConfig::from_toml(&text, path)
+        let raw = RawConfig::from_toml(&text, path)?;
+        // A configuration that grants roles is as secret as the tokens file.
+        #[cfg(unix)]
+        if !raw.tokens.is_empty() {
+            use std::os::unix::fs::{MetadataExt, PermissionsExt};
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                return Err(bad(
+                    &name,
+                    format!(
+                        "it holds [[token]]s and mode {mode:04o} lets other users read them; \
+                         chmod 600 {name} (and hand out new tokens if others may have read them)"
+                    ),
+                ));
+            }
+            let me = nix::unistd::geteuid().as_raw();
+            if meta.uid() != me {
+                return Err(bad(
+                    &name,
+                    format!(
+                        "it holds [[token]]s and belongs to user {}, not {me}; chown it to the \
+                         daemon's user",
+                        meta.uid()
+                    ),
+                ));
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = meta;
+        Ok(raw)
     }
 }

@@ -285,7 +285,10 @@ pub fn load_or_create(
 ) -> Result<Loaded, TokenError> {
     let path = state_dir.join(TOKENS_FILE);
     let created = match std::fs::symlink_metadata(&path) {
-        Ok(_) => false,
+        Ok(meta) => {
+            ours(&path, &meta)?;
+            false
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             create(state_dir, &path)?;
             true
@@ -311,6 +314,35 @@ pub fn load_or_create(
         path,
         created,
     })
+}
+
+/// A file that grants roles must be the daemon user's own regular file: a link, or a file
+/// another user planted, could hand a stranger the arbiter's role.
+pub fn ours(path: &Path, meta: &std::fs::Metadata) -> Result<(), TokenError> {
+    let name = path.display().to_string();
+    if meta.file_type().is_symlink() {
+        return Err(bad(
+            &name,
+            "a symbolic link; the tokens must be a file of the daemon's own: remove the link \
+             (a new tokens file is made) or name another state_dir",
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = nix::unistd::geteuid().as_raw();
+        if meta.uid() != me {
+            return Err(bad(
+                &name,
+                format!(
+                    "it belongs to user {}, not {me}, and could give a stranger a role; remove \
+                     it (a new one is made) or chown it to the daemon's user",
+                    meta.uid()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[derive(Deserialize, Serialize, Default)]
