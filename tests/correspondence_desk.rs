@@ -15,16 +15,8 @@ use common::board::SimulatedBoard;
 use common::control::ControlClient;
 use common::daemon::{Daemon, Serve};
 use common::fs::scratch_dir;
-use common::mail::smtp_server;
+use common::mail::{maildir, smtp_server};
 use common::net::free_port;
-
-/// A Maildir (new/, cur/, tmp/) at `root`, as a mail client makes it.
-fn maildir(root: &Path) -> PathBuf {
-    for sub in ["new", "cur", "tmp"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
-    root.to_owned()
-}
 
 /// The messages in `mailbox/new`, waiting up to the tests' patience for `count` of them.
 fn delivered(mailbox: &Path, count: usize) -> Vec<String> {
@@ -118,17 +110,6 @@ fn start(dir: &Path, config: &Path) -> Daemon {
     Serve::new(&dir.join("state")).config(config).start()
 }
 
-/// A client on `table` hearing its events.
-fn watching(daemon: &Daemon, table: &str) -> ControlClient {
-    let mut c = daemon.connect("assistant");
-    assert_eq!(
-        c.ask(&format!("table {table}")),
-        format!("ok table {table}")
-    );
-    assert!(c.ask("events").starts_with("ok"));
-    c
-}
-
 /// Follows the desk's set-up instructions on `board` until it says the board is ready;
 /// returns how many instructions there were and the plan's announced length.
 fn follow_set_up(board: &mut SimulatedBoard, c: &ControlClient) -> (usize, usize) {
@@ -190,8 +171,8 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
     let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
     let config = config(&dir, &link, &inbox, port);
     let mut daemon = start(&dir, &config);
-    let mut iccf = watching(&daemon, "iccf-2");
-    let mut bca = watching(&daemon, "bca-7");
+    let mut iccf = daemon.watching("assistant", "iccf-2");
+    let mut bca = daemon.watching("assistant", "bca-7");
 
     // He turns to ICCF-2 (he is White there): the board shows its start position, so it is
     // the game's at once; he plays 1. e4 and the reply goes out.
@@ -300,7 +281,7 @@ fn a_whole_game_by_mail_on_the_shared_peg_board_with_a_restart() {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let mut bca = watching(&daemon, "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
     assert!(bca.ask("status").contains("ply 2"), "restored");
     let games = bca.ask("games");
     let iccf_entry = games.split(". BCA-7").next().unwrap_or_default();
@@ -361,14 +342,14 @@ fn set_up_from_a_board_left_for_another_game_counts_its_instructions() {
     let mut board = SimulatedBoard::on_pty("peg", &link, &["--fen", other]);
     let config = config(&dir, &link, &inbox, port);
     let daemon = start(&dir, &config);
-    let mut bca = watching(&daemon, "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
     // BCA-7 stands at 1. e4 e5 2. Nf3 Nc6 (played by the assistant, the board elsewhere).
     for m in ["1. 5254", "1... 5755", "2. 7163", "2... 2836"] {
         assert!(bca.ask(&format!("move {m}")).starts_with("ok"), "{m}");
     }
     // The first key G turns the board to the first game, ICCF-2, which is the start
     // position; the second to BCA-7.
-    let iccf = watching(&daemon, "iccf-2");
+    let iccf = daemon.watching("assistant", "iccf-2");
     board.hand("key G");
     iccf.expect_event("ICCF-2 taken", |l| l == "event desk focus");
     board.hand("key G");

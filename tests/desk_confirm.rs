@@ -17,15 +17,8 @@ use common::board::SimulatedBoard;
 use common::control::ControlClient;
 use common::daemon::{Daemon, Serve};
 use common::fs::scratch_dir;
-use common::mail::smtp_server;
+use common::mail::{maildir, smtp_server};
 use common::net::free_port;
-
-fn maildir(root: &Path) -> PathBuf {
-    for sub in ["new", "cur", "tmp"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
-    root.to_owned()
-}
 
 /// Carol's message for ICCF-2 as her mail client leaves it in the player's Maildir.
 fn receive(inbox: &Path, n: u32, record: &str) {
@@ -120,17 +113,6 @@ fn start(dir: &Path, config: &Path) -> Daemon {
     Serve::new(&dir.join("state")).config(config).start()
 }
 
-/// A client of `role` on `table` hearing its events.
-fn watching(daemon: &Daemon, role: &str, table: &str) -> ControlClient {
-    let mut c = daemon.connect(role);
-    assert_eq!(
-        c.ask(&format!("table {table}")),
-        format!("ok table {table}")
-    );
-    assert!(c.ask("events").starts_with("ok"));
-    c
-}
-
 /// Waits until the blind player hears words starting with `start`; returns them.
 fn hears_start(c: &ControlClient, start: &str) -> String {
     let want = format!("event say blind {start}");
@@ -211,8 +193,8 @@ fn his_move_waits_for_ks_can_be_taken_back_and_analysis_is_never_mailed() {
     let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
     let config = config(&dir, &link, &inbox, port);
     let daemon = start(&dir, &config);
-    let mut iccf = watching(&daemon, "assistant", "iccf-2");
-    let bca = watching(&daemon, "assistant", "bca-7");
+    let mut iccf = daemon.watching("assistant", "iccf-2");
+    let bca = daemon.watching("assistant", "bca-7");
 
     assert_eq!(iccf.ask("focus iccf-2"), "ok focus iccf-2");
     iccf.expect_event("the board taken", |l| l == "event desk ready");
@@ -322,8 +304,8 @@ fn the_keys_at_the_desk_name_the_games_and_tell_time_over_once() {
     );
     assert!(!said.contains("Neue Partie"), "{said}");
 
-    let bca = watching(&daemon, "assistant", "bca-7");
-    let mut arbiter = watching(&daemon, "arbiter", "bca-7");
+    let bca = daemon.watching("assistant", "bca-7");
+    let mut arbiter = daemon.watching("arbiter", "bca-7");
     assert_eq!(arbiter.ask("focus bca-7"), "ok focus bca-7");
     bca.expect_event("the board taken", |l| l == "event desk ready");
 
@@ -336,7 +318,7 @@ fn the_keys_at_the_desk_name_the_games_and_tell_time_over_once() {
     );
     board.hand("key M");
     bca.heard("Nachricht von Bob Jones: Schöne Eröffnung, Anna!");
-    let mut assistant = watching(&daemon, "assistant", "bca-7");
+    let mut assistant = daemon.watching("assistant", "bca-7");
     assert_eq!(
         assistant.ask("message"),
         "ok message Schöne Eröffnung, Anna!"
@@ -364,8 +346,8 @@ fn the_keys_at_the_desk_name_the_games_and_tell_time_over_once() {
     drop((bca, arbiter, assistant));
     daemon.terminate();
     let daemon = start(&dir, &config);
-    let mut bca = watching(&daemon, "assistant", "bca-7");
-    let mut arbiter = watching(&daemon, "arbiter", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
+    let mut arbiter = daemon.watching("arbiter", "bca-7");
     // The board comes back to BCA-7, the game he was at.
     bca.wait_status("peg connected in-sync");
     board.hand("key C");
@@ -383,7 +365,7 @@ fn the_keys_at_the_desk_name_the_games_and_tell_time_over_once() {
 
     // KG to LSS-3 (its start position is on the board already): he plays 1. e4 and sends
     // it, Dora answers 1... e5 and offers a draw; KD accepts it.
-    let mut dora = watching(&daemon, "black", "lss-3");
+    let mut dora = daemon.watching("black", "lss-3");
     board.hand("key G");
     dora.expect_event("LSS-3 taken", |l| l == "event desk ready");
     peg_move(&mut board, "e2", "e4");
@@ -398,7 +380,7 @@ fn the_keys_at_the_desk_name_the_games_and_tell_time_over_once() {
     dora.expect_event("the agreement", |l| l.starts_with("event end 1/2-1/2"));
 
     // KG to ICCF-2: KD offers a draw, KX KX resigns.
-    let iccf = watching(&daemon, "assistant", "iccf-2");
+    let iccf = daemon.watching("assistant", "iccf-2");
     board.hand("key G");
     follow_set_up(&mut board, &iccf);
     board.hand("key D");

@@ -17,18 +17,11 @@ use std::time::{Duration, Instant, SystemTime};
 use common::control::ControlClient;
 use common::daemon::{Daemon, Serve};
 use common::fs::scratch_dir;
-use common::mail::smtp_server;
+use common::mail::{maildir, smtp_server};
 use common::net::free_port;
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mail/corpus")
-}
-
-fn maildir(root: &Path) -> PathBuf {
-    for sub in ["new", "cur", "tmp"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
-    root.to_owned()
 }
 
 fn config(dir: &Path, inbox: &Path, smtp_port: u16) -> PathBuf {

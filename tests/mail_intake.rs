@@ -14,16 +14,9 @@ use std::time::{Duration, Instant};
 
 use common::board::SimulatedBoard;
 use common::control::ControlClient;
-use common::daemon::{Daemon, Serve};
+use common::daemon::Serve;
 use common::fs::scratch_dir;
-
-/// A Maildir (new/, cur/, tmp/) at `root`, as a mail client makes it.
-fn maildir(root: &Path) -> PathBuf {
-    for sub in ["new", "cur", "tmp"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
-    root.to_owned()
-}
+use common::mail::maildir;
 
 /// A message delivered into the Maildir the way a deliverer does it (written in tmp/, renamed
 /// into new/).
@@ -90,17 +83,6 @@ black = "Anna Schmidt"
     path
 }
 
-/// A client on `table` hearing its events.
-fn watching(daemon: &Daemon, role: &str, table: &str) -> ControlClient {
-    let mut c = daemon.connect(role);
-    assert_eq!(
-        c.ask(&format!("table {table}")),
-        format!("ok table {table}")
-    );
-    assert!(c.ask("events").starts_with("ok"));
-    c
-}
-
 /// Waits up to `within` for an event satisfying `want`.
 fn await_event(
     c: &ControlClient,
@@ -161,7 +143,7 @@ fn a_strangers_message_is_held_and_played_only_when_accepted() {
     let inbox = maildir(&dir.join("anna"));
     let config = config(&dir, &inbox);
     let mut daemon = Serve::new(&dir.join("state")).config(&config).start();
-    let mut bca = watching(&daemon, "assistant", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
     let days_before = bca.ask("clock");
 
     // Mallory signs as Bob, with the right game and a legal first move: held, not played.
@@ -270,7 +252,7 @@ fn a_held_message_accepted_is_played_even_after_a_restart() {
     let inbox = maildir(&dir.join("anna"));
     let config = config(&dir, &inbox);
     let mut daemon = Serve::new(&dir.join("state")).config(&config).start();
-    let bca = watching(&daemon, "assistant", "bca-7");
+    let bca = daemon.watching("assistant", "bca-7");
     // Bob writes from his office, an address the configuration does not know.
     deliver(
         &inbox,
@@ -293,7 +275,7 @@ fn a_held_message_accepted_is_played_even_after_a_restart() {
     daemon.terminate();
     drop(bca);
     let mut daemon = Serve::new(&dir.join("state")).config(&config).start();
-    let mut bca = watching(&daemon, "assistant", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let sheet = bca.ask("sheet");
@@ -319,8 +301,8 @@ fn a_genuine_move_is_played_within_seconds_behind_a_flood() {
     let inbox = maildir(&dir.join("anna"));
     let config = config(&dir, &inbox);
     let mut daemon = Serve::new(&dir.join("state")).config(&config).start();
-    let iccf = watching(&daemon, "assistant", "iccf-2");
-    let bca = watching(&daemon, "assistant", "bca-7");
+    let iccf = daemon.watching("assistant", "iccf-2");
+    let bca = daemon.watching("assistant", "bca-7");
     // 2,000 messages of no game and 300 forged ones for BCA-7, delivered before his.
     for n in 0..2000 {
         deliver(
@@ -385,8 +367,8 @@ fn a_message_for_a_paused_table_waits_for_the_clocks() {
     let inbox = maildir(&dir.join("anna"));
     let config = config(&dir, &inbox);
     let mut daemon = Serve::new(&dir.join("state")).config(&config).start();
-    let bca = watching(&daemon, "assistant", "bca-7");
-    let mut arbiter = watching(&daemon, "arbiter", "bca-7");
+    let bca = daemon.watching("assistant", "bca-7");
+    let mut arbiter = daemon.watching("arbiter", "bca-7");
     assert!(arbiter.ask("pause").starts_with("ok"), "paused");
     deliver(
         &inbox,
@@ -412,7 +394,7 @@ fn a_reply_with_a_photo_attached_is_played() {
     let inbox = maildir(&dir.join("anna"));
     let config = config(&dir, &inbox);
     let mut daemon = Serve::new(&dir.join("state")).config(&config).start();
-    let bca = watching(&daemon, "assistant", "bca-7");
+    let bca = daemon.watching("assistant", "bca-7");
     // A 3 MiB photo of his board, base64 in lines of 76 as mail programs write it.
     let photo: String = (0..3 * 1024 * 1024 / 57)
         .map(|i| {
@@ -451,9 +433,9 @@ fn the_key_j_accepts_the_message_held_last() {
     let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
     let config = config_with_peg(&dir, &inbox, &link.display().to_string());
     let mut daemon = Serve::new(&dir.join("state")).config(&config).start();
-    let bca = watching(&daemon, "assistant", "bca-7");
+    let bca = daemon.watching("assistant", "bca-7");
     // With no game turned to, the desk speaks on the first game's voice.
-    let iccf = watching(&daemon, "assistant", "iccf-2");
+    let iccf = daemon.watching("assistant", "iccf-2");
     // Nothing held yet: he is told so.
     board.hand("raw KJ");
     iccf.heard("Keine Nachricht ist zurückgehalten");

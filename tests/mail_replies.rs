@@ -19,17 +19,10 @@ use annabella::io::maildir::parse_message;
 use common::control::ControlClient;
 use common::daemon::{Daemon, Serve};
 use common::fs::scratch_dir;
+use common::mail::maildir;
 use common::mail::python;
 use common::net::{free_port, wait_for_port};
 use common::process::Running;
-
-/// A Maildir (new/, cur/, tmp/) at `root`, as a mail client makes it.
-fn maildir(root: &Path) -> PathBuf {
-    for sub in ["new", "cur", "tmp"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
-    root.to_owned()
-}
 
 /// aiosmtpd on `port` delivering into `mailbox`, refusing (550) recipients `refused…`.
 fn refusing_smtp_server(port: u16, mailbox: &Path) -> Running {
@@ -169,17 +162,6 @@ fn start(dir: &Path, config: &Path) -> Daemon {
     Serve::new(&dir.join("state")).config(config).start()
 }
 
-/// A client on `table` as `role`, hearing its events.
-fn watching(daemon: &Daemon, role: &str, table: &str) -> ControlClient {
-    let mut c = daemon.connect(role);
-    assert_eq!(
-        c.ask(&format!("table {table}")),
-        format!("ok table {table}")
-    );
-    assert!(c.ask("events").starts_with("ok"));
-    c
-}
-
 /// The Message-ID of an `event mail queued PLY ID` line.
 fn queued_id(line: &str) -> String {
     line.split_whitespace().nth(4).unwrap().to_owned()
@@ -204,8 +186,8 @@ fn replies_follow_corrections_restarts_and_new_games_with_their_thread() {
     let _smtp = refusing_smtp_server(port, &outbox);
     let config = config(&dir, &inbox, port);
     let mut daemon = start(&dir, &config);
-    let mut bca = watching(&daemon, "assistant", "bca-7");
-    let mut arbiter = watching(&daemon, "arbiter", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
+    let mut arbiter = daemon.watching("arbiter", "bca-7");
 
     // Bob's 1. f3 comes in; he answers 1... e5: the reply answers Bob's message.
     receive(&inbox, 1, "BCA-7", "6263");
@@ -239,8 +221,8 @@ fn replies_follow_corrections_restarts_and_new_games_with_their_thread() {
     // A restart: the thread is kept. Bob's 2. g4 answered with 2... Qh4#.
     daemon.terminate();
     let daemon = start(&dir, &config);
-    let bca = watching(&daemon, "assistant", "bca-7");
-    let mut arbiter = watching(&daemon, "arbiter", "bca-7");
+    let bca = daemon.watching("assistant", "bca-7");
+    let mut arbiter = daemon.watching("arbiter", "bca-7");
     receive(&inbox, 2, "BCA-7", "6263 5755 7274");
     bca.expect_event("Bob's move", |l| l.starts_with("event move 3 white g2g4"));
     let mut bca = bca;
@@ -286,7 +268,7 @@ fn replies_follow_corrections_restarts_and_new_games_with_their_thread() {
     let mut daemon = daemon;
     daemon.terminate();
     let daemon = start(&dir, &config);
-    let mut bca = watching(&daemon, "assistant", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
     receive(&inbox, 1, "BCA-8", "5254 5755 7163");
     bca.expect_event("Bob's move in BCA-8", |l| {
         l.starts_with("event move 3 white g1f3")
@@ -312,8 +294,8 @@ fn a_refused_recipient_is_parked_and_told_while_the_other_game_goes_through_and_
     let _smtp = refusing_smtp_server(port, &outbox);
     let config = config(&dir, &inbox, port);
     let daemon = start(&dir, &config);
-    let mut iccf = watching(&daemon, "assistant", "iccf-2");
-    let mut bca = watching(&daemon, "assistant", "bca-7");
+    let mut iccf = daemon.watching("assistant", "iccf-2");
+    let mut bca = daemon.watching("assistant", "bca-7");
 
     // His 1. e4 to Carol: her address is refused for good (550): told, parked.
     assert!(iccf.ask("move 1. 5254").starts_with("ok"));
@@ -396,8 +378,8 @@ fn after_a_restart_he_hears_what_waits_to_go_out() {
     let port = free_port();
     let config = config(&dir, &inbox, port);
     let mut daemon = start(&dir, &config);
-    let mut bca = watching(&daemon, "assistant", "bca-7");
-    let mut arbiter = watching(&daemon, "arbiter", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
+    let mut arbiter = daemon.watching("arbiter", "bca-7");
     receive(&inbox, 1, "BCA-7", "6263");
     bca.expect_event("Bob's move", |l| l.starts_with("event move 1 white f2f3"));
     assert!(bca.ask("move 1... 5755").starts_with("ok"));
@@ -424,7 +406,7 @@ fn his_draw_offer_and_resignation_are_mailed_once_each() {
     let _smtp = refusing_smtp_server(port, &outbox);
     let config = config(&dir, &inbox, port);
     let mut daemon = start(&dir, &config);
-    let mut bca = watching(&daemon, "assistant", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
     receive(&inbox, 1, "BCA-7", "6263");
     bca.expect_event("Bob's move", |l| l.starts_with("event move 1 white f2f3"));
     // His draw offer before his move is mailed at once, with the record as it stands.
@@ -438,7 +420,7 @@ fn his_draw_offer_and_resignation_are_mailed_once_each() {
     // A restart does not mail the standing offer again; his resignation is mailed once.
     daemon.terminate();
     let daemon = start(&dir, &config);
-    let mut bca = watching(&daemon, "assistant", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
     assert!(bca.ask("resign").starts_with("ok"));
     let resign = expect_queued(&bca, 2);
     assert!(![&offer, &reply].contains(&&resign));
@@ -459,8 +441,8 @@ fn accepting_the_opponents_draw_offer_is_mailed() {
     let _smtp = refusing_smtp_server(port, &outbox);
     let config = config(&dir, &inbox, port);
     let daemon = start(&dir, &config);
-    let mut bca = watching(&daemon, "assistant", "bca-7");
-    let mut bob = watching(&daemon, "white", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
+    let mut bob = daemon.watching("white", "bca-7");
     receive(&inbox, 1, "BCA-7", "6263");
     bca.expect_event("Bob's move", |l| l.starts_with("event move 1 white f2f3"));
     assert!(bca.ask("move 1... 5755").starts_with("ok"));
@@ -489,7 +471,7 @@ fn a_mark_of_the_old_format_is_read_and_nothing_is_mailed_twice() {
     let _smtp = refusing_smtp_server(port, &outbox);
     let config = config(&dir, &inbox, port);
     let mut daemon = start(&dir, &config);
-    let mut bca = watching(&daemon, "assistant", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
     receive(&inbox, 1, "BCA-7", "6263");
     bca.expect_event("Bob's move", |l| l.starts_with("event move 1 white f2f3"));
     assert!(bca.ask("move 1... 5755").starts_with("ok"));
@@ -499,7 +481,7 @@ fn a_mark_of_the_old_format_is_read_and_nothing_is_mailed_twice() {
     // The mark as the last version wrote it: the last half-move queued, one number.
     fs::write(dir.join("state/mail-sent/bca-7"), "2\n").unwrap();
     let daemon = start(&dir, &config);
-    let mut bca = watching(&daemon, "assistant", "bca-7");
+    let mut bca = daemon.watching("assistant", "bca-7");
     receive(&inbox, 2, "BCA-7", "6263 5755 7274");
     bca.expect_event("Bob's move", |l| l.starts_with("event move 3 white g2g4"));
     assert!(bca.ask("move 2... 4884").starts_with("ok"));

@@ -180,6 +180,17 @@ impl Daemon {
         ControlClient::authenticated(self.control, &self.token(role))
     }
 
+    /// A client with `role` on `table`, hearing its events.
+    pub fn watching(&self, role: &str, table: &str) -> ControlClient {
+        let mut c = self.connect(role);
+        assert_eq!(
+            c.ask(&format!("table {table}")),
+            format!("ok table {table}")
+        );
+        assert!(c.ask("events").starts_with("ok"));
+        c
+    }
+
     /// Waits for a log line satisfying `want`.
     pub fn expect_log(&mut self, what: &str, want: impl Fn(&str) -> bool) -> String {
         self.process.expect(what, want)

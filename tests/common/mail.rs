@@ -46,3 +46,11 @@ pub fn delivered(mailbox: &Path, count: usize) -> Vec<PathBuf> {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A Maildir (new/, cur/, tmp/) at `root`, as a mail client makes it.
+pub fn maildir(root: &Path) -> std::path::PathBuf {
+    for sub in ["new", "cur", "tmp"] {
+        std::fs::create_dir_all(root.join(sub)).unwrap();
+    }
+    root.to_owned()
+}

@@ -181,52 +181,50 @@ impl MailDesk {
         m: &MailMessage,
         outcome: Outcome,
     ) {
-        {
-            let filed = match outcome {
-                Outcome::Filed => maildir.mark_handled(&m.file, true),
-                Outcome::NotAGame => {
-                    self.intake.tell.not_a_game(Instant::now());
-                    maildir.mark_handled(&m.file, false)
-                }
-                Outcome::Hold { table } => match maildir.hold(&m.file) {
-                    Ok(id) => {
-                        let sender = m.from.clone().unwrap_or_else(|| m.from_text.clone());
-                        tracing::warn!(table = %self.tables[table].handle.name, file = %m.file, from = %m.from_text, id, "a message from a sender who is not the game's opponent: held, not played");
-                        publish(
-                            &self.tables[table].handle.events,
-                            TableEvent::Mail(MailEvent::Refused {
-                                why: match m.forged {
-                                    Some(why) => format!(
-                                        "held as number {id}: the sender {} is doubted: {why}",
-                                        m.from_text
-                                    ),
-                                    None => format!(
-                                        "held as number {id}: the sender {} is not the game's opponent",
-                                        m.from_text
-                                    ),
-                                },
-                            }),
-                        );
-                        self.intake.tell.held(table, id, &sender, Instant::now());
-                        Ok(())
-                    }
-                    Err(e) => Err(e),
-                },
-                Outcome::Later => {
-                    if self.intake.later.len() < MAX_REMEMBERED {
-                        self.intake.later.insert(m.file.clone(), Instant::now());
-                    }
+        let filed = match outcome {
+            Outcome::Filed => maildir.mark_handled(&m.file, true),
+            Outcome::NotAGame => {
+                self.intake.tell.not_a_game(Instant::now());
+                maildir.mark_handled(&m.file, false)
+            }
+            Outcome::Hold { table } => match maildir.hold(&m.file) {
+                Ok(id) => {
+                    let sender = m.from.clone().unwrap_or_else(|| m.from_text.clone());
+                    tracing::warn!(table = %self.tables[table].handle.name, file = %m.file, from = %m.from_text, id, "a message from a sender who is not the game's opponent: held, not played");
+                    publish(
+                        &self.tables[table].handle.events,
+                        TableEvent::Mail(MailEvent::Refused {
+                            why: match m.forged {
+                                Some(why) => format!(
+                                    "held as number {id}: the sender {} is doubted: {why}",
+                                    m.from_text
+                                ),
+                                None => format!(
+                                    "held as number {id}: the sender {} is not the game's opponent",
+                                    m.from_text
+                                ),
+                            },
+                        }),
+                    );
+                    self.intake.tell.held(table, id, &sender, Instant::now());
                     Ok(())
                 }
-            };
-            if let Err(e) = filed {
-                tracing::error!(file = %m.file, error = %e, "a handled message could not be moved out of new/");
-            }
-            if outcome != Outcome::Later {
-                self.intake.told_waiting.remove(&m.file);
-                if self.intake.accepted.remove(&m.file) {
-                    self.intake.keep_accepted();
+                Err(e) => Err(e),
+            },
+            Outcome::Later => {
+                if self.intake.later.len() < MAX_REMEMBERED {
+                    self.intake.later.insert(m.file.clone(), Instant::now());
                 }
+                Ok(())
+            }
+        };
+        if let Err(e) = filed {
+            tracing::error!(file = %m.file, error = %e, "a handled message could not be moved out of new/");
+        }
+        if outcome != Outcome::Later {
+            self.intake.told_waiting.remove(&m.file);
+            if self.intake.accepted.remove(&m.file) {
+                self.intake.keep_accepted();
             }
         }
     }
@@ -411,33 +409,31 @@ impl MailDesk {
         m: &MailMessage,
         refusal: &crate::table::control::Refusal,
     ) -> Outcome {
-        {
-            // The refusal as the arbiter reads it in the event and the log: its code and why.
-            let full = format!("{} {}", refusal.code.as_str(), refusal.message);
-            let over = self.tables[i].view.borrow().game.is_over();
-            if refusal.code == ErrorCode::State && !over {
-                // Paused, or the table busy: the message is kept and read again later.
-                tracing::info!(table = %self.tables[i].handle.name, file = %m.file, why = %full, "the table cannot take the opponent's move now; the message stays in new/");
-                if self.intake.told_waiting.len() < MAX_REMEMBERED
-                    && self.intake.told_waiting.insert(m.file.clone())
-                {
-                    let text = fill(
-                        &self.word(i, "desk_mail_waiting"),
-                        &[("game", &self.spoken(i))],
-                    );
-                    self.say(i, text);
-                }
-                return Outcome::Later;
+        // The refusal as the arbiter reads it in the event and the log: its code and why.
+        let full = format!("{} {}", refusal.code.as_str(), refusal.message);
+        let over = self.tables[i].view.borrow().game.is_over();
+        if refusal.code == ErrorCode::State && !over {
+            // Paused, or the table busy: the message is kept and read again later.
+            tracing::info!(table = %self.tables[i].handle.name, file = %m.file, why = %full, "the table cannot take the opponent's move now; the message stays in new/");
+            if self.intake.told_waiting.len() < MAX_REMEMBERED
+                && self.intake.told_waiting.insert(m.file.clone())
+            {
+                let text = fill(
+                    &self.word(i, "desk_mail_waiting"),
+                    &[("game", &self.spoken(i))],
+                );
+                self.say(i, text);
             }
-            let key = if refusal.code == ErrorCode::State {
-                "desk_mail_why_not_now"
-            } else {
-                "desk_mail_why_refused"
-            };
-            let why = self.word(i, key);
-            self.refuse(i, &full, &why);
-            Outcome::Filed
+            return Outcome::Later;
         }
+        let key = if refusal.code == ErrorCode::State {
+            "desk_mail_why_not_now"
+        } else {
+            "desk_mail_why_refused"
+        };
+        let why = self.word(i, key);
+        self.refuse(i, &full, &why);
+        Outcome::Filed
     }
 
     /// The opponent's move was played: the event, the count of messages, the days it cost.
