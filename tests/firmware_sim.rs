@@ -472,7 +472,14 @@ fn work_the_desk(board: &mut dyn Hands, daemon: &Daemon, dir: &Path) -> Vec<Stri
         status.contains("ply 0"),
         "the move went to ICCF-2 alone: {status}"
     );
+    // The desk's state words for a turn are cut by its next words when those come before the
+    // loudspeaker reached them (a second key turns on at once): whether they reach the
+    // transcript depends on the speaker's pace, not on the board. Each was heard above as an
+    // event; the transcripts are compared without them.
     heard_until(dir, &format!("blind {list}"))
+        .into_iter()
+        .filter(|l| !l.contains("Noch kein Zug gespielt"))
+        .collect()
 }
 
 #[test]
