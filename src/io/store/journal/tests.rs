@@ -326,8 +326,10 @@ fn an_unwritable_directory_is_named() {
         check_unwritable(&dir);
         return;
     }
-    // Privileged: re-run this very test as `nobody`.
+    // Privileged: re-run this very test as `nobody`, in a directory that is nobody's own (so
+    // that the ownership check passes and the write check is what refuses it).
     let _ = fs::remove_file(dir.join("probe"));
+    std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
     let exe = std::env::current_exe().unwrap();
     let output = std::process::Command::new(exe)
         .args([
