@@ -50,6 +50,13 @@ fn bad(key: impl Into<String>, message: impl ToString) -> ConfigError {
     }
 }
 
+/// A log file and the most it may take with its rotated copies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogFile {
+    pub path: PathBuf,
+    pub max_bytes: u64,
+}
+
 /// The validated configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -59,7 +66,11 @@ pub struct Config {
     /// Host names the page answers to besides its own address.
     pub web_hosts: Vec<String>,
     pub state_dir: PathBuf,
+    /// Records 0640 (the group may read them) instead of 0600.
+    pub records_group_readable: bool,
     pub json_logs: bool,
+    /// Where the log goes, and its bound.
+    pub log_file: Option<LogFile>,
     /// The control server's limits (its language default is English).
     pub control: ControlSettings,
     /// The configuration's `[[token]]`s; `io::tokens::load_or_create` merges the file's in.
@@ -116,7 +127,9 @@ impl RawConfig {
             web_listen,
             web_hosts,
             state_dir: self.state_dir.clone(),
+            records_group_readable: self.records_group_readable,
             json_logs,
+            log_file: self.validate_log_file()?,
             control,
             tokens,
             speech: voice.outputs,
@@ -154,6 +167,22 @@ impl RawConfig {
     }
 
     /// The page's address (`None`: off) and the host names it answers to, lower case.
+    fn validate_log_file(&self) -> Result<Option<LogFile>, ConfigError> {
+        if !(1..=100_000).contains(&self.log_max_mb) {
+            return Err(bad(
+                "log_max_mb",
+                format!("{}: from 1 to 100000 (MB)", self.log_max_mb),
+            ));
+        }
+        if self.log_file.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(LogFile {
+            path: PathBuf::from(&self.log_file),
+            max_bytes: u64::from(self.log_max_mb) * 1_000_000,
+        }))
+    }
+
     fn validate_web(&self) -> Result<(Option<std::net::SocketAddr>, Vec<String>), ConfigError> {
         let web_listen = match self.web_listen.as_str() {
             "off" => None,

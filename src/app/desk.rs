@@ -539,11 +539,14 @@ fn write_focus(path: &std::path::Path, name: &str) {
     write_atomically(path, &format!("{name}\n"), "the desk's focus");
 }
 
-/// Replaces `path` by `text` (a temporary file renamed over it); `what` names it in the log
+/// Replaces `path` by `text` (a temporary file renamed over it, never through a link); `what` names it in the log
 /// when that fails.
 fn write_atomically(path: &std::path::Path, text: &str, what: &str) {
-    let tmp = path.with_extension("tmp");
-    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+    let written = crate::io::private_file::replace(
+        path,
+        text.as_bytes(),
+        crate::io::private_file::Access::Private,
+    );
     if let Err(e) = written {
         tracing::warn!(path = %path.display(), error = %e, "{what} was not kept");
     }

@@ -14,6 +14,7 @@ use crate::app::desk_link::Notice;
 use crate::control::hub::Request;
 use crate::io::clock::{TableClock, unix_ms};
 use crate::io::link::LinkEvent;
+use crate::io::private_file::{self, Access, Mode};
 use crate::io::speech::{Speaker, Utterance};
 use crate::table::control::{ErrorCode, ExportFormat, Refusal};
 use crate::table::event::TableEvent;
@@ -340,14 +341,12 @@ pub fn board_input(board: BoardId, event: LinkEvent) -> Input {
     }
 }
 
-/// Replaces `path` with `text` whole (a temporary file renamed over it).
+/// Replaces `path` with `text` whole (a temporary file renamed over it), never through a link.
 fn write_atomically(path: &std::path::Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        private_file::create_dir(dir, Access::Record)?;
     }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+    private_file::replace(path, text.as_bytes(), Access::Record)
 }
 
 /// Why a resolution was not written down: the file (or its folder) and the system's error, or
@@ -371,13 +370,9 @@ fn append_synced(path: &std::path::Path, text: &str) -> Result<PathBuf, Resoluti
         move |error| ResolutionError::File { path, error }
     };
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(failed(dir))?;
+        private_file::create_dir(dir, Access::Record).map_err(failed(dir))?;
     }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(failed(path))?;
+    let mut file = private_file::open(path, Mode::Append, Access::Record).map_err(failed(path))?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_data())
         .map_err(failed(path))?;

@@ -141,7 +141,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         Some(path) => format!("configuration {}", path.display()),
         None => "configuration".to_owned(),
     })?;
-    init_logging(config.json_logs, "info");
+    init_logging_to(config.json_logs, "info", config.log_file.as_ref())?;
+    crate::io::private_file::share_records_with_group(config.records_group_readable);
+    // Whatever a service file or a shell left as the umask, nothing the daemon creates is
+    // readable by others (SQLite creates its files 0644 less the umask); records shared with
+    // the group get their modes set exactly where they are made (`io::private_file`).
+    nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o077));
     raise_open_file_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -185,19 +190,41 @@ fn raise_open_file_limit() {
 /// Logs to standard error: readable lines by default, JSON objects for log collectors.
 /// `RUST_LOG` overrides the level.
 pub fn init_logging(json: bool, default_level: &str) {
+    init_logging_to(json, default_level, None).ok();
+}
+
+/// Logs to standard error, or to `file` rotated within its bound (`io::log_file`); fails only
+/// when that file cannot be opened.
+pub fn init_logging_to(
+    json: bool,
+    default_level: &str,
+    file: Option<&crate::config::LogFile>,
+) -> anyhow::Result<()> {
     use std::io::IsTerminal;
+    use tracing_subscriber::fmt::writer::BoxMakeWriter;
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::{EnvFilter, Layer};
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
     // Each place that logs is throttled, so that no flood fills the disk
-    // (`io::log_throttle`).
+    // (`io::log_throttle`); a log file is bounded in total besides.
     let throttle = crate::io::log_throttle::Throttle::new(json);
-    let layer = tracing_subscriber::fmt::layer()
+    let (writer, ansi) = match file {
+        Some(f) => {
+            let log = crate::io::log_file::RotatingLog::open(&f.path, f.max_bytes)
+                .with_context(|| format!("opening the log file {} (log_file)", f.path.display()))?;
+            (BoxMakeWriter::new(std::sync::Mutex::new(log)), false)
+        }
         // Colours only for a person at a terminal, not in a journal or a log file.
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr);
+        None => (
+            BoxMakeWriter::new(std::io::stderr),
+            std::io::stderr().is_terminal(),
+        ),
+    };
+    let layer = tracing_subscriber::fmt::layer()
+        .with_ansi(ansi)
+        .with_writer(writer);
     let registry = tracing_subscriber::registry().with(filter);
     // A second initialisation (tests, the demo) keeps the first.
     if json {
@@ -208,6 +235,7 @@ pub fn init_logging(json: bool, default_level: &str) {
     } else {
         registry.with(layer.with_filter(throttle)).try_init().ok();
     }
+    Ok(())
 }
 
 async fn wait_for_signal() {

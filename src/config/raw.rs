@@ -24,8 +24,15 @@ pub struct RawConfig {
     pub web_hosts: Vec<String>,
     /// Where tokens, the journal and finished games are kept.
     pub state_dir: PathBuf,
+    /// Whether the games' records (PGN, Braille, resolutions, transcripts, WAV) are readable by
+    /// the daemon user's group (0640) rather than by that user alone (0600).
+    pub records_group_readable: bool,
     /// `human` or `json`.
     pub log_format: String,
+    /// A file to log to, rotated by size; empty: standard error (journald under systemd).
+    pub log_file: String,
+    /// The most the log file and its rotated copies take together, in MB.
+    pub log_max_mb: u32,
     pub control: RawControl,
     pub speech: RawSpeech,
     pub clock: RawClock,
@@ -59,7 +66,10 @@ impl Default for RawConfig {
             web_listen: "127.0.0.1:7480".to_owned(),
             web_hosts: Vec::new(),
             state_dir: PathBuf::from("/var/lib/annabella"),
+            records_group_readable: false,
             log_format: "human".to_owned(),
+            log_file: String::new(),
+            log_max_mb: 50,
             control: RawControl::default(),
             speech: RawSpeech::default(),
             clock: RawClock::default(),

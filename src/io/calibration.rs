@@ -49,15 +49,15 @@ pub fn load(path: &Path) -> Result<Option<Calibration>, CalibrationFileError> {
         .map_err(|e| what(CalibrationProblem::Unreadable(e)))
 }
 
-/// Writes `calibration` to `path` whole or not at all (a temporary file renamed over it), making
+/// Writes `calibration` to `path` whole or not at all (a temporary file renamed over it, never
+/// through a link), making
 /// its directory when needed.
 pub fn save(path: &Path, calibration: &Calibration) -> std::io::Result<()> {
+    use crate::io::private_file::{self, Access};
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+        private_file::create_dir(dir, Access::Private)?;
     }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, calibration.to_text())?;
-    std::fs::rename(&tmp, path)
+    private_file::replace(path, calibration.to_text().as_bytes(), Access::Private)
 }
 
 /// A Certabo decoder whose calibration lives in a file: loaded when it is made, saved when the

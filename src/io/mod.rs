@@ -3,6 +3,7 @@
 //! - [`calibration`]: a Certabo board's calibration kept in a file, learned and saved.
 //! - [`clock`]: milliseconds for stamping events; the only clock reads.
 //! - [`lines`]: the one bounded line reader (the server's requests, `annabella send`'s replies).
+//! - [`log_file`]: the log in a file rotated by size, bounded in total whatever is logged.
 //! - [`log_throttle`]: each place that logs may write a burst per window; the rest are
 //!   counted, so no flood fills the disk.
 //! - [`link`]: a board behind a serial device or a TCP bridge, with reconnect and backoff.
@@ -13,6 +14,8 @@
 //!   parked; and the mark of what each game has mailed.
 //! - [`maildir`]: incoming correspondence mail read from a Maildir, handled messages moved to
 //!   `cur/`.
+//! - [`private_file`]: the daemon's own files written without following a link or writing into
+//!   another user's file, 0600 (records 0640 when shared with the group) whatever the umask.
 //! - [`regular_file`]: a file the user named opened only when it is a regular file (never
 //!   waiting on a FIFO or reading a device).
 //! - [`recording`]: board recordings with their timing (`simulate-board --record`, `replay`).
@@ -29,10 +32,12 @@ pub mod calibration;
 pub mod clock;
 pub mod lines;
 pub mod link;
+pub mod log_file;
 pub mod log_throttle;
 pub mod mail_bounce;
 pub mod mail_out;
 pub mod maildir;
+pub mod private_file;
 pub mod recording;
 pub mod regular_file;
 pub mod simulator;

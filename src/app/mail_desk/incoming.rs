@@ -75,9 +75,11 @@ impl Intake {
     /// again).
     pub(super) fn keep_accepted(&self) {
         let text: String = self.accepted.iter().map(|n| format!("{n}\n")).collect();
-        let tmp = self.accepted_file.with_extension("tmp");
-        let written =
-            std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &self.accepted_file));
+        let written = crate::io::private_file::replace(
+            &self.accepted_file,
+            text.as_bytes(),
+            crate::io::private_file::Access::Private,
+        );
         if let Err(e) = written {
             tracing::warn!(path = %self.accepted_file.display(), error = %e, "the accepted messages were not kept");
         }

@@ -90,7 +90,10 @@ impl MailDesk {
         mut requests: mpsc::Receiver<Request<DeskRequest>>,
         mut shutdown: watch::Receiver<bool>,
     ) {
-        if let Err(e) = std::fs::create_dir_all(&self.sent_dir) {
+        if let Err(e) = crate::io::private_file::create_dir(
+            &self.sent_dir,
+            crate::io::private_file::Access::Private,
+        ) {
             tracing::error!(dir = %self.sent_dir.display(), error = %e, "the mail's marks cannot be kept");
         }
         let mut tick = tokio::time::interval(POLL);

@@ -7,8 +7,9 @@
 //! accepted, then a crash before the removal — resends the same bytes with the same Message-ID,
 //! by which a receiving mail system or reader recognises the duplicate.
 
+use crate::io::private_file::{self, Access};
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -95,13 +96,8 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> MailError + '_ {
 /// Writes `bytes` to `dir/name` atomically: a temporary file, fsync, rename, fsync of the
 /// folder; a crash leaves the old state or the new, never half a file under the name.
 pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), MailError> {
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let mut file = fs::File::create(&tmp).map_err(io_err(&tmp))?;
-    file.write_all(bytes).map_err(io_err(&tmp))?;
-    file.sync_all().map_err(io_err(&tmp))?;
     let target = dir.join(name);
-    fs::rename(&tmp, &target).map_err(io_err(&target))?;
-    sync_dir(dir)
+    private_file::replace(&target, bytes, Access::Private).map_err(io_err(&target))
 }
 
 fn sync_dir(dir: &Path) -> Result<(), MailError> {
@@ -337,7 +333,12 @@ impl MailQueue {
                     });
                     if let Some(reason) = reason {
                         // The reason is for a look by hand; the parked message is what counts.
-                        fs::write(&reason, format!("{why}\n")).ok();
+                        private_file::replace(
+                            &reason,
+                            format!("{why}\n").as_bytes(),
+                            Access::Private,
+                        )
+                        .ok();
                     }
                     report(SendReport::Parked {
                         message_id: q.message_id.clone(),
@@ -479,10 +480,5 @@ fn read_bounded(path: &Path, max: u64) -> io::Result<String> {
 }
 
 pub(crate) fn create_private_dir(dir: &Path) -> Result<(), MailError> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(io_err(dir))
+    private_file::create_dir(dir, Access::Private).map_err(io_err(dir))
 }

@@ -4,11 +4,12 @@
 //! benchmark can read. Each line goes to the file in one write, so a reader never sees half a
 //! line and two processes appending to one file do not interleave within a line.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{Listener, SpeechBackend, SpeechError, Utterance};
+use crate::io::private_file::{self, Access, Mode};
 
 /// The transcript line of an utterance, with its newline. Line breaks and other control
 /// characters in the text become spaces, so one utterance is always one line.
@@ -50,19 +51,15 @@ impl TranscriptBackend {
         let fail = |e: std::io::Error| {
             SpeechError::Unavailable(format!("cannot open transcript {}: {e}", path.display()))
         };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            fs::create_dir_all(dir).map_err(fail)?;
-        }
-        let mut options = OpenOptions::new();
-        options.create(true).append(true);
-        #[cfg(unix)]
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && !dir.is_dir()
         {
-            use std::os::unix::fs::OpenOptionsExt;
-            // What was said at a game is the players' business: readable by the daemon's user
-            // alone, whatever the umask.
-            options.mode(0o600);
+            private_file::create_dir(dir, Access::Record).map_err(fail)?;
         }
-        let file = options.open(path).map_err(fail)?;
+        // What was said at a game is the players' business: the daemon's user's alone (or its
+        // group's, when records are shared), whatever the umask; and a transcript in a folder
+        // others may write in (/tmp) is never a link planted to make the daemon write elsewhere.
+        let file = private_file::open(path, Mode::Append, Access::Record).map_err(fail)?;
         Ok(TranscriptBackend {
             file,
             name: format!("transcript:{}", path.display()),

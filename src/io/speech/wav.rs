@@ -8,12 +8,12 @@
 //! even right after a power cut. A header left stale by a crash is repaired on the next append,
 //! as the sizes are computed from the file's length, not read from the header.
 
-use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::espeak::Espeak;
 use super::{SpeechBackend, SpeechError, Utterance};
+use crate::io::private_file::{self, Access, Mode};
 
 /// The length of the canonical WAV header this module writes.
 pub const HEADER_LEN: u64 = 44;
@@ -124,16 +124,9 @@ pub fn parse(bytes: &[u8]) -> Result<(Format, &[u8]), WavError> {
 /// and syncs. Fails when the file holds another format or is not a WAV this module wrote.
 pub fn append_pcm(path: &Path, format: Format, pcm: &[u8], gap_ms: u32) -> io::Result<()> {
     let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidData, m);
-    let mut options = OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        // The audio record is the players' business: the daemon's user's alone, whatever the
-        // umask.
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
+    // The audio record is the players' business: the daemon's user's alone (or its group's,
+    // when records are shared), whatever the umask, and never a link planted where it goes.
+    let mut file = private_file::open(path, Mode::ReadWrite, Access::Record)?;
     let align = u64::from(format.block_align().max(1));
     let len = file.metadata()?.len();
     let data_len = if len < HEADER_LEN {
@@ -229,9 +222,11 @@ impl WavBackend {
         program: impl Into<PathBuf>,
     ) -> Result<Self, SpeechError> {
         let dir = dir.into();
-        fs::create_dir_all(&dir).map_err(|e| {
-            SpeechError::Unavailable(format!("cannot create {}: {e}", dir.display()))
-        })?;
+        if !dir.is_dir() {
+            private_file::create_dir(&dir, Access::Record).map_err(|e| {
+                SpeechError::Unavailable(format!("cannot create {}: {e}", dir.display()))
+            })?;
+        }
         Ok(WavBackend {
             name: format!("wav:{}", dir.display()),
             dir,

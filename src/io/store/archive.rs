@@ -2,8 +2,8 @@
 //! `<state_dir>/games/<table>-<game>.pgn`, under a name safe for any table name, and the
 //! temporary files of an archive a crash interrupted removed at start.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,6 +11,7 @@ use super::dir::{create_dir_0700, sync_dir};
 use super::entry::check_table;
 use super::error::{StoreError, name_for_error};
 use super::{GAMES_DIR, MAX_PGN_BYTES, file_stem};
+use crate::io::private_file::{self, Access};
 
 /// Where [`Store::archive_pgn`](super::Store::archive_pgn) keeps game `game` of `table` in
 /// `state_dir`.
@@ -36,7 +37,7 @@ pub(super) fn check(table: &str, game: u64, pgn: &str) -> Result<(), StoreError>
 }
 
 /// Writes `pgn` as game `game` of `table` (a temp file, fsync'd, renamed over any earlier
-/// export, the directory fsync'd); creates `games/` (mode 0700) when missing. The caller has
+/// export, the directory fsync'd; never through a link); creates `games/` (mode 0700) when missing. The caller has
 /// passed it through [`check`].
 pub(super) fn write(
     state_dir: &Path,
@@ -54,19 +55,11 @@ pub(super) fn write(
         create_dir_0700(&games_dir).map_err(|e| archive_error(&games_dir, e))?;
         sync_dir(state_dir).map_err(|e| archive_error(&games_dir, e))?;
     }
-    let temp = games_dir.join(format!(".{}.tmp", file_name(table, game)));
-    let write = || -> io::Result<()> {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temp)?;
-        file.write_all(pgn.as_bytes())?;
-        file.sync_all()
-    };
-    write().map_err(|e| archive_error(&temp, e))?;
-    fs::rename(&temp, &path).map_err(|e| archive_error(&path, e))?;
-    sync_dir(&games_dir).map_err(|e| archive_error(&games_dir, e))?;
+    // Never through a link or into another user's file, 0600 (0640 shared with the group).
+    private_file::create_dir(&games_dir, Access::Record)
+        .map_err(|e| archive_error(&games_dir, e))?;
+    private_file::replace(&path, pgn.as_bytes(), Access::Record)
+        .map_err(|e| archive_error(&path, e))?;
     Ok(path)
 }
 

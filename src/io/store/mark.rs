@@ -10,7 +10,8 @@
 //! never claims more than was durable). At start a journal holding fewer than its mark says is
 //! refused. `docs/storage.md` says what this catches and what not.
 
-use std::fs::{File, OpenOptions};
+use crate::io::private_file::{self, Access, Mode};
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -100,11 +101,7 @@ impl MarkFile {
     /// Opens (creating) the mark of `dir` and writes `mark` into it.
     pub(super) fn open(dir: &Path, mark: Mark) -> io::Result<MarkFile> {
         let path = dir.join(MARK_FILE);
-        let file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)?;
+        let file = private_file::open(&path, Mode::ReadWrite, Access::Private)?;
         file.set_len(MARK_LEN as u64)?;
         let mut marked = MarkFile { file };
         marked.write(mark)?;

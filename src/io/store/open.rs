@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+use crate::io::private_file;
+
 use super::JOURNAL_FILE;
 use super::connection::{create_journal, open_connection, wal_path};
 use super::dir::{create_private_dir, sync_dir, take_lock};
@@ -38,6 +40,16 @@ pub(super) fn open(state_dir: &Path) -> Result<Opened, StoreError> {
     let lock = take_lock(&dir)?;
     let path = dir.join(JOURNAL_FILE);
     let not_writable = StoreError::not_writable(&dir);
+    // SQLite opens its files following links: a link (or another user's file) planted as the
+    // journal's log or index, or as its mark, is refused before anything opens it (a link as
+    // the journal itself is refused by `is_fresh` as not a journal).
+    for file in [
+        wal_path(&path),
+        path.with_file_name(format!("{JOURNAL_FILE}-shm")),
+        dir.join(MARK_FILE),
+    ] {
+        private_file::check_existing(&file).map_err(StoreError::not_writable(&dir))?;
+    }
     let fresh = is_fresh(&dir, &path)?;
     if fresh {
         create_journal(&path)?;
@@ -45,6 +57,7 @@ pub(super) fn open(state_dir: &Path) -> Result<Opened, StoreError> {
         sync_dir(&dir).map_err(not_writable)?;
     }
     let conn = open_connection(&path)?;
+    private_journal(&path).map_err(not_writable)?;
     // Reading the header in WAL mode created the log: it is there while the journal is open.
     let identity = Identity::of(&[&dir, &path, &wal_path(&path)]).map_err(not_writable)?;
     let (mark, marked) = check_mark(&conn, &dir, &path, fresh)?;
@@ -133,4 +146,23 @@ fn count(conn: &Connection) -> rusqlite::Result<Mark> {
         last_seq: u64::try_from(seq).unwrap_or(0),
         games: u64::try_from(games).unwrap_or(0),
     })
+}
+
+/// The journal and its log are the daemon user's alone (0600), whatever umask created them or
+/// an older version left them with.
+#[cfg(unix)]
+fn private_journal(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for file in [path.to_path_buf(), wal_path(path)] {
+        match fs::set_permissions(&file, fs::Permissions::from_mode(0o600)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn private_journal(_path: &Path) -> std::io::Result<()> {
+    Ok(())
 }
