@@ -188,3 +188,46 @@ fn a_full_disk_refuses_cleanly_and_the_daemon_serves_on_and_restarts() {
     assert_eq!(moves(&arbiter.ask("clock quiet")), moves(&clock));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A daemon started on a disk that is already full says so — not that it lacks permission.
+#[test]
+fn a_start_on_a_full_disk_says_the_disk_is_full() {
+    let dir = scratch_dir("full-disk-start");
+    let mnt = dir.join("mnt");
+    std::fs::create_dir_all(&mnt).unwrap();
+    let script = r#"
+mount -t tmpfs -o size=1m annabella-full "$MNT" || exit 97
+mkdir -m 0700 "$MNT/state"
+dd if=/dev/zero of="$MNT/filler" bs=4096 2>/dev/null
+exec "$@"
+"#;
+    let output = std::process::Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "--mount",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .arg(common::process::BIN)
+        .arg("serve")
+        .arg("--state-dir")
+        .arg(mnt.join("state"))
+        .args(["--listen", "127.0.0.1:0", "--web", "off"])
+        .args(["--peg", "sim", "--speech", "none"])
+        .env("MNT", &mnt)
+        .env_remove("ANNABELLA_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{log}");
+    assert!(
+        log.contains("is full") && log.contains("free some space"),
+        "{log}"
+    );
+    assert!(!log.contains("make it writable"), "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

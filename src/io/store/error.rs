@@ -87,7 +87,9 @@ pub enum StoreError {
         "the state directory {dir} is gone ({what}); nothing was recorded: stop annabella and restore the state directory, its journal is no longer where it was opened"
     )]
     StateDirGone { dir: PathBuf, what: String },
-    #[error("the disk holding the journal {path} is full; nothing was recorded: free some space")]
+    #[error(
+        "the disk holding the journal {path} is full; nothing was recorded: free some space (`df` shows how much is left)"
+    )]
     DiskFull { path: PathBuf },
     #[error(
         "the journal {path}: {doing} failed: {source}; nothing was recorded: check the disk (free space, file size limits, the kernel log)"
@@ -148,9 +150,15 @@ impl StoreError {
     /// For `map_err`: an I/O error where `path` (the state directory or a file in it) had to be
     /// written.
     pub(super) fn not_writable(path: &Path) -> impl Fn(io::Error) -> StoreError + Copy + '_ {
-        move |e| StoreError::NotWritable {
-            path: path.to_path_buf(),
-            source: Arc::new(e),
+        // A full disk is no matter of permissions: said as what it is.
+        move |e| match e.kind() {
+            io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded => StoreError::DiskFull {
+                path: path.to_path_buf(),
+            },
+            _ => StoreError::NotWritable {
+                path: path.to_path_buf(),
+                source: Arc::new(e),
+            },
         }
     }
 }
