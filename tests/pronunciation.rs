@@ -3,7 +3,9 @@
 //! The phoneme strings are espeak-ng's own mnemonics (`espeak-ng -v de -x -q "Zäsar"` prints
 //! `ts'E:zA:r`). Each case names the sound a player must hear: German "Zäsar", not "Kesar";
 //! "Roschade" with sch, not ch as in Bach; "en passant" nasal, as in French; Spanish "Bella"
-//! with l, not "Beya". espeak-ng is required (scripts/ensure-deps.sh installs it).
+//! with l, not "Beya". The stress too (the `'` before the stressed vowel): German "DA-vid" and
+//! "Ro-SCHA-de", Spanish "GUS-taf", Italian "EC-tor"; and every file name of every language
+//! stressed as its players say it. espeak-ng is required (scripts/ensure-deps.sh installs it).
 
 use std::process::Command;
 
@@ -28,8 +30,9 @@ const CASES: &[(&str, &[Sound])] = &[
         "de",
         &[
             ("Cesar", "ts'E:zA:r", "k'e:"),
-            ("Kurze Rochade", "r'OSA:d@", "Ox"),
-            ("Lange Rochade", "r'OSA:d@", "Ox"),
+            ("Kurze Rochade", "rOS'A:d@", "r'O"),
+            ("Lange Rochade", "rOS'A:d@", "r'O"),
+            ("David", "d'A:vIt", "v'i"),
             ("en passant", "aN p'asaN", "e:n"),
             ("Bella", "b'ElA:", "l^"),
             ("Hector", "h'Ekto:r", "_"),
@@ -44,7 +47,7 @@ const CASES: &[(&str, &[Sound])] = &[
             ("David", "daB'id", "_"),
             ("Eva", "'eBa", "_"),
             ("Felix", "f'eliks", "fel'iks"),
-            ("Gustav", "gust'ab", "_"),
+            ("Gustav", "g'ustaf", "t'a"),
             ("Hector", "'ektor", "ekt'or"),
         ],
     ),
@@ -64,6 +67,7 @@ const CASES: &[(&str, &[Sound])] = &[
         "it",
         &[
             ("Cesare", "tS'ezaRe", "k"),
+            ("Hector", "'Ekto", "t'O"),
             ("en passant", "'an p'assan", "'En"),
         ],
     ),
@@ -89,7 +93,7 @@ fn every_builtin_voice_says_the_fide_words_right() {
     for (code, words) in CASES {
         let v = Language::builtin(code).unwrap().vocabulary();
         for (written, want, not) in *words {
-            let spoken = v.pronounce(written);
+            let spoken = v.pronounce_for_espeak(written);
             let got = phonemes(code, &spoken);
             if !got.contains(want) || got.contains(not) {
                 wrong.push(format!(
@@ -149,4 +153,94 @@ fn a_language_file_with_an_empty_spoken_form_is_refused() {
     );
     let err = Language::from_toml(&broken).unwrap_err().to_string();
     assert!(err.contains("words.record.move"), "{err}");
+}
+
+/// Each language's eight file names, as espeak-ng must stress them (the phonemes from the
+/// stressed syllable on, or the whole word).
+const FILE_NAME_STRESS: &[(&str, [&str; 8])] = &[
+    (
+        "de",
+        [
+            "'anA:",
+            "b'ElA:",
+            "ts'E:zA:r",
+            "d'A:vIt",
+            "'e:vA:",
+            "f'e:lIks",
+            "g'UstA:f",
+            "h'Ekto:r",
+        ],
+    ),
+    (
+        "en",
+        [
+            "'an@", "b'El@", "z'A@", "d'eIvId", "'i:v@", "f'i:lIks", "g'Vstav", "h'Ekt3",
+        ],
+    ),
+    (
+        "es",
+        [
+            "'anna", "b'ela", "T'esar", "daB'id", "'eBa", "f'eliks", "g'ustaf", "'ektor",
+        ],
+    ),
+    (
+        "fr",
+        [
+            "an'a", "bEl'a", "sez'ar", "dav'id", "ev'a", "fel'iks", "gyst'av", "Ekt'Or",
+        ],
+    ),
+    (
+        "it",
+        [
+            "'anna", "b'Ella", "tS'ezaRe", "d'avide", "'Eva", "fel'itSe", "gUst'avo", "'Ekto",
+        ],
+    ),
+    (
+        "nl",
+        [
+            "'Ana:", "b'Ela:", "s'e:zAr", "d'a:vIt", "'e:va:", "f'e:lIks", "'8stAf", "h'EktOr",
+        ],
+    ),
+    (
+        "pt",
+        [
+            "'&~n&", "b'El&", "s'Ez&r", "d&v'id", "'Ev&", "f'Eliks", "t'avU", "eIt'or",
+        ],
+    ),
+];
+
+#[test]
+fn every_file_name_is_stressed_as_its_players_say_it() {
+    let mut wrong = Vec::new();
+    for (code, stressed) in FILE_NAME_STRESS {
+        let v = Language::builtin(code).unwrap().vocabulary();
+        for (i, want) in stressed.iter().enumerate() {
+            let written = v.file(shakmaty::File::new(i as u32));
+            let got = phonemes(code, &v.pronounce_for_espeak(written));
+            if !got.contains(want) {
+                wrong.push(format!("{code}: {written:?} is /{got}/, wanted /{want}/"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let mut codes: Vec<&str> = FILE_NAME_STRESS.iter().map(|(c, _)| *c).collect();
+    codes.sort_unstable();
+    let mut builtin = Language::builtin_codes();
+    builtin.sort_unstable();
+    assert_eq!(codes, builtin, "every built-in language");
+}
+
+#[test]
+fn espeak_gets_phonemes_where_no_spelling_stresses_right_and_other_voices_the_spelling() {
+    let de = Language::builtin("de").unwrap().vocabulary();
+    assert_eq!(
+        de.pronounce_for_espeak("Lange Rochade, Springer David vier"),
+        "Lange [[rOS'A:d@]], Springer [[d'A:vIt]] vier"
+    );
+    assert_eq!(
+        de.pronounce("Lange Rochade, Springer David vier"),
+        "Lange Roschade, Springer David vier"
+    );
+    // Brackets in a message read aloud are not taken for phonemes.
+    assert_eq!(de.pronounce_for_espeak("[[h@'loU]]"), "[ [h@'loU] ]");
 }

@@ -21,6 +21,7 @@ pub mod notation;
 pub mod pgn;
 pub mod phrases;
 pub mod scoresheet;
+mod spoken_forms;
 pub mod vocabulary;
 
 /// The English name of a role, for error messages and logs (spoken words come from the

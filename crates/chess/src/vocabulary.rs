@@ -66,12 +66,17 @@
 //! "Cesar" = "Zäsar"                    #   the synthesizer would say it wrong; the written
 //! "Rochade" = "Roschade"               #   form stays in text, on the page and in Braille
 //!
+//! [words.phonemes]                     # optional: espeak-ng's phonemes for a word whose
+//! "Rochade" = "rOS'A:d@"               #   stress no spelling gets right (espeak-ng only)
+//!
 //! [words.record]                       # optional: the heading of a move in the audio record
 //! move = "Zug {number}, {color}"       #   ({number}: the move number in words; {color}:
 //!                                      #   the colour alone); default "{number}, {color}"
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
+
+use crate::spoken_forms::replace_whole_words;
 
 use serde::Deserialize;
 use shakmaty::{CastlingSide, Color, File, Piece, Rank, Role};
@@ -290,6 +295,10 @@ pub struct Vocabulary {
     /// before synthesis, see [`Vocabulary::pronounce`]).
     #[serde(default)]
     spoken: BTreeMap<String, String>,
+    /// Written word → espeak-ng's phonemes for it, where no spelling gets the stress right
+    /// (see [`Vocabulary::pronounce_for_espeak`]); other engines get `spoken`.
+    #[serde(default)]
+    phonemes: BTreeMap<String, String>,
     #[serde(default)]
     record: RecordWords,
 }
@@ -595,6 +604,17 @@ impl Vocabulary {
                 ));
             }
         }
+        for (written, phonemes) in &self.phonemes {
+            if written.trim().is_empty() || phonemes.trim().is_empty() {
+                problems.push(format!(
+                    "words.phonemes: `{written}` = `{phonemes}` has an empty side"
+                ));
+            } else if phonemes.contains(['[', ']']) {
+                problems.push(format!(
+                    "words.phonemes: `{written}` = `{phonemes}`: give the phonemes without [[ ]]"
+                ));
+            }
+        }
         if let Some(t) = &self.record.move_heading {
             check_template("words.record.move", t, &["number", "color"], problems);
         }
@@ -606,36 +626,33 @@ impl Vocabulary {
     /// speech adapter calls this, just before synthesis: transcripts, events, the page and
     /// Braille keep the written words.
     pub fn pronounce(&self, text: &str) -> String {
-        if self.spoken.is_empty() {
-            return text.to_owned();
-        }
-        let mut pairs: Vec<(&str, &str)> = self
+        let pairs: Vec<(&str, String)> = self
             .spoken
             .iter()
-            .map(|(w, s)| (w.as_str(), s.as_str()))
+            .map(|(w, s)| (w.as_str(), s.clone()))
             .collect();
-        pairs.sort_by_key(|(w, _)| std::cmp::Reverse(w.chars().count()));
-        let mut out = String::with_capacity(text.len() + 16);
-        let mut rest = text;
-        let mut prev: Option<char> = None;
-        'scan: while let Some(c) = rest.chars().next() {
-            if !prev.is_some_and(char::is_alphanumeric) {
-                for (written, spoken) in &pairs {
-                    if let Some(after) = rest.strip_prefix(written)
-                        && !after.chars().next().is_some_and(char::is_alphanumeric)
-                    {
-                        out.push_str(spoken);
-                        prev = written.chars().last();
-                        rest = after;
-                        continue 'scan;
-                    }
-                }
-            }
-            out.push(c);
-            prev = Some(c);
-            rest = &rest[c.len_utf8()..];
-        }
-        out
+        replace_whole_words(text, pairs)
+    }
+
+    /// The text as espeak-ng should get it: like [`Vocabulary::pronounce`], but a word of
+    /// `[words.phonemes]` is given as espeak-ng's own phonemes (`[[rOS'A:d@]]`), for the
+    /// stress no spelling gets from it ("Rochade" on its second syllable).
+    pub fn pronounce_for_espeak(&self, text: &str) -> String {
+        let mut pairs: Vec<(&str, String)> = self
+            .spoken
+            .iter()
+            .filter(|(w, _)| !self.phonemes.contains_key(*w))
+            .map(|(w, s)| (w.as_str(), s.clone()))
+            .collect();
+        pairs.extend(
+            self.phonemes
+                .iter()
+                .map(|(w, p)| (w.as_str(), format!("[[{p}]]"))),
+        );
+        // Brackets in the words themselves (an opponent's message read aloud) must not become
+        // phonemes: only the language file's are given as such.
+        let text = text.replace("[[", "[ [").replace("]]", "] ]");
+        replace_whole_words(&text, pairs)
     }
 
     /// The written words that have a spoken form, with it.

@@ -247,6 +247,9 @@ impl Default for EspeakBackend {
 }
 
 impl SpeechBackend for EspeakBackend {
+    fn reads_espeak_phonemes(&self) -> bool {
+        true
+    }
     fn name(&self) -> &str {
         &self.name
     }

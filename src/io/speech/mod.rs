@@ -153,6 +153,11 @@ pub trait SpeechBackend: Send {
     fn records_score(&self) -> bool {
         false
     }
+    /// Whether the text goes to espeak-ng, which reads its own phonemes in `[[ ]]`: it then
+    /// gets the language's `[words.phonemes]` where a spelling cannot give the stress.
+    fn reads_espeak_phonemes(&self) -> bool {
+        false
+    }
 }
 
 /// The `none` backend: says nothing, successfully.

@@ -41,7 +41,12 @@ impl Voicing {
 
     /// The utterance as a backend gets it: numbered when it records the score, with the
     /// spoken forms when it is voiced.
-    fn prepare(&self, u: &Utterance, voiced: bool, records_score: bool) -> Utterance {
+    fn prepare(&self, u: &Utterance, backend: BackendTraits) -> Utterance {
+        let BackendTraits {
+            voiced,
+            records_score,
+            espeak_phonemes,
+        } = backend;
         let Some(lang) = self.language(&u.lang) else {
             return u.clone();
         };
@@ -58,10 +63,23 @@ impl Voicing {
             };
         }
         if voiced {
-            out.text = v.pronounce(&out.text);
+            out.text = if espeak_phonemes {
+                v.pronounce_for_espeak(&out.text)
+            } else {
+                v.pronounce(&out.text)
+            };
         }
         out
     }
+}
+
+/// What the text is prepared for: a voice (spoken forms), the score's record (numbered moves),
+/// espeak-ng (its phonemes).
+#[derive(Debug, Clone, Copy)]
+struct BackendTraits {
+    voiced: bool,
+    records_score: bool,
+    espeak_phonemes: bool,
 }
 
 /// "Zug zwölf, Weiß": the heading of a move in the audio record, in the language's words.
@@ -431,7 +449,11 @@ fn run(shared: &Shared, voicing: &Voicing, open: Opener) {
             None
         }
     };
-    let records_score = backend.as_ref().is_some_and(|b| b.records_score());
+    let traits = BackendTraits {
+        voiced: shared.voiced,
+        records_score: backend.as_ref().is_some_and(|b| b.records_score()),
+        espeak_phonemes: backend.as_ref().is_some_and(|b| b.reads_espeak_phonemes()),
+    };
     // Consecutive failures: the first is a warning, the rest would only repeat it.
     let mut failures = 0u32;
     loop {
@@ -458,7 +480,7 @@ fn run(shared: &Shared, voicing: &Voicing, open: Opener) {
         let Some(b) = backend.as_mut() else {
             continue;
         };
-        let prepared = voicing.prepare(&utterance, shared.voiced, records_score);
+        let prepared = voicing.prepare(&utterance, traits);
         match speak_one(shared, b.as_mut(), &prepared) {
             Ok(spoken) => {
                 if failures > 0 {

@@ -247,6 +247,9 @@ impl WavBackend {
 }
 
 impl SpeechBackend for WavBackend {
+    fn reads_espeak_phonemes(&self) -> bool {
+        true
+    }
     fn name(&self) -> &str {
         &self.name
     }
