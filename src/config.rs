@@ -28,6 +28,7 @@ mod tests;
 pub use boards::{BadBoardPlace, NormalBoard, PegSource};
 pub use control::ControlSettings;
 pub use control::RawControl;
+pub use control::TrustedProxies;
 pub use correspondence::{DeskSettings, MailSettings, RawDesk, RawMail};
 pub use raw::{MAX_CONFIG_BYTES, RawClock, RawConfig};
 pub use speech::LanguageFileError;
@@ -58,6 +59,8 @@ pub struct Config {
     pub web_listen: Option<std::net::SocketAddr>,
     /// Host names the page answers to besides its own address.
     pub web_hosts: Vec<String>,
+    /// The reverse proxies whose `X-Forwarded-For` names the page's client.
+    pub web_trusted_proxies: TrustedProxies,
     pub state_dir: PathBuf,
     pub json_logs: bool,
     /// The control server's limits (its language default is English).
@@ -115,6 +118,10 @@ impl RawConfig {
             listen,
             web_listen,
             web_hosts,
+            web_trusted_proxies: TrustedProxies::parse(
+                "web_trusted_proxies",
+                &self.web_trusted_proxies,
+            )?,
             state_dir: self.state_dir.clone(),
             json_logs,
             control,

@@ -10,9 +10,10 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 
 /// How long a connection may wait unauthenticated before a newcomer may displace it: far
-/// longer than a client that has its token takes to send it (a few milliseconds), so only
-/// connections that hold a slot without using it are displaced.
-pub const DISPLACEABLE_AFTER_MS: u64 = 1_000;
+/// longer than a client that has its token takes to send it (a few milliseconds; the page
+/// connects only once its token is typed), so only connections that hold a slot without using
+/// it are displaced, and short enough that a player gets in within a second.
+pub const DISPLACEABLE_AFTER_MS: u64 = 500;
 
 /// The unauthenticated connections. Cheap to clone; every clone is the same room.
 #[derive(Debug, Clone, Default)]
@@ -118,10 +119,10 @@ mod tests {
     fn the_oldest_that_waited_long_enough_leaves_first_and_only_once() {
         let room = WaitingRoom::default();
         let first = room.enter(0, false);
-        let second = room.enter(500, false);
+        let second = room.enter(200, false);
         let third = room.enter(1_500, false);
-        // Nobody has waited a second yet.
-        assert!(!room.make_room(900));
+        // Nobody has waited half a second yet.
+        assert!(!room.make_room(450));
         assert!(room.make_room(1_600));
         // The first was asked, and has left the room: its permit waits for it.
         assert_eq!(room.len(), 2);
