@@ -12,8 +12,8 @@ use tokio::sync::Notify;
 /// How long a connection may wait unauthenticated before a newcomer may displace it: far
 /// longer than a client that has its token takes to send it (a few milliseconds; the page
 /// connects only once its token is typed), so only connections that hold a slot without using
-/// it are displaced, and short enough that a player gets in within a second.
-pub const DISPLACEABLE_AFTER_MS: u64 = 500;
+/// it are displaced, and short enough that a player gets in well within a second.
+pub const DISPLACEABLE_AFTER_MS: u64 = 300;
 
 /// The unauthenticated connections. Cheap to clone; every clone is the same room.
 #[derive(Debug, Clone, Default)]
@@ -121,8 +121,8 @@ mod tests {
         let first = room.enter(0, false);
         let second = room.enter(200, false);
         let third = room.enter(1_500, false);
-        // Nobody has waited half a second yet.
-        assert!(!room.make_room(450));
+        // Nobody has waited long enough yet.
+        assert!(!room.make_room(250));
         assert!(room.make_room(1_600));
         // The first was asked, and has left the room: its permit waits for it.
         assert_eq!(room.len(), 2);
@@ -134,7 +134,7 @@ mod tests {
         assert!(!room.make_room(1_600));
         drop(third);
         assert!(room.is_empty());
-        // One in the arbiter's slots is asked only when no ordinary one can be.
+        // One in the players' slots is asked only when no ordinary one can be.
         let reserved = room.enter(0, true);
         let ordinary = room.enter(100, false);
         assert!(room.make_room(2_000));
