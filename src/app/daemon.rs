@@ -275,6 +275,8 @@ async fn serve_page(
     let mut settings = WebSettings::new(lang, &backends);
     settings.allowed_hosts = config.web_hosts.clone();
     settings.trusted_proxies = config.web_trusted_proxies.clone();
+    settings.max_connections =
+        config.control.max_connections + crate::control::session_driver::ROOM_WAITERS;
     let shutdown = shutdown.clone();
     tasks.spawn(async move {
         if let Err(e) = crate::control::web::run(listener, control, settings, shutdown).await {

@@ -32,7 +32,7 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::chess::language::Language;
-use crate::config::TrustedProxies;
+use crate::config::{ControlSettings, TrustedProxies};
 use crate::control::session_driver::{ControlService, Incoming, NoSlot, ROOM_WAITERS, Transport};
 use crate::io::lines::Line;
 use crate::io::speech::BackendSpec;
@@ -65,10 +65,12 @@ pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
 const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// How long the page is given to take its close frame.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
-/// Open pages (WebSockets) from one client address: half the default cap of 32, so one
-/// machine cannot take every page's place (behind a reverse proxy every page comes from the
-/// proxy's address, and this is the most pages through it).
-pub const MAX_PAGES_PER_ADDRESS: usize = 16;
+/// Open pages (WebSockets) from one client address: the control interface's share of one
+/// address at its default cap (12 of the 24 slots not kept for the players), so one machine
+/// cannot take every page's place, and is told so with a 503 before its page opens. Behind a
+/// reverse proxy the client is the one a trusted proxy names (`web_trusted_proxies`);
+/// otherwise every page through the proxy counts as the proxy's.
+pub const MAX_PAGES_PER_ADDRESS: usize = 12;
 /// Audio records downloading at once; one more is refused with a reason. Each holds one
 /// open file and one [`AUDIO_CHUNK_BYTES`] buffer, whatever the record's size.
 pub const MAX_DOWNLOADS: usize = 4;
@@ -83,8 +85,10 @@ pub struct WebSettings {
     pub lang: &'static Language,
     /// Where the `wav:DIR` speech backends write each game's record (none: no audio export).
     pub wav_dirs: Vec<PathBuf>,
-    /// Open WebSockets at once (besides the [`ROOM_WAITERS`] waiting for room); one more is
-    /// refused with a reason. Each also needs one of the control interface's slots.
+    /// Open WebSockets at once; one more is refused with a reason (503). Each also needs one of
+    /// the control interface's slots: the daemon allows as many pages as those, and
+    /// [`ROOM_WAITERS`] more waiting for room, so that pages which never authenticate cannot
+    /// shut the page before the control slots make room.
     pub max_connections: usize,
     /// Further names the page is reached by (a reverse proxy's, a name in the local network),
     /// each `name` (at any port) or `name:port`: a request's `Host` must be one of these or the
@@ -108,7 +112,7 @@ impl WebSettings {
                     _ => None,
                 })
                 .collect(),
-            max_connections: 32,
+            max_connections: ControlSettings::default().max_connections + ROOM_WAITERS,
             allowed_hosts: Vec::new(),
             trusted_proxies: TrustedProxies::default(),
         }
@@ -139,7 +143,7 @@ pub async fn run(
     let shared = Shared {
         control,
         words: Arc::from(words_json(settings.lang)),
-        slots: Arc::new(Semaphore::new(settings.max_connections + ROOM_WAITERS)),
+        slots: Arc::new(Semaphore::new(settings.max_connections)),
         pages: Arc::default(),
         downloads: Arc::new(Semaphore::new(MAX_DOWNLOADS)),
         shutdown: shutdown.clone(),
