@@ -19,6 +19,14 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 
+/// One test at a time: each measures times under a flood, which another test's flood on the
+/// same two cores would distort.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The roles that must always get in.
 const ROLES: [&str; 4] = ["white", "black", "assistant", "arbiter"];
 /// How long one of them may take to authenticate under any flood.
@@ -82,7 +90,11 @@ async fn tcp_login(from: Ipv4Addr, to: SocketAddr, token: &str) -> (Option<Strin
 type Page = tokio_tungstenite::WebSocketStream<TcpStream>;
 
 /// Opens a page's WebSocket from `from`: the socket, or the refusal (an HTTP status).
-async fn open_page(from: Ipv4Addr, web: SocketAddr, forwarded: Option<&str>) -> Result<Page, String> {
+async fn open_page(
+    from: Ipv4Addr,
+    web: SocketAddr,
+    forwarded: Option<&str>,
+) -> Result<Page, String> {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     let stream = connect_from(from, web).await.map_err(|e| e.to_string())?;
     let mut request = format!("ws://{web}/ws").into_client_request().unwrap();
@@ -110,7 +122,11 @@ async fn page_line(page: &mut Page) -> Option<String> {
 }
 
 /// A page logs in from `from`: its first reply, and the page.
-async fn page_login(from: Ipv4Addr, web: SocketAddr, token: &str) -> (Option<String>, Option<Page>) {
+async fn page_login(
+    from: Ipv4Addr,
+    web: SocketAddr,
+    token: &str,
+) -> (Option<String>, Option<Page>) {
     let mut page = match open_page(from, web, None).await {
         Ok(page) => page,
         Err(e) => return (Some(format!("refused: {e}")), None),
@@ -139,7 +155,9 @@ async fn every_role_logs_in(daemon: &Daemon, tokens: &[(String, String)]) -> (Du
         let (reply, control) = tcp_login(here, daemon.control, token).await;
         let took = asked.elapsed();
         assert!(
-            reply.as_deref().is_some_and(|r| r.starts_with(&format!("ok {role}"))),
+            reply
+                .as_deref()
+                .is_some_and(|r| r.starts_with(&format!("ok {role}"))),
             "{role} on TCP: {reply:?}"
         );
         held_tcp.push(control);
@@ -148,7 +166,9 @@ async fn every_role_logs_in(daemon: &Daemon, tokens: &[(String, String)]) -> (Du
         let (reply, page) = page_login(here, web, token).await;
         let page_took = asked.elapsed();
         assert!(
-            reply.as_deref().is_some_and(|r| r.starts_with(&format!("ok {role}"))),
+            reply
+                .as_deref()
+                .is_some_and(|r| r.starts_with(&format!("ok {role}"))),
             "{role} on the page: {reply:?}"
         );
         held_pages.push(page);
@@ -157,7 +177,11 @@ async fn every_role_logs_in(daemon: &Daemon, tokens: &[(String, String)]) -> (Du
     }
     // Every one of them is still there.
     for control in &mut held_tcp {
-        assert!(ask(control, "status").await.is_some_and(|s| s.starts_with("ok table")));
+        assert!(
+            ask(control, "status")
+                .await
+                .is_some_and(|s| s.starts_with("ok table"))
+        );
     }
     (slowest, report.join(", "))
 }
@@ -171,6 +195,7 @@ fn role_tokens(daemon: &Daemon) -> Vec<(String, String)> {
 
 #[test]
 fn an_observer_flood_on_the_control_port_never_keeps_the_players_out() {
+    let _serial = one_at_a_time();
     let daemon = start("strangers-observers-tcp", &["--speech", "none"]);
     let observer = daemon.token("observer");
     let tokens = role_tokens(&daemon);
@@ -197,6 +222,7 @@ fn an_observer_flood_on_the_control_port_never_keeps_the_players_out() {
 
 #[test]
 fn an_observer_flood_on_the_page_never_keeps_the_players_out() {
+    let _serial = one_at_a_time();
     let daemon = start("strangers-observers-page", &["--speech", "none"]);
     let observer = daemon.token("observer");
     let tokens = role_tokens(&daemon);
@@ -214,12 +240,18 @@ fn an_observer_flood_on_the_page_never_keeps_the_players_out() {
         // The page itself still loads.
         let mut index = TcpStream::connect(web).await.unwrap();
         index
-            .write_all(format!("GET / HTTP/1.1\r\nHost: {web}\r\nConnection: close\r\n\r\n").as_bytes())
+            .write_all(
+                format!("GET / HTTP/1.1\r\nHost: {web}\r\nConnection: close\r\n\r\n").as_bytes(),
+            )
             .await
             .unwrap();
         let mut body = Vec::new();
         index.read_to_end(&mut body).await.unwrap();
-        assert!(body.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&body));
+        assert!(
+            body.starts_with(b"HTTP/1.1 200"),
+            "{}",
+            String::from_utf8_lossy(&body)
+        );
         let (slowest, report) = every_role_logs_in(&daemon, &tokens).await;
         eprintln!(
             "observer page flood ({} held, {refused} refused): {report}; slowest {slowest:?}",
@@ -232,7 +264,12 @@ fn an_observer_flood_on_the_page_never_keeps_the_players_out() {
 
 /// Keeps `count` idle WebSockets (never authenticated) open from ten addresses, opening a new
 /// one whenever one is closed, until `stop`; counts the pages opened.
-async fn idle_pages(web: SocketAddr, count: usize, stop: Arc<AtomicBool>, opened: Arc<AtomicUsize>) {
+async fn idle_pages(
+    web: SocketAddr,
+    count: usize,
+    stop: Arc<AtomicBool>,
+    opened: Arc<AtomicUsize>,
+) {
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..count {
         let stop = Arc::clone(&stop);
@@ -265,6 +302,7 @@ async fn idle_pages(web: SocketAddr, count: usize, stop: Arc<AtomicBool>, opened
 
 #[test]
 fn an_idle_page_flood_from_ten_addresses_never_keeps_the_players_out() {
+    let _serial = one_at_a_time();
     let daemon = start("strangers-idle-pages", &["--speech", "none"]);
     let tokens = role_tokens(&daemon);
     let web = daemon.web.unwrap();
@@ -308,7 +346,12 @@ fn an_idle_page_flood_from_ten_addresses_never_keeps_the_players_out() {
 
 /// Sends wrong tokens from many addresses, a fresh connection whenever one is closed, until
 /// `stop`; counts the wrong tokens answered.
-async fn guess_on_tcp(control: SocketAddr, workers: usize, stop: Arc<AtomicBool>, answered: Arc<AtomicUsize>) {
+async fn guess_on_tcp(
+    control: SocketAddr,
+    workers: usize,
+    stop: Arc<AtomicBool>,
+    answered: Arc<AtomicUsize>,
+) {
     let mut tasks = tokio::task::JoinSet::new();
     for w in 0..workers {
         let stop = Arc::clone(&stop);
@@ -339,6 +382,7 @@ async fn guess_on_tcp(control: SocketAddr, workers: usize, stop: Arc<AtomicBool>
 
 #[test]
 fn a_wrong_token_flood_never_keeps_the_right_token_out() {
+    let _serial = one_at_a_time();
     let daemon = start("strangers-guessing", &["--speech", "none"]);
     let tokens = role_tokens(&daemon);
     runtime().block_on(async {
@@ -414,7 +458,9 @@ async fn audio(from: Ipv4Addr, web: SocketAddr, token: &str) -> Option<String> {
 }
 
 #[test]
-fn a_wrong_token_flood_on_the_audio_record_is_budgeted_logged_and_never_keeps_the_right_token_out() {
+fn a_wrong_token_flood_on_the_audio_record_is_budgeted_logged_and_never_keeps_the_right_token_out()
+{
+    let _serial = one_at_a_time();
     let dir = scratch_dir("strangers-audio");
     let wav = dir.join("wav");
     std::fs::create_dir_all(&wav).unwrap();
@@ -477,6 +523,7 @@ fn a_wrong_token_flood_on_the_audio_record_is_budgeted_logged_and_never_keeps_th
 
 #[test]
 fn behind_a_trusted_proxy_the_pages_limits_count_the_forwarded_client() {
+    let _serial = one_at_a_time();
     let dir = scratch_dir("strangers-proxy");
     let config = dir.join("annabella.toml");
     std::fs::write(&config, "web_trusted_proxies = [\"127.0.0.1\"]\n").unwrap();
@@ -523,4 +570,78 @@ fn behind_a_trusted_proxy_the_pages_limits_count_the_forwarded_client() {
         );
         assert_eq!(held.len(), 12);
     });
+}
+
+fn find_program(names: &[&str]) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    names.iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// The page in a real browser, every control slot held: it says in words that there is no
+/// room and logs in by itself once a place is free.
+#[test]
+fn a_page_without_room_says_so_and_logs_in_by_itself_once_there_is_room() {
+    let _serial = one_at_a_time();
+    use common::process::Running;
+    use std::process::Command;
+    let chromium = find_program(&["chromium", "chromium-browser"])
+        .expect("chromium is missing: run `bash scripts/ensure-deps.sh`");
+    let node = find_program(&["node", "nodejs"])
+        .expect("node is missing: run `bash scripts/ensure-deps.sh`");
+    let e2e_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/web");
+    if !e2e_dir
+        .join("node_modules/playwright-core/package.json")
+        .is_file()
+    {
+        let npm =
+            find_program(&["npm"]).expect("npm is missing: run `bash scripts/ensure-deps.sh`");
+        let status = Command::new(npm)
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&e2e_dir)
+            .status()
+            .expect("npm ci runs");
+        assert!(status.success(), "npm ci in {} failed", e2e_dir.display());
+    }
+    let dir = scratch_dir("strangers-no-room");
+    let config = dir.join("annabella.toml");
+    std::fs::write(&config, "[control]\nmax_connections = 2\n").unwrap();
+    let daemon = Serve::new(&dir.join("state"))
+        .config(&config)
+        .web("127.0.0.1:0")
+        .args(["--peg", "sim", "--speech", "none"])
+        .start();
+    let web = daemon.web.unwrap();
+    // Both places are held by authenticated connections, which are never displaced.
+    let mut held = vec![daemon.connect("observer"), daemon.connect("arbiter")];
+    let mut page = Running::start(
+        Command::new(node)
+            .arg(e2e_dir.join("no_room.mjs"))
+            .current_dir(&e2e_dir)
+            .env("WEB_URL", format!("http://{web}/"))
+            .env("TOKEN", daemon.token("white"))
+            .env("CHROMIUM", &chromium),
+    );
+    let full = page.next_line(Duration::from_secs(60));
+    assert_eq!(
+        full.as_deref(),
+        Some("full"),
+        "the page never said there was no room"
+    );
+    drop(held.remove(0));
+    page.type_line("freed");
+    let done = page.next_line(Duration::from_secs(60)).unwrap_or_default();
+    let status = page.wait();
+    let ms = done.strip_prefix("done passed ").unwrap_or("?");
+    eprintln!(
+        "a page refused for want of room: said so, then logged in {ms} ms after a place was freed"
+    );
+    assert!(
+        done.starts_with("done passed") && status.success(),
+        "{done}"
+    );
+    drop(held);
 }

@@ -143,7 +143,8 @@ async function connect(token) {
     // No room on the daemon (every connection taken, or the last kept for the players): the
     // page says so and tries again by itself.
     const busy = reply.startsWith('error rate') && !/wrong token/.test(reply);
-    return { error: 'Login failed. ' + refusal(reply), auth: reply.startsWith('error auth'), busy };
+    const reason = reply.replace(/^error \S+ /, '');
+    return { error: 'Login failed. ' + refusal(reply), auth: reply.startsWith('error auth'), busy, reason };
   }
   const [role, table] = ok.split(' ');
   return { role, table };
@@ -185,10 +186,11 @@ async function login(token, again) {
   if (got.error && got.busy) {
     const delay = BACKOFF_MS[Math.min(noRoom.attempt, BACKOFF_MS.length - 1)];
     noRoom.attempt += 1;
-    const seconds = Math.max(1, Math.round(delay / 1000));
+    const seconds = Math.round(delay / 1000);
+    const when = delay < 1000 ? 'in a moment' : `in ${seconds} second${seconds === 1 ? '' : 's'}`;
     $('login-error').textContent =
-      `The daemon has no room for this page right now (${got.error.replace(/^Login failed\. /, '')}). ` +
-      `Trying again in ${seconds} second${seconds === 1 ? '' : 's'} (attempt ${noRoom.attempt + 1}).`;
+      `The daemon has no room for this page right now: ${got.reason}. ` +
+      `Trying again ${when} (attempt ${noRoom.attempt + 1}).`;
     setConnection('Waiting for room on the daemon…');
     const waiting = app.token;
     noRoom.timer = setTimeout(() => { if (app.token === waiting) login(waiting, true); }, delay);
@@ -273,7 +275,7 @@ async function reconnect() {
     return;
   }
   if (got.error && got.busy) {
-    setConnection(`The daemon has no room for this page right now (${got.error.replace(/^Login failed\. /, '')}); reconnecting (attempt ${reconnecting.attempt + 1})…`);
+    setConnection(`The daemon has no room for this page right now: ${got.reason}. Reconnecting (attempt ${reconnecting.attempt + 1})…`);
     scheduleReconnect();
     return;
   }

@@ -129,7 +129,11 @@ impl TrustedProxies {
             let address = address.to_canonical();
             let max = if address.is_ipv4() { 32 } else { 128 };
             let bits = match bits {
-                Some(bits) => bits.parse::<u8>().ok().filter(|b| *b <= max).ok_or_else(wrong)?,
+                Some(bits) => bits
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|b| *b <= max)
+                    .ok_or_else(wrong)?,
                 None => max,
             };
             networks.push((address, bits));
@@ -220,14 +224,23 @@ mod tests {
         // The client's own say before the last untrusted hop is not believed.
         let hops = ["6.6.6.6, 192.0.2.7", "10.1.1.1"];
         assert_eq!(trusted.client(ip("127.0.0.1"), &hops), ip("192.0.2.7"));
-        assert_eq!(trusted.client(ip("::1"), &["2001:db8::5"]), ip("2001:db8::5"));
+        assert_eq!(
+            trusted.client(ip("::1"), &["2001:db8::5"]),
+            ip("2001:db8::5")
+        );
         // From an address that is no proxy the header is ignored.
-        assert_eq!(trusted.client(ip("192.0.2.9"), &["6.6.6.6"]), ip("192.0.2.9"));
+        assert_eq!(
+            trusted.client(ip("192.0.2.9"), &["6.6.6.6"]),
+            ip("192.0.2.9")
+        );
         // Garbage stops the walk at the last address believed.
-        assert_eq!(trusted.client(ip("127.0.0.1"), &["x, 10.0.0.2"]), ip("10.0.0.2"));
+        assert_eq!(
+            trusted.client(ip("127.0.0.1"), &["x, 10.0.0.2"]),
+            ip("10.0.0.2")
+        );
         for wrong in ["proxy", "10.0.0.0/33", "::1/129", "10.0.0.0/x"] {
-            let err = TrustedProxies::parse("web_trusted_proxies", &[wrong.to_owned()])
-                .unwrap_err();
+            let err =
+                TrustedProxies::parse("web_trusted_proxies", &[wrong.to_owned()]).unwrap_err();
             assert_eq!(err.key, "web_trusted_proxies[0]");
         }
         assert!(proxies(&["0.0.0.0/0"]).contains(ip("8.8.8.8")));
