@@ -302,10 +302,11 @@ impl ControlService {
     /// and is logged (`peer` names the client); past the budget the refusal says so.
     pub fn authorize(&self, token: &str, table: &str, peer: &str) -> Result<Grant, Refusal> {
         let result = session::authorize(&self.tokens, &self.tables, token, table);
-        if result.is_err() && session::check_token(&self.tokens, token).is_none() {
-            if self.wrong_token(peer) == Verdict::OverBudget {
-                return Err(session::too_many_wrong_tokens_refusal());
-            }
+        if result.is_err()
+            && session::check_token(&self.tokens, token).is_none()
+            && self.wrong_token(peer) == Verdict::OverBudget
+        {
+            return Err(session::too_many_wrong_tokens_refusal());
         }
         result
     }
@@ -423,6 +424,8 @@ impl ControlService {
             if matches!(notice, Some(Notice::Authenticated(_))) {
                 waiting = None;
             }
+            let over_budget = matches!(notice, Some(Notice::WrongToken))
+                && self.wrong_token(peer) == Verdict::OverBudget;
             match notice {
                 Some(Notice::Authenticated(role)) if reserved && role == Role::Observer => {
                     tracing::info!(peer, %role, "control connection closed: the last slots are the players'");
@@ -434,12 +437,12 @@ impl ControlService {
                 Some(Notice::Authenticated(role)) => {
                     tracing::info!(peer, %role, "control connection authenticated");
                 }
-                Some(Notice::WrongToken) => {
-                    if self.wrong_token(peer) == Verdict::OverBudget {
-                        lines = vec![Out::Line(session::too_many_wrong_tokens())];
-                        close = true;
-                    }
+                // Within the budget the session's own answer stands (`wrong_token` logged it).
+                Some(Notice::WrongToken) if over_budget => {
+                    lines = vec![Out::Line(session::too_many_wrong_tokens())];
+                    close = true;
                 }
+                Some(Notice::WrongToken) => {}
                 Some(Notice::Http) => {
                     tracing::warn!(
                         peer,
