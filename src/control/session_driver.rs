@@ -3,7 +3,9 @@
 //! against the [`Hub`]'s tables, its replies and the subscribed table's events written back.
 //!
 //! The transports only frame lines; what a connection may do, and every reply, is the
-//! session's. Both transports share one connection cap ([`ControlService::slot`]).
+//! session's. Both transports share one connection cap ([`ControlService::slot_for`]): the
+//! last quarter of its slots kept for the players, the assistant and the arbiter, so that
+//! observers and connections that never authenticate cannot take their places.
 
 use std::future::Future;
 use std::sync::Arc;

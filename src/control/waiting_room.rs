@@ -32,7 +32,7 @@ struct Room {
 struct Entry {
     /// When it arrived (ms).
     since: u64,
-    /// It holds one of the slots kept for the arbiter.
+    /// It holds one of the slots kept for the players, the assistant and the arbiter.
     reserved: bool,
     /// How to ask it to leave.
     displaced: Arc<Notify>,
@@ -57,7 +57,7 @@ impl Drop for Waiting {
 
 impl WaitingRoom {
     /// A connection arrives at `now_ms`, not yet authenticated; `reserved` when it holds one
-    /// of the slots kept for the arbiter.
+    /// of the slots kept for the players, the assistant and the arbiter.
     pub fn enter(&self, now_ms: u64, reserved: bool) -> Waiting {
         let displaced = Arc::new(Notify::new());
         let mut room = self.inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -77,8 +77,8 @@ impl WaitingRoom {
     }
 
     /// Asks the oldest connection that has waited at least [`DISPLACEABLE_AFTER_MS`] to leave,
-    /// one in an ordinary slot before one in the arbiter's (its slot would serve only an
-    /// arbiter); `false` when there is none (every connection is authenticated or has just
+    /// one in an ordinary slot before one in the players' reserve (its slot would serve no
+    /// observer); `false` when there is none (every connection is authenticated or has just
     /// come). The connection leaves the room at once, so two newcomers never displace the same
     /// one.
     pub fn make_room(&self, now_ms: u64) -> bool {
