@@ -203,10 +203,12 @@ impl ControlService {
     /// the assistant and the arbiter. Slots promised to newcomers waiting for room are not
     /// given to others.
     pub fn slot_for(&self, address: IpAddr) -> Result<Slot, NoSlot> {
-        self.take_slot(address, false)
+        self.take_slot(address, 0)
     }
 
-    fn take_slot(&self, address: IpAddr, waiter: bool) -> Result<Slot, NoSlot> {
+    /// A slot for `address`, unless every free one is promised to another newcomer (`mine`:
+    /// the slots promised to this one).
+    fn take_slot(&self, address: IpAddr, mine: usize) -> Result<Slot, NoSlot> {
         let max = self.settings.max_connections;
         let share = per_address_share(max);
         let mut map = self
@@ -218,12 +220,11 @@ impl ControlService {
         if share < max && held >= share {
             return Err(NoSlot::AddressShare(session::too_many_from_address(share)));
         }
-        if !waiter {
-            let promised = self.room_waiters.lock().map(|q| q.promised).unwrap_or(0);
-            let free = self.slots.available_permits() + self.reserved.available_permits();
-            if promised > 0 && free <= promised {
-                return Err(NoSlot::Full(self.too_many_connections()));
-            }
+        let promised = self.room_waiters.lock().map(|q| q.promised).unwrap_or(0);
+        let others = promised.saturating_sub(mine);
+        let free = self.slots.available_permits() + self.reserved.available_permits();
+        if others > 0 && free <= others {
+            return Err(NoSlot::Full(self.too_many_connections()));
         }
         let (permit, reserved) = match Arc::clone(&self.slots).try_acquire_owned() {
             Ok(p) => (p, false),
@@ -254,14 +255,14 @@ impl ControlService {
         let deadline = tokio::time::Instant::now() + ROOM_WAIT;
         let mut asked: Option<tokio::time::Instant> = None;
         loop {
-            match self.take_slot(address, true) {
+            match self.take_slot(address, place.promised) {
                 Err(NoSlot::Full(line)) if tokio::time::Instant::now() >= deadline => {
                     return Err(NoSlot::Full(line));
                 }
                 Err(NoSlot::Full(_)) => {
                     let now = tokio::time::Instant::now();
                     if asked.is_none_or(|at| now - at >= ASK_AGAIN_AFTER)
-                        && self.waiting.make_room(clock::now_ms())
+                        && self.waiting.make_room(clock::now_ms(), address)
                     {
                         place.promise();
                         asked = Some(now);
@@ -375,7 +376,7 @@ impl ControlService {
         let auth_timer = tokio::time::sleep(settings.auth_timeout);
         tokio::pin!(auth_timer);
         // Until it authenticates, the connection may be asked to make room.
-        let mut waiting = Some(self.waiting.enter(clock::now_ms(), reserved));
+        let mut waiting = Some(self.waiting.enter(clock::now_ms(), reserved, address));
         let displaced = waiting.as_ref().map(|w| Arc::clone(&w.displaced));
         'conversation: loop {
             let step = tokio::select! {
