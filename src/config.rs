@@ -28,6 +28,7 @@ mod tests;
 pub use boards::{BadBoardPlace, NormalBoard, PegSource};
 pub use control::ControlSettings;
 pub use control::RawControl;
+pub use control::TrustedProxies;
 pub use correspondence::{DeskSettings, MailSettings, RawDesk, RawMail};
 pub use raw::{MAX_CONFIG_BYTES, RawClock, RawConfig};
 pub use speech::LanguageFileError;
@@ -65,6 +66,8 @@ pub struct Config {
     pub web_listen: Option<std::net::SocketAddr>,
     /// Host names the page answers to besides its own address.
     pub web_hosts: Vec<String>,
+    /// The reverse proxies whose `X-Forwarded-For` names the page's client.
+    pub web_trusted_proxies: TrustedProxies,
     pub state_dir: PathBuf,
     /// Records 0640 (the group may read them) instead of 0600.
     pub records_group_readable: bool,
@@ -126,6 +129,10 @@ impl RawConfig {
             listen,
             web_listen,
             web_hosts,
+            web_trusted_proxies: TrustedProxies::parse(
+                "web_trusted_proxies",
+                &self.web_trusted_proxies,
+            )?,
             state_dir: self.state_dir.clone(),
             records_group_readable: self.records_group_readable,
             json_logs,

@@ -316,7 +316,9 @@ fn guess_tokens(to: SocketAddr, seed: u64) -> Worker {
                 }
             }
         }
-        format!("{checked} guesses checked, {limited} refused unchecked, {other} other answers")
+        format!(
+            "{checked} wrong guesses answered, {limited} past the daemon's budget (connection closed), {other} other answers"
+        )
     })
 }
 

@@ -1,5 +1,5 @@
 //! Faults and load on the control port, against the real daemon: one address holding idle
-//! connections cannot take every slot, the last slots are kept for the arbiter, wrong tokens
+//! connections cannot take every slot, the last slots are kept for the players, wrong tokens
 //! are limited on the whole daemon however many connections guess, and a guessing flood
 //! leaves a few log lines, not one per guess (issue 14).
 
@@ -51,20 +51,21 @@ fn start(name: &str) -> Daemon {
 }
 
 #[test]
-fn one_address_cannot_take_every_slot_and_the_last_are_the_arbiters() {
+fn one_address_cannot_take_every_slot_and_the_last_are_the_players() {
     let daemon = start("faults-slots");
     let attacker: IpAddr = "127.0.0.2".parse().unwrap();
     let second: IpAddr = "127.0.0.3".parse().unwrap();
-    // The default cap is 32: 4 kept for the arbiter, 14 for one address.
+    // The default cap is 32: 8 kept for the players, the assistant and the arbiter, 12 for
+    // one address.
     let mut held = Vec::new();
-    for _ in 0..14 {
+    for _ in 0..12 {
         held.push(connect_from(attacker, daemon.control));
     }
     let refused = connect_from(attacker, daemon.control);
     assert_eq!(
         first_line(&refused).as_deref(),
         Some(
-            "error rate too many connections from your address (at most 14); close one and try again"
+            "error rate too many connections from your address (at most 12); close one and try again"
         )
     );
     // Another client still gets in and plays, as fast as on an idle daemon.
@@ -72,23 +73,25 @@ fn one_address_cannot_take_every_slot_and_the_last_are_the_arbiters() {
     let asked = std::time::Instant::now();
     assert_eq!(white.ask("move e4"), "ok e2e4 e4");
     let latency = asked.elapsed();
-    eprintln!("a move with 14 idle connections held by one address: {latency:?}");
+    eprintln!("a move with 12 idle connections held by one address: {latency:?}");
     assert!(latency < Duration::from_millis(500), "{latency:?}");
     drop(white);
-    // A second address takes its 14 too: every slot anyone may take is held.
-    for _ in 0..14 {
+    // A second address takes its 12 too: every slot anyone may take is held.
+    for _ in 0..12 {
         held.push(connect_from(second, daemon.control));
     }
-    // A player now lands in a slot kept for the arbiter: told so and closed once he
-    // authenticates; the arbiter gets in.
-    let mut player = connect_from("127.0.0.1".parse().unwrap(), daemon.control);
-    let reply = ask(&mut player, &format!("auth {}", daemon.token("black")));
+    // An observer now lands in a slot kept for the players: told so and closed once it
+    // authenticates; a player and the arbiter get in.
+    let mut observer = connect_from("127.0.0.1".parse().unwrap(), daemon.control);
+    let reply = ask(&mut observer, &format!("auth {}", daemon.token("observer")));
     assert_eq!(
         reply.as_deref(),
         Some(
-            "error rate the last 4 connections are kept for the arbiter and the others are taken; try again later"
+            "error rate the last 8 connections are kept for the players, the assistant and the arbiter, and the others are taken; try again later"
         )
     );
+    let mut black = daemon.connect("black");
+    assert!(black.ask("status").starts_with("ok table table-1 ply 1"));
     let mut arbiter = daemon.connect("arbiter");
     assert!(arbiter.ask("status").starts_with("ok table table-1 ply 1"));
     drop(held);
@@ -110,17 +113,17 @@ fn wrong_tokens_are_limited_on_the_whole_daemon_and_their_log_is_throttled() {
             }
         }
     }
-    // Five a second after a burst of 20: the guesses were mostly not even looked at.
-    assert!(limited > 100, "{limited} limited, {checked} checked");
+    // Five a second after a burst of 20: past it, a wrong token is answered at once and its
+    // connection closed, so each further guess costs a connection.
+    assert!(limited > 30, "{limited} limited, {checked} checked");
     assert!(checked < 50, "{limited} limited, {checked} checked");
-    // The right token still works once the guessing pauses.
-    std::thread::sleep(Duration::from_millis(1200));
+    // The right token works at once, the guessing budget spent or not.
     let mut arbiter = ControlClient::authenticated(daemon.control, &daemon.token("arbiter"));
     assert!(arbiter.ask("status").starts_with("ok"));
     drop(arbiter);
     let log = daemon.stop_and_read_log();
     let wrong = log.iter().filter(|l| l.contains("wrong token")).count();
-    assert!(wrong <= 21, "{wrong} log lines for {checked} wrong tokens");
+    assert!(wrong <= 25, "{wrong} log lines for {checked} wrong tokens");
 }
 
 #[test]
@@ -293,19 +296,15 @@ fn a_guessing_flood_from_elsewhere_never_keeps_a_player_out() {
             limited += 1;
         }
     }
-    assert!(limited > 20, "{limited} guesses refused unchecked");
-    // The player's address has guessed nothing: his token is looked at at once.
+    assert!(limited > 20, "{limited} guesses past the budget");
+    // The player's token is checked at once.
     let mut white = daemon.connect("white");
     assert!(white.ask("status").starts_with("ok table table-1"));
-    // A guessing address, though, is still refused without a look, even with a right token.
+    // From a guessing address too: every token is looked at; the budget bounds only what
+    // wrong ones cost.
     let mut guesser = connect_from(IpAddr::from([127, 0, 0, 2]), daemon.control);
     let reply = ask(&mut guesser, &format!("auth {}", daemon.token("black")));
-    assert!(
-        reply
-            .as_deref()
-            .is_some_and(|r| r.starts_with("error rate too many wrong tokens")),
-        "{reply:?}"
-    );
+    assert_eq!(reply.as_deref(), Some("ok black table-1"));
 }
 
 #[test]

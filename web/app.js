@@ -28,8 +28,10 @@ class Connection {
       this.ws.onmessage = (m) => this.receive(String(m.data));
       this.ws.onclose = () => {
         clearInterval(this.timer);
-        for (const p of this.pending) p.resolve('error state the connection to the daemon is closed');
-        for (const p of this.backlog) p.resolve('error state the connection to the daemon is closed');
+        // A page the daemon had no room for is told why before it is closed.
+        const why = this.refusedWith || 'error state the connection to the daemon is closed';
+        for (const p of this.pending) p.resolve(why);
+        for (const p of this.backlog) p.resolve(why);
         this.pending = [];
         this.backlog = [];
         if (opened) this.onClose(this);
@@ -53,6 +55,7 @@ class Connection {
     }
     const head = this.pending.shift();
     if (head) head.resolve(line);
+    else if (line.startsWith('error ')) this.refusedWith = line;
   }
 
   refill() {
@@ -137,13 +140,27 @@ async function connect(token) {
     c.onClose = () => {};
     c.close();
     conn = null;
-    return { error: 'Login failed. ' + refusal(reply), auth: reply.startsWith('error auth') };
+    // No room on the daemon (every connection taken, or the last kept for the players): the
+    // page says so and tries again by itself.
+    const busy = reply.startsWith('error rate') && !/wrong token/.test(reply);
+    const reason = reply.replace(/^error \S+ /, '');
+    return { error: 'Login failed. ' + refusal(reply), auth: reply.startsWith('error auth'), busy, reason };
   }
   const [role, table] = ok.split(' ');
   return { role, table };
 }
 
-async function login(token) {
+// A login the daemon had no room for is tried again, waiting longer each time.
+const noRoom = { timer: null, attempt: 0 };
+
+function stopWaitingForRoom() {
+  clearTimeout(noRoom.timer);
+  noRoom.timer = null;
+}
+
+async function login(token, again) {
+  stopWaitingForRoom();
+  if (!again) noRoom.attempt = 0;
   $('login-error').textContent = '';
   app.token = token.trim();
   if (!app.token) {
@@ -166,11 +183,25 @@ async function login(token) {
   stopReconnecting();
   if (conn) { const c = conn; conn = null; c.onClose = () => {}; c.close(); }
   const got = await connect(app.token);
+  if (got.error && got.busy) {
+    const delay = BACKOFF_MS[Math.min(noRoom.attempt, BACKOFF_MS.length - 1)];
+    noRoom.attempt += 1;
+    const seconds = Math.round(delay / 1000);
+    const when = delay < 1000 ? 'in a moment' : `in ${seconds} second${seconds === 1 ? '' : 's'}`;
+    $('login-error').textContent =
+      `The daemon has no room for this page right now: ${got.reason}. ` +
+      `Trying again ${when} (attempt ${noRoom.attempt + 1}).`;
+    setConnection('Waiting for room on the daemon…');
+    const waiting = app.token;
+    noRoom.timer = setTimeout(() => { if (app.token === waiting) login(waiting, true); }, delay);
+    return;
+  }
   if (got.error) {
     $('login-error').textContent = got.error;
     $('token').focus();
     return;
   }
+  noRoom.attempt = 0;
   app.role = got.role;
   app.hearing = sessionStorage.getItem('annabella-hearing') || '';
   sessionStorage.setItem('annabella-token', app.token);
@@ -241,6 +272,11 @@ async function reconnect() {
     $('login-error').textContent = got.error;
     setConnection('Not connected.');
     $('token').focus();
+    return;
+  }
+  if (got.error && got.busy) {
+    setConnection(`The daemon has no room for this page right now: ${got.reason}. Reconnecting (attempt ${reconnecting.attempt + 1})…`);
+    scheduleReconnect();
     return;
   }
   if (got.error) {

@@ -274,6 +274,9 @@ async fn serve_page(
     let backends: Vec<_> = config.speech.iter().map(|o| o.backend.clone()).collect();
     let mut settings = WebSettings::new(lang, &backends);
     settings.allowed_hosts = config.web_hosts.clone();
+    settings.trusted_proxies = config.web_trusted_proxies.clone();
+    settings.max_connections =
+        config.control.max_connections + crate::control::session_driver::ROOM_WAITERS;
     let shutdown = shutdown.clone();
     tasks.spawn(async move {
         if let Err(e) = crate::control::web::run(listener, control, settings, shutdown).await {

@@ -22,6 +22,9 @@ pub struct RawConfig {
     /// Host names the page answers to besides its address (`chessbox.local`,
     /// `chess.example.org:443` behind a proxy); any other `Host` is refused (DNS rebinding).
     pub web_hosts: Vec<String>,
+    /// The reverse proxies (addresses, or `ADDRESS/BITS` networks) whose `X-Forwarded-For`
+    /// names the page's client for the limits per address; none by default.
+    pub web_trusted_proxies: Vec<String>,
     /// Where tokens, the journal and finished games are kept.
     pub state_dir: PathBuf,
     /// Whether the games' records (PGN, Braille, resolutions, transcripts, WAV) are readable by
@@ -65,6 +68,7 @@ impl Default for RawConfig {
             listen: "127.0.0.1:7421".to_owned(),
             web_listen: "127.0.0.1:7480".to_owned(),
             web_hosts: Vec::new(),
+            web_trusted_proxies: Vec::new(),
             state_dir: PathBuf::from("/var/lib/annabella"),
             records_group_readable: false,
             log_format: "human".to_owned(),

@@ -1,66 +1,72 @@
-//! Wrong tokens on the whole daemon, pure (the time is a parameter). The addresses that have
-//! sent a wrong token lately share one budget of guesses, however many connections they use;
-//! past it their `auth` is refused without a look at the token. An address that has sent no
-//! wrong token is always checked, so that a guessing flood from elsewhere never keeps a player
-//! with his right token out of the table.
-
-use std::collections::HashMap;
-use std::net::IpAddr;
+//! Wrong tokens on the whole daemon, pure (the time is a parameter). Every presented token is
+//! checked (in constant time, [`crate::io::tokens`]; it is cheap), so a right token is always
+//! accepted, however many wrong ones others send. What the budget bounds is what a wrong token
+//! costs the daemon: within it, a wrong token is answered `error auth wrong token` and the
+//! connection may try again; past it, wrong tokens are answered at once with
+//! `error rate too many wrong tokens` and their connection is closed, so every further guess
+//! costs the guesser a new connection, and the log says how many there were instead of a line
+//! each. The budget is the daemon's, not an address's: guessers on many addresses share it.
+//!
+//! Guessing a generated token (128 random bits) at any rate a port allows is hopeless; the
+//! budget keeps the flood cheap and visible, not the token safe.
 
 use crate::boards::Millis;
 use crate::control::rate_limit::RateLimiter;
 
-/// Wrong tokens the guessing addresses get a second, after a burst: a guesser with many
-/// connections is as slow as one with a single connection.
+/// Wrong tokens answered as such a second on the whole daemon, after a burst.
 pub const WRONG_TOKENS_PER_SECOND: u32 = 5;
 pub const WRONG_TOKENS_BURST: u32 = 20;
-/// How long an address counts as guessing after its last wrong token.
-pub const GUESSING_FOR_MS: Millis = 60_000;
-/// Guessing addresses remembered; when more guess at once, every address not remembered is
-/// treated as guessing too (the budget then binds everyone, as it would with no memory).
-pub const MAX_GUESSERS: usize = 4096;
+
+/// What the daemon does with one wrong token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within the budget: answered `error auth wrong token`, logged.
+    Answered,
+    /// Past the budget: refused at once and the connection closed; counted, not logged one
+    /// by one.
+    OverBudget,
+}
 
 #[derive(Debug, Clone)]
 pub struct Guessers {
     budget: RateLimiter,
-    /// Each guessing address and the time of its last wrong token.
-    last_wrong: HashMap<IpAddr, Millis>,
+    /// Wrong tokens past the budget since the last summary.
+    unlogged: u64,
+    /// When the last summary of wrong tokens was due.
+    summary_at: Millis,
 }
+
+/// How often the count of wrong tokens past the budget is logged at most.
+pub const SUMMARY_EVERY_MS: Millis = 10_000;
 
 impl Guessers {
     pub fn new(now_ms: Millis) -> Guessers {
         Guessers {
             budget: RateLimiter::new(WRONG_TOKENS_PER_SECOND, WRONG_TOKENS_BURST, now_ms),
-            last_wrong: HashMap::new(),
+            unlogged: 0,
+            summary_at: now_ms,
         }
     }
 
-    /// Whether an `auth` from `address` (unknown: `None`) is to be refused without a look at
-    /// its token: the address is guessing and the guessers' budget is spent.
-    pub fn refuse_unchecked(&self, address: Option<IpAddr>, now_ms: Millis) -> bool {
-        self.is_guessing(address, now_ms) && !self.budget.clone().take(now_ms)
-    }
-
-    /// A wrong token came from `address`: it counts against the budget, and the address is
-    /// guessing from now on.
-    pub fn wrong(&mut self, address: Option<IpAddr>, now_ms: Millis) {
-        self.budget.take(now_ms);
-        let Some(address) = address else { return };
-        if self.last_wrong.len() >= MAX_GUESSERS && !self.last_wrong.contains_key(&address) {
-            self.last_wrong
-                .retain(|_, last| now_ms.saturating_sub(*last) < GUESSING_FOR_MS);
-        }
-        if self.last_wrong.len() < MAX_GUESSERS || self.last_wrong.contains_key(&address) {
-            self.last_wrong.insert(address, now_ms);
+    /// A wrong token arrived at `now_ms` (from any address, on any port): within the budget
+    /// or past it.
+    pub fn wrong(&mut self, now_ms: Millis) -> Verdict {
+        if self.budget.take(now_ms) {
+            Verdict::Answered
+        } else {
+            self.unlogged += 1;
+            Verdict::OverBudget
         }
     }
 
-    fn is_guessing(&self, address: Option<IpAddr>, now_ms: Millis) -> bool {
-        let Some(address) = address else { return true };
-        match self.last_wrong.get(&address) {
-            Some(last) => now_ms.saturating_sub(*last) < GUESSING_FOR_MS,
-            None => self.last_wrong.len() >= MAX_GUESSERS,
+    /// The count of wrong tokens past the budget to log now, if any are waiting and the last
+    /// summary is [`SUMMARY_EVERY_MS`] old.
+    pub fn summary(&mut self, now_ms: Millis) -> Option<u64> {
+        if self.unlogged == 0 || now_ms.saturating_sub(self.summary_at) < SUMMARY_EVERY_MS {
+            return None;
         }
+        self.summary_at = now_ms;
+        Some(std::mem::take(&mut self.unlogged))
     }
 }
 
@@ -68,39 +74,19 @@ impl Guessers {
 mod tests {
     use super::*;
 
-    fn ip(last: u8) -> Option<IpAddr> {
-        Some(IpAddr::from([10, 0, 0, last]))
-    }
-
     #[test]
-    fn guessers_share_one_budget_and_an_address_that_never_guessed_is_checked() {
+    fn guessers_share_one_budget_and_past_it_are_counted() {
         let mut g = Guessers::new(0);
-        // Two addresses guess: the burst of 20 is theirs together.
-        for i in 0..WRONG_TOKENS_BURST {
-            assert!(!g.refuse_unchecked(ip(1 + (i % 2) as u8), 0));
-            g.wrong(ip(1 + (i % 2) as u8), 0);
+        for _ in 0..WRONG_TOKENS_BURST {
+            assert_eq!(g.wrong(0), Verdict::Answered);
         }
-        assert!(g.refuse_unchecked(ip(1), 0));
-        assert!(g.refuse_unchecked(ip(2), 0));
-        // The player's address has guessed nothing: his token is looked at.
-        assert!(!g.refuse_unchecked(ip(3), 0));
-        // An unknown address counts as guessing.
-        assert!(g.refuse_unchecked(None, 0));
-        // A fifth of a second later, one more guess is allowed.
-        assert!(!g.refuse_unchecked(ip(1), 200));
-        // A minute after its last wrong token, an address is no longer guessing.
-        assert!(!g.refuse_unchecked(ip(1), GUESSING_FOR_MS));
-    }
-
-    #[test]
-    fn when_too_many_addresses_guess_every_unremembered_one_is_a_guesser() {
-        let mut g = Guessers::new(0);
-        for i in 0..MAX_GUESSERS as u32 {
-            g.wrong(Some(IpAddr::from(i.to_be_bytes())), 0);
-        }
-        assert!(g.refuse_unchecked(Some(IpAddr::from([255, 255, 255, 255])), 0));
-        // Once the old guesses expire, there is room again and the newcomer is checked.
-        g.wrong(Some(IpAddr::from([255, 255, 255, 254])), GUESSING_FOR_MS);
-        assert!(!g.refuse_unchecked(Some(IpAddr::from([255, 255, 255, 255])), GUESSING_FOR_MS));
+        assert_eq!(g.wrong(0), Verdict::OverBudget);
+        assert_eq!(g.wrong(100), Verdict::OverBudget);
+        // A fifth of a second later, one more wrong token is answered.
+        assert_eq!(g.wrong(200), Verdict::Answered);
+        // The count past the budget is said at most every ten seconds.
+        assert_eq!(g.summary(5_000), None);
+        assert_eq!(g.summary(SUMMARY_EVERY_MS), Some(2));
+        assert_eq!(g.summary(SUMMARY_EVERY_MS * 3), None);
     }
 }

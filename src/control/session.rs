@@ -89,25 +89,31 @@ pub fn too_many_from_address(share: usize) -> String {
     .line()
 }
 
-/// The line a non-arbiter gets in one of the slots kept for the arbiter.
-pub fn kept_for_arbiter(reserve: usize) -> String {
+/// The line an observer gets in one of the slots kept for the players, the assistant and the
+/// arbiter.
+pub fn kept_for_players(reserve: usize) -> String {
     Refusal::new(
         ErrorCode::Rate,
         format!(
-            "the last {reserve} connections are kept for the arbiter and the others are taken; \
-             try again later"
+            "the last {reserve} connections are kept for the players, the assistant and the \
+             arbiter, and the others are taken; try again later"
         ),
     )
     .line()
 }
 
-/// The line an `auth` gets while the daemon refuses tokens for the wrong ones guessed.
-pub fn too_many_wrong_tokens() -> String {
+/// The refusal of a wrong token past the daemon's budget of wrong tokens (its connection is
+/// closed); a right token is accepted all the same.
+pub fn too_many_wrong_tokens_refusal() -> Refusal {
     Refusal::new(
         ErrorCode::Rate,
-        "too many wrong tokens on this daemon; tokens are checked again in a second",
+        "too many wrong tokens on this daemon; this one was wrong too; closing",
     )
-    .line()
+}
+
+/// [`too_many_wrong_tokens_refusal`] as its line.
+pub fn too_many_wrong_tokens() -> String {
+    too_many_wrong_tokens_refusal().line()
 }
 
 /// A table's event as the line a subscriber gets.

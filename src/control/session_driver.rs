@@ -3,7 +3,9 @@
 //! against the [`Hub`]'s tables, its replies and the subscribed table's events written back.
 //!
 //! The transports only frame lines; what a connection may do, and every reply, is the
-//! session's. Both transports share one connection cap ([`ControlService::slot`]).
+//! session's. Both transports share one connection cap ([`ControlService::slot_for`]): the
+//! last quarter of its slots kept for the players, the assistant and the arbiter, so that
+//! observers and connections that never authenticate cannot take their places.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -12,7 +14,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 
 use std::net::IpAddr;
 
-use crate::control::guessers::Guessers;
+use crate::control::guessers::{Guessers, Verdict};
 use crate::control::hub::{EVENT_BACKLOG, Hub};
 use crate::control::session::{
     self, Action, Answer, ControlSettings, Notice, SHUTDOWN_LINE, Session, no_desk,
@@ -62,7 +64,9 @@ pub struct ControlService {
     tokens: Tokens,
     tables: Arc<[Arc<str>]>,
     settings: Arc<ControlSettings>,
-    /// Slots anyone may take, and the last few kept for the arbiter.
+    /// Slots anyone may take, and the last few kept for the players, the assistant and the
+    /// arbiter ([`players_reserve`]): an observer, or a connection that never authenticates,
+    /// cannot hold those.
     slots: Arc<Semaphore>,
     reserved: Arc<Semaphore>,
     /// Slots held per client address: one address cannot take them all.
@@ -79,19 +83,49 @@ pub struct ControlService {
 /// Newcomers that may wait for room at once (each from another address); more are refused.
 pub const ROOM_WAITERS: usize = 16;
 
-type RoomWaiters = Arc<std::sync::Mutex<std::collections::HashSet<IpAddr>>>;
+/// The newcomers waiting for room, and the slots promised to them: a connection asked to make
+/// room frees its slot for the newcomer who asked, not for whoever connects first.
+#[derive(Debug, Default)]
+struct Queue {
+    addresses: std::collections::HashSet<IpAddr>,
+    /// Slots freed (or being freed) by displaced connections for the waiting newcomers.
+    promised: usize,
+}
 
-/// A newcomer's place in the queue for room (dropped: free again).
+type RoomWaiters = Arc<std::sync::Mutex<Queue>>;
+
+/// A newcomer's place in the queue for room (dropped: free again, with its promises).
 #[derive(Debug)]
 pub struct RoomWaiter {
     address: IpAddr,
     waiters: RoomWaiters,
+    /// Slots promised to this newcomer and not yet taken.
+    promised: usize,
+}
+
+impl RoomWaiter {
+    /// A connection was asked to make room for this newcomer: its slot is promised to it.
+    fn promise(&mut self) {
+        if let Ok(mut queue) = self.waiters.lock() {
+            queue.promised += 1;
+            self.promised += 1;
+        }
+    }
+
+    /// The newcomer took its slot, or gives up: its promises are void.
+    fn release(&mut self) {
+        if let Ok(mut queue) = self.waiters.lock() {
+            queue.promised = queue.promised.saturating_sub(self.promised);
+            self.promised = 0;
+        }
+    }
 }
 
 impl Drop for RoomWaiter {
     fn drop(&mut self) {
-        if let Ok(mut waiters) = self.waiters.lock() {
-            waiters.remove(&self.address);
+        self.release();
+        if let Ok(mut queue) = self.waiters.lock() {
+            queue.addresses.remove(&self.address);
         }
     }
 }
@@ -127,8 +161,9 @@ type PerAddress = Arc<std::sync::Mutex<std::collections::HashMap<IpAddr, usize>>
 pub struct Slot {
     _permit: OwnedSemaphorePermit,
     address: Option<(IpAddr, PerAddress)>,
-    /// One of the slots kept for the arbiter: any other role is closed once it authenticates.
-    pub for_arbiter: bool,
+    /// One of the slots kept for the players, the assistant and the arbiter: an observer is
+    /// closed once it authenticates.
+    pub reserved: bool,
 }
 
 impl Drop for Slot {
@@ -148,7 +183,7 @@ impl Drop for Slot {
 impl ControlService {
     pub fn new(hub: Hub, tokens: Tokens, settings: ControlSettings) -> ControlService {
         let tables = hub.tables().iter().map(|t| t.name.clone()).collect();
-        let reserve = arbiter_reserve(settings.max_connections);
+        let reserve = players_reserve(settings.max_connections);
         ControlService {
             hub,
             tokens,
@@ -164,8 +199,16 @@ impl ControlService {
     }
 
     /// A slot for a client at `address`: refused (with the line to say) when that address
-    /// already holds its share or every slot is taken; the last slots only for an arbiter.
+    /// already holds its share or every slot is taken; the last slots only for the players,
+    /// the assistant and the arbiter. Slots promised to newcomers waiting for room are not
+    /// given to others.
     pub fn slot_for(&self, address: IpAddr) -> Result<Slot, NoSlot> {
+        self.take_slot(address, 0)
+    }
+
+    /// A slot for `address`, unless every free one is promised to another newcomer (`mine`:
+    /// the slots promised to this one).
+    fn take_slot(&self, address: IpAddr, mine: usize) -> Result<Slot, NoSlot> {
         let max = self.settings.max_connections;
         let share = per_address_share(max);
         let mut map = self
@@ -177,7 +220,13 @@ impl ControlService {
         if share < max && held >= share {
             return Err(NoSlot::AddressShare(session::too_many_from_address(share)));
         }
-        let (permit, for_arbiter) = match Arc::clone(&self.slots).try_acquire_owned() {
+        let promised = self.room_waiters.lock().map(|q| q.promised).unwrap_or(0);
+        let others = promised.saturating_sub(mine);
+        let free = self.slots.available_permits() + self.reserved.available_permits();
+        if others > 0 && free <= others {
+            return Err(NoSlot::Full(self.too_many_connections()));
+        }
+        let (permit, reserved) = match Arc::clone(&self.slots).try_acquire_owned() {
             Ok(p) => (p, false),
             Err(_) => match Arc::clone(&self.reserved).try_acquire_owned() {
                 Ok(p) => (p, true),
@@ -188,58 +237,42 @@ impl ControlService {
         Ok(Slot {
             _permit: permit,
             address: Some((address, Arc::clone(&self.per_address))),
-            for_arbiter,
+            reserved,
         })
     }
 
-    /// A slot for a newcomer who found every slot taken (waiting in `_place`): the connection
+    /// A slot for a newcomer who found every slot taken (waiting in `place`): the connection
     /// that has waited longest without authenticating (at least [`DISPLACEABLE_AFTER_MS`]) is
-    /// asked to leave, and its slot taken as soon as it has gone. Another newcomer may be
-    /// quicker to take it; then another connection is asked, at most every 100 ms. Refused
-    /// after [`ROOM_WAIT`] when every connection has authenticated.
+    /// asked to leave, and its slot, promised to this newcomer, taken as soon as it has gone.
+    /// Another connection is asked at most every 100 ms. Refused after [`ROOM_WAIT`] when
+    /// every connection has authenticated.
     pub async fn slot_once_room_is_made(
         &self,
         address: IpAddr,
-        _place: RoomWaiter,
+        mut place: RoomWaiter,
     ) -> Result<Slot, NoSlot> {
-        self.once_room_is_made(|| self.slot_for(address)).await
-    }
-
-    /// A page's slot when every slot was taken (waiting in `_place`), as
-    /// [`ControlService::slot_once_room_is_made`]; `None` when no connection made room.
-    pub async fn page_slot_once_room_is_made(
-        &self,
-        _place: RoomWaiter,
-    ) -> Option<OwnedSemaphorePermit> {
-        let full = || NoSlot::Full(self.too_many_connections());
-        self.once_room_is_made(|| self.slot().ok_or_else(full))
-            .await
-            .ok()
-    }
-
-    /// Takes a slot with `take` once a connection that has not authenticated has made room.
-    async fn once_room_is_made<T>(
-        &self,
-        take: impl Fn() -> Result<T, NoSlot>,
-    ) -> Result<T, NoSlot> {
         const ASK_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
         let deadline = tokio::time::Instant::now() + ROOM_WAIT;
         let mut asked: Option<tokio::time::Instant> = None;
         loop {
-            match take() {
+            match self.take_slot(address, place.promised) {
                 Err(NoSlot::Full(line)) if tokio::time::Instant::now() >= deadline => {
                     return Err(NoSlot::Full(line));
                 }
                 Err(NoSlot::Full(_)) => {
                     let now = tokio::time::Instant::now();
                     if asked.is_none_or(|at| now - at >= ASK_AGAIN_AFTER)
-                        && self.waiting.make_room(clock::now_ms())
+                        && self.waiting.make_room(clock::now_ms(), address)
                     {
+                        place.promise();
                         asked = Some(now);
                     }
-                    tokio::time::sleep(std::time::Duration::from_millis(10)).await
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await
                 }
-                taken => return taken,
+                taken => {
+                    place.release();
+                    return taken;
+                }
             }
         }
     }
@@ -247,36 +280,19 @@ impl ControlService {
     /// A place for a newcomer from `address` to wait for room when every slot is taken: none
     /// when that address has a newcomer waiting already or [`ROOM_WAITERS`] are waiting.
     pub fn room_waiter(&self, address: IpAddr) -> Option<RoomWaiter> {
-        let mut waiters = self.room_waiters.lock().ok()?;
-        if waiters.len() >= ROOM_WAITERS || !waiters.insert(address) {
+        let mut queue = self.room_waiters.lock().ok()?;
+        if queue.addresses.len() >= ROOM_WAITERS || !queue.addresses.insert(address) {
             return None;
         }
         Some(RoomWaiter {
             address,
             waiters: Arc::clone(&self.room_waiters),
+            promised: 0,
         })
     }
 
     pub fn settings(&self) -> &ControlSettings {
         &self.settings
-    }
-
-    /// A connection slot, held for the connection's life; `None` when `max_connections` are
-    /// open (TCP connections and pages together).
-    pub fn slot(&self) -> Option<OwnedSemaphorePermit> {
-        Arc::clone(&self.slots)
-            .try_acquire_owned()
-            .or_else(|_| Arc::clone(&self.reserved).try_acquire_owned())
-            .ok()
-    }
-
-    /// Whether an `auth` from `address` is answered without a look at its token: the
-    /// address has guessed wrong lately and the guessers have used up their allowance.
-    fn refuse_unchecked(&self, address: Option<IpAddr>) -> bool {
-        self.wrong_tokens
-            .lock()
-            .map(|g| g.refuse_unchecked(address, clock::now_ms()))
-            .unwrap_or(false)
     }
 
     /// The line a connection beyond the cap gets before it is closed.
@@ -285,8 +301,41 @@ impl ControlService {
     }
 
     /// Whether `token` may use `table`, by the sessions' own check ([`session::authorize`]).
-    pub fn authorize(&self, token: &str, table: &str) -> Result<Grant, Refusal> {
-        session::authorize(&self.tokens, &self.tables, token, table)
+    /// A wrong token counts against the daemon's budget of wrong tokens as a session's does,
+    /// and is logged (`peer` names the client); past the budget the refusal says so.
+    pub fn authorize(&self, token: &str, table: &str, peer: &str) -> Result<Grant, Refusal> {
+        let result = session::authorize(&self.tokens, &self.tables, token, table);
+        if result.is_err()
+            && session::check_token(&self.tokens, token).is_none()
+            && self.wrong_token(peer) == Verdict::OverBudget
+        {
+            return Err(session::too_many_wrong_tokens_refusal());
+        }
+        result
+    }
+
+    /// A wrong token from `peer`, on any port: counted against the daemon's budget; logged
+    /// one by one within it, and as a count every few seconds past it.
+    fn wrong_token(&self, peer: &str) -> Verdict {
+        let now = clock::now_ms();
+        let Ok(mut guessers) = self.wrong_tokens.lock() else {
+            return Verdict::OverBudget;
+        };
+        let verdict = guessers.wrong(now);
+        let summary = guessers.summary(now);
+        drop(guessers);
+        match verdict {
+            Verdict::Answered => tracing::warn!(peer, "wrong token"),
+            Verdict::OverBudget => {
+                if let Some(count) = summary {
+                    tracing::warn!(
+                        count,
+                        "wrong tokens past the daemon's budget: refused at once and their connections closed"
+                    );
+                }
+            }
+        }
+        verdict
     }
 
     /// Runs one connection's session until the client leaves, the session closes it, or
@@ -304,17 +353,18 @@ impl ControlService {
             .await;
     }
 
-    /// [`ControlService::converse`] in a slot kept for the arbiter when `for_arbiter`: a
-    /// connection that authenticates with another role is told so and closed.
+    /// [`ControlService::converse`] in a slot kept for the players, the assistant and the
+    /// arbiter when `reserved`: a connection that authenticates as an observer is told so and
+    /// closed.
     pub async fn converse_in<T: Transport>(
         &self,
         mut transport: T,
         peer: &str,
         address: Option<IpAddr>,
         mut shutdown: watch::Receiver<bool>,
-        for_arbiter: bool,
+        reserved: bool,
     ) {
-        tracing::debug!(peer, "control connection");
+        tracing::debug!(peer, ?address, "control connection");
         let settings = &*self.settings;
         let mut session = Session::new(
             self.tokens.clone(),
@@ -326,7 +376,7 @@ impl ControlService {
         let auth_timer = tokio::time::sleep(settings.auth_timeout);
         tokio::pin!(auth_timer);
         // Until it authenticates, the connection may be asked to make room.
-        let mut waiting = Some(self.waiting.enter(clock::now_ms(), for_arbiter));
+        let mut waiting = Some(self.waiting.enter(clock::now_ms(), reserved, address));
         let displaced = waiting.as_ref().map(|w| Arc::clone(&w.displaced));
         'conversation: loop {
             let step = tokio::select! {
@@ -355,13 +405,6 @@ impl ControlService {
                     );
                     (vec![Out::Line(session::displaced())], true)
                 }
-                Step::Input(Incoming::Line(line))
-                    if session.role().is_none()
-                        && matches!(&line, Line::Text(t) if t.starts_with(b"auth "))
-                        && self.refuse_unchecked(address) =>
-                {
-                    (vec![Out::Line(session::too_many_wrong_tokens())], false)
-                }
                 Step::Input(Incoming::Line(line)) => {
                     let action = session.on_line(line, clock::now_ms());
                     self.perform(action, &mut session, &mut events).await
@@ -384,10 +427,12 @@ impl ControlService {
             if matches!(notice, Some(Notice::Authenticated(_))) {
                 waiting = None;
             }
+            let over_budget = matches!(notice, Some(Notice::WrongToken))
+                && self.wrong_token(peer) == Verdict::OverBudget;
             match notice {
-                Some(Notice::Authenticated(role)) if for_arbiter && role != Role::Arbiter => {
-                    tracing::info!(peer, %role, "control connection closed: the last slots are the arbiter's");
-                    lines = vec![Out::Line(session::kept_for_arbiter(arbiter_reserve(
+                Some(Notice::Authenticated(role)) if reserved && role == Role::Observer => {
+                    tracing::info!(peer, %role, "control connection closed: the last slots are the players'");
+                    lines = vec![Out::Line(session::kept_for_players(players_reserve(
                         self.settings.max_connections,
                     )))];
                     close = true;
@@ -395,12 +440,12 @@ impl ControlService {
                 Some(Notice::Authenticated(role)) => {
                     tracing::info!(peer, %role, "control connection authenticated");
                 }
-                Some(Notice::WrongToken) => {
-                    if let Ok(mut guessers) = self.wrong_tokens.lock() {
-                        guessers.wrong(address, clock::now_ms());
-                    }
-                    tracing::warn!(peer, "control connection: wrong token");
+                // Within the budget the session's own answer stands (`wrong_token` logged it).
+                Some(Notice::WrongToken) if over_budget => {
+                    lines = vec![Out::Line(session::too_many_wrong_tokens())];
+                    close = true;
                 }
+                Some(Notice::WrongToken) => {}
                 Some(Notice::Http) => {
                     tracing::warn!(
                         peer,
@@ -488,16 +533,17 @@ impl ControlService {
     }
 }
 
-/// Slots kept for the arbiter: an eighth of them, none below eight.
-pub fn arbiter_reserve(max: usize) -> usize {
-    if max >= 8 { max / 8 } else { 0 }
+/// Slots kept for the players, the assistant and the arbiter: a quarter of them, none below
+/// eight (a small cap is a test's or a single user's).
+pub fn players_reserve(max: usize) -> usize {
+    if max >= 8 { max / 4 } else { 0 }
 }
 
 /// Slots one client address may hold: half of those anyone may take, all of them below
 /// eight (a small cap is a test's or a single user's).
 pub fn per_address_share(max: usize) -> usize {
     if max >= 8 {
-        (max - arbiter_reserve(max)) / 2
+        (max - players_reserve(max)) / 2
     } else {
         max
     }
@@ -754,21 +800,33 @@ mod tests {
             max_connections: 1,
             ..ControlSettings::default()
         });
-        let slot = service.slot().expect("a free slot");
-        assert!(service.slot().is_none());
+        let here = IpAddr::from([127, 0, 0, 1]);
+        let slot = service.slot_for(here).expect("a free slot");
+        assert!(service.slot_for(here).is_err());
         assert_eq!(
             service.too_many_connections(),
             "error rate too many connections (at most 1); try again later"
         );
         drop(slot);
-        assert!(service.slot().is_some());
+        assert!(service.slot_for(here).is_ok());
         let mut run = start(&service);
         assert_eq!(
             run.line().await,
             "error auth no auth within 0.1 s of connecting; closing"
         );
         assert_eq!(run.line().await, "<closed>");
-        assert!(service.authorize(TOKEN, "table-1").is_ok());
-        assert!(service.authorize(TOKEN, "table-2").is_err());
+        assert!(service.authorize(TOKEN, "table-1", "test").is_ok());
+        assert!(service.authorize(TOKEN, "table-2", "test").is_err());
+        // Wrong tokens past the daemon's budget are refused as such; the right one never is.
+        for _ in 0..crate::control::guessers::WRONG_TOKENS_BURST {
+            assert!(service.authorize("guess", "table-1", "test").is_err());
+        }
+        assert_eq!(
+            crate::control::wire::RefusalLine::line(
+                &service.authorize("guess", "table-1", "test").unwrap_err()
+            ),
+            session::too_many_wrong_tokens()
+        );
+        assert!(service.authorize(TOKEN, "table-1", "test").is_ok());
     }
 }

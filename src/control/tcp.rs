@@ -154,14 +154,14 @@ async fn serve(
 ) {
     let _ = stream.set_nodelay(true);
     let transport = TcpTransport::new(stream, service.settings().write_timeout);
-    let for_arbiter = slot.for_arbiter;
+    let reserved = slot.reserved;
     service
         .converse_in(
             transport,
             &peer.to_string(),
             Some(peer.ip().to_canonical()),
             shutdown,
-            for_arbiter,
+            reserved,
         )
         .await;
     drop(slot);

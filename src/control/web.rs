@@ -32,7 +32,8 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::chess::language::Language;
-use crate::control::session_driver::{ControlService, Incoming, Transport};
+use crate::config::{ControlSettings, TrustedProxies};
+use crate::control::session_driver::{ControlService, Incoming, NoSlot, ROOM_WAITERS, Transport};
 use crate::io::lines::Line;
 use crate::io::speech::BackendSpec;
 use crate::table::control::{ErrorCode, MAX_LINE_BYTES, Refusal};
@@ -64,10 +65,12 @@ pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
 const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// How long the page is given to take its close frame.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
-/// Open pages (WebSockets) from one client address: half the default cap of 32, so one
-/// machine cannot take every page's place (behind a reverse proxy every page comes from the
-/// proxy's address, and this is the most pages through it).
-pub const MAX_PAGES_PER_ADDRESS: usize = 16;
+/// Open pages (WebSockets) from one client address: the control interface's share of one
+/// address at its default cap (12 of the 24 slots not kept for the players), so one machine
+/// cannot take every page's place, and is told so with a 503 before its page opens. Behind a
+/// reverse proxy the client is the one a trusted proxy names (`web_trusted_proxies`);
+/// otherwise every page through the proxy counts as the proxy's.
+pub const MAX_PAGES_PER_ADDRESS: usize = 12;
 /// Audio records downloading at once; one more is refused with a reason. Each holds one
 /// open file and one [`AUDIO_CHUNK_BYTES`] buffer, whatever the record's size.
 pub const MAX_DOWNLOADS: usize = 4;
@@ -82,13 +85,19 @@ pub struct WebSettings {
     pub lang: &'static Language,
     /// Where the `wav:DIR` speech backends write each game's record (none: no audio export).
     pub wav_dirs: Vec<PathBuf>,
-    /// Open WebSockets at once; one more is refused with a reason.
+    /// Open WebSockets at once; one more is refused with a reason (503). Each also needs one of
+    /// the control interface's slots: the daemon allows as many pages as those, and
+    /// [`ROOM_WAITERS`] more waiting for room, so that pages which never authenticate cannot
+    /// shut the page before the control slots make room.
     pub max_connections: usize,
     /// Further names the page is reached by (a reverse proxy's, a name in the local network),
     /// each `name` (at any port) or `name:port`: a request's `Host` must be one of these or the
     /// address the client connected to (`ip:port`, and `localhost:port` on a loopback address).
     /// Configured by `web_hosts = [...]`; none by default.
     pub allowed_hosts: Vec<String>,
+    /// The reverse proxies whose `X-Forwarded-For` names the client (`web_trusted_proxies`):
+    /// the limits per address then count that client, not the proxy. None by default.
+    pub trusted_proxies: TrustedProxies,
 }
 
 impl WebSettings {
@@ -103,8 +112,9 @@ impl WebSettings {
                     _ => None,
                 })
                 .collect(),
-            max_connections: 32,
+            max_connections: ControlSettings::default().max_connections + ROOM_WAITERS,
             allowed_hosts: Vec::new(),
+            trusted_proxies: TrustedProxies::default(),
         }
     }
 }
@@ -140,7 +150,8 @@ pub async fn run(
         settings: Arc::new(settings),
     };
     let hosts = Hosts::new(&shared.settings.allowed_hosts);
-    listener::serve(listener, router(shared), hosts, shutdown).await
+    let proxies = shared.settings.trusted_proxies.clone();
+    listener::serve(listener, router(shared), hosts, proxies, shutdown).await
 }
 
 fn router(shared: Shared) -> Router {
@@ -283,7 +294,8 @@ async fn upgrade(
             "the WebSocket must come from this server's own page (the Origin header names another site)",
         );
     }
-    let Some(address_page) = AddressPage::take(&shared.pages, peer.ip()) else {
+    let client = client_address(&shared.settings.trusted_proxies, peer, &headers);
+    let Some(address_page) = AddressPage::take(&shared.pages, client) else {
         return refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             &format!(
@@ -308,37 +320,59 @@ async fn upgrade(
                 socket,
                 write_timeout: control.settings().write_timeout,
             };
-            // A page is a control connection like any other: it needs one of their slots,
-            // and when all are taken, one that has not authenticated makes room for it.
-            let control_slot = match control.slot() {
-                Some(slot) => Some(slot),
-                None => match control.room_waiter(peer.ip().to_canonical()) {
-                    Some(place) => control.page_slot_once_room_is_made(place).await,
-                    None => None,
+            let page = if client == peer.ip().to_canonical() {
+                format!("web page {peer}")
+            } else {
+                format!("web page {client} through {peer}")
+            };
+            // A page is a control connection like any other: it needs one of their slots (its
+            // client's share, the last kept for the players), and when all are taken, one
+            // that has not authenticated makes room for it.
+            let control_slot = match control.slot_for(client) {
+                Ok(slot) => Ok(slot),
+                Err(NoSlot::Full(refusal)) => match control.room_waiter(client) {
+                    Some(place) => control.slot_once_room_is_made(client, place).await,
+                    None => Err(NoSlot::Full(refusal)),
                 },
+                Err(refusal) => Err(refusal),
             };
             match control_slot {
-                Some(control_slot) => {
-                    let page = format!("web page {peer}");
+                Ok(control_slot) => {
+                    let reserved = control_slot.reserved;
                     control
-                        .converse(
+                        .converse_in(
                             transport,
                             &page,
-                            Some(peer.ip().to_canonical()),
+                            Some(client),
                             shared.shutdown.clone(),
+                            reserved,
                         )
                         .await;
                     drop(control_slot);
                 }
-                None => {
-                    tracing::warn!(%peer, "web page refused: too many control connections");
-                    transport.send(&control.too_many_connections()).await;
+                Err(refusal) => {
+                    tracing::warn!(peer = page, "web page refused: {}", refusal.line());
+                    transport.send(refusal.line()).await;
                     transport.close().await;
                 }
             }
             drop(slot);
             drop(address_page);
         })
+}
+
+/// The client a request comes from: the connection's address, or the client a trusted proxy
+/// names in `X-Forwarded-For`.
+fn client_address(proxies: &TrustedProxies, peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
+    if proxies.is_empty() {
+        return peer.ip().to_canonical();
+    }
+    let forwarded: Vec<&str> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    proxies.client(peer.ip(), &forwarded)
 }
 
 /// One open page of a client address, counted until it is dropped.
@@ -465,6 +499,7 @@ fn request_line(text: &Utf8Bytes) -> Result<Line, Refusal> {
 /// by a `wav:DIR` backend, if the token may see that table.
 async fn audio(
     State(shared): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     UrlPath(table): UrlPath<String>,
     headers: HeaderMap,
 ) -> Response {
@@ -493,8 +528,13 @@ async fn audio(
         Err(e) => return refuse(StatusCode::BAD_REQUEST, &e.to_string()),
     };
     // The control sessions' own check: a wrong token and a table the token may not use are
-    // refused with the line a session would give.
-    if let Err(refusal) = shared.control.authorize(token, &table) {
+    // refused with the line a session would give; a wrong token counts against the daemon's
+    // budget of wrong tokens and is logged, as on the control port.
+    let client = client_address(&shared.settings.trusted_proxies, peer, &headers);
+    if let Err(refusal) = shared
+        .control
+        .authorize(token, &table, &format!("audio record {client}"))
+    {
         return refuse(
             StatusCode::FORBIDDEN,
             &crate::control::wire::RefusalLine::line(&refusal),

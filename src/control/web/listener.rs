@@ -184,14 +184,20 @@ impl Table {
     }
 
     /// Makes room for a connection from `address` and registers it, or says why there is none.
-    fn admit(&mut self, address: IpAddr) -> Result<(u64, Arc<AtomicU64>, Arc<Notify>), Full> {
+    /// A trusted proxy's connections (`proxy`) carry many clients: only the table's own bound
+    /// holds them, and the page counts its clients by the address the proxy names.
+    fn admit(
+        &mut self,
+        address: IpAddr,
+        proxy: bool,
+    ) -> Result<(u64, Arc<AtomicU64>, Arc<Notify>), Full> {
         let now = self.now_ms();
         let silent = |e: &Entry| {
             now.saturating_sub(e.last.load(Ordering::Relaxed))
                 >= u64::try_from(EVICTABLE_AFTER.as_millis()).unwrap_or(u64::MAX)
         };
         let mine = self.per_address.get(&address).copied().unwrap_or(0);
-        if mine >= MAX_CONNECTIONS_PER_ADDRESS {
+        if mine >= MAX_CONNECTIONS_PER_ADDRESS && !proxy {
             // The address's own silent connection makes room, never another client's.
             let victim = self
                 .open
@@ -267,6 +273,7 @@ pub(super) async fn serve(
     listener: TcpListener,
     app: Router,
     hosts: Hosts,
+    proxies: crate::config::TrustedProxies,
     shutdown: watch::Receiver<bool>,
 ) -> io::Result<()> {
     let hosts = Arc::new(hosts);
@@ -303,7 +310,7 @@ pub(super) async fn serve(
         let admitted = table
             .lock()
             .map_err(|_| Full::All)
-            .and_then(|mut t| t.admit(peer.ip()));
+            .and_then(|mut t| t.admit(peer.ip(), proxies.contains(peer.ip())));
         let (id, last, close) = match admitted {
             Ok(a) => a,
             Err(full) => {
