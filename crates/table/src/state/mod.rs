@@ -60,6 +60,7 @@ mod new_game;
 mod page_view;
 mod physical_clock;
 mod requests;
+mod restore;
 mod sheets;
 mod two_sheets;
 mod words;
@@ -480,6 +481,7 @@ impl Table {
             ply: self.state.game.ply_count(),
             fen: self.state.game.fen(),
         });
+        self.remind_pending(&mut out);
         Self::end_step(out)
     }
 
