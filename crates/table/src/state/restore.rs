@@ -155,11 +155,10 @@ mod tests {
             Listener::Everyone,
             "The scoresheets differ; the arbiter decides".into()
         )));
-        assert!(
-            resumed
-                .events()
-                .any(|e| *e == TableEvent::DrawOffer { color: Color::White })
-        );
+        assert!(resumed.events().any(|e| *e
+            == TableEvent::DrawOffer {
+                color: Color::White
+            }));
 
         // The arbiter decides after the restart; the decision is journaled too.
         let confirm = TableRequest::Resolve {
@@ -179,8 +178,20 @@ mod tests {
         let (mut t, step) = Table::new(settings(), Now::at(1_000)).unwrap();
         let mut lines = Vec::new();
         journal(&mut lines, &step);
-        ask(&mut t, &mut lines, 2_000, Role::Player(Color::White), mv("e4"));
-        ask(&mut t, &mut lines, 3_000, Role::Player(Color::Black), mv("e5"));
+        ask(
+            &mut t,
+            &mut lines,
+            2_000,
+            Role::Player(Color::White),
+            mv("e4"),
+        );
+        ask(
+            &mut t,
+            &mut lines,
+            3_000,
+            Role::Player(Color::Black),
+            mv("e5"),
+        );
         let record = |moves: &str| TableRequest::Record {
             side: Side::A,
             moves: moves.into(),
@@ -196,12 +207,14 @@ mod tests {
         // nothing pending after a restore either.
         peg_differs(&mut t, &mut lines, 5_000);
         ask(&mut t, &mut lines, 6_000, Role::Assistant, record("d4 e5"));
-        assert!(Table::restore(settings(), &lines)
-            .unwrap()
-            .state
-            .sheets
-            .proposal()
-            .is_some());
+        assert!(
+            Table::restore(settings(), &lines)
+                .unwrap()
+                .state
+                .sheets
+                .proposal()
+                .is_some()
+        );
         let reject = TableRequest::Resolve {
             choice: crate::control::Resolve::Reject,
         };
