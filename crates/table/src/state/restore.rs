@@ -13,21 +13,17 @@ use annabella_chess::phrases::{Event, event_phrase};
 impl Table {
     /// After a restart: each decision still pending is told again, to whoever decides it —
     /// the draw offer to everyone (with its `draw-offer` event), the proposed takeback to
-    /// everyone ("the arbiter decides"), a lagging sheet to its writer. A game by mail has
-    /// its state read out by the desk, so nothing is said there; nor when the game is over.
+    /// everyone ("the arbiter decides"), a lagging sheet to its writer. Nothing when the game
+    /// is over, nor at a game by mail: its blind player hears his games through the desk (whose
+    /// view carries the offer), not one table's words at each start.
     pub(super) fn remind_pending(&mut self, out: &mut Step) {
-        if self.state.game.is_over() {
+        if self.state.game.is_over() || self.settings.correspondence.is_some() {
             return;
         }
         if let Some(color) = self.state.draw_offer {
             out.event(TableEvent::DrawOffer { color });
-            if self.settings.correspondence.is_none() {
-                let text = event_phrase(Event::DrawOffer(color), self.announcer.vocab());
-                self.say(Listener::Everyone, text, Urgency::Polite, out);
-            }
-        }
-        if self.settings.correspondence.is_some() {
-            return;
+            let text = event_phrase(Event::DrawOffer(color), self.announcer.vocab());
+            self.say(Listener::Everyone, text, Urgency::Polite, out);
         }
         if self.state.sheets.proposal().is_some() {
             let text = self.announcer.word("sheets_differ");
