@@ -6,9 +6,13 @@
 //! detector finds it again in the board's first snapshot after the restart and asks for the
 //! piece again (`detector::verdict`, `Away::Promotion`).
 
+use shakmaty::Position;
+
 use crate::event::{About, Listener, TableEvent, Urgency};
+use crate::reconcile::Side;
 use crate::state::{Step, Table};
-use annabella_chess::phrases::{Event, event_phrase};
+use annabella_chess::notation::Style;
+use annabella_chess::phrases::{Event, event_phrase, move_phrase};
 
 impl Table {
     /// After a restart: each decision still pending is told again, to whoever decides it —
@@ -33,9 +37,30 @@ impl Table {
             out.event(TableEvent::Say(say));
         }
         if let Some(side) = self.state.sheets.lagging() {
-            let say = self.announcer.sheet_lags(side, &[]);
+            let read_out = self.lag_read_out(side);
+            let say = self.announcer.sheet_lags(side, &read_out);
             out.event(TableEvent::Say(say));
         }
+    }
+
+    /// The moves `side`'s lagging sheet is missing, in words, read out again: what the other
+    /// sheet has beyond it, as the reconciliation read them out before the restart.
+    fn lag_read_out(&self, side: Side) -> Vec<String> {
+        let have = self.state.sheets.written(side).len();
+        let other = self.state.sheets.written(Side::BOTH[1 - side.index()]);
+        let style = Style::new(self.settings.lang);
+        let mut pos = self.state.game.start_position().clone();
+        let mut words = Vec::new();
+        for (i, &m) in other.iter().enumerate() {
+            if !pos.is_legal(m) {
+                break;
+            }
+            if i >= have {
+                words.push(move_phrase(&pos, m, &style));
+            }
+            pos.play_unchecked(m);
+        }
+        words
     }
 }
 
@@ -196,8 +221,20 @@ mod tests {
         let mut back = Table::restore(settings(), &lines).unwrap();
         assert_eq!(back.state.sheets.lagging(), Some(Side::A));
         let resumed = back.resume(Now::at(5_000), 5_000, false);
-        assert!(resumed.said().any(|s| s.listener == Listener::BlindPlayer
-            && s.text == "Your scoresheet is missing moves; please confirm"));
+        let lag = resumed
+            .said()
+            .find(|s| s.listener == Listener::BlindPlayer)
+            .map(|s| s.text.clone());
+        // The move his sheet is missing, read out again as before the restart.
+        assert_eq!(
+            lag.as_deref(),
+            t.announcer.last_to_blind(),
+            "the lag said before the restart and after it"
+        );
+        assert!(
+            lag.unwrap()
+                .starts_with("Your scoresheet is missing moves; please confirm. ")
+        );
 
         // Sheet a now differs (and so does the peg board); the arbiter rejects the takeback:
         // nothing pending after a restore either.
