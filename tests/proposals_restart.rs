@@ -18,6 +18,7 @@ use common::board::SimulatedBoard;
 use common::control::{ControlClient, unix_ms};
 use common::daemon::{Daemon, Serve};
 use common::fs::scratch_dir;
+use common::process::{annabella, stdout};
 
 /// `annabella serve` on the peg board at `DIR/peg`, speaking into `DIR/transcript.txt`, its
 /// state in `DIR/state`; `extra` flags after.
@@ -277,7 +278,35 @@ fn a_move_whose_journal_write_ends_after_the_reply_timeout_is_answered_as_played
     );
     w.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
     assert_eq!(white.ask("sheet"), "ok 1. e4");
-    // The connection goes on as usual.
-    let mut black = daemon.connect("black");
-    assert_eq!(black.ask("move e5"), "ok e7e5 e5");
+    // `annabella send`, the command-line client, waits for the late reply too and prints it.
+    std::fs::write(&flag, b"").unwrap();
+    let sent = Instant::now();
+    let addr = daemon.control.to_string();
+    let state = daemon.state_dir.to_str().unwrap().to_owned();
+    let o = annabella(
+        &[
+            "send",
+            "--connect",
+            &addr,
+            "--role",
+            "black",
+            "--state-dir",
+            &state,
+            "move e5",
+        ],
+        &[],
+        "",
+    );
+    let took = sent.elapsed();
+    eprintln!(
+        "annabella send 'move e5' with the sync held: {:?} after {took:?}",
+        stdout(&o)
+    );
+    assert!(!flag.exists(), "the shim never slowed the journal's sync");
+    assert_eq!(
+        (stdout(&o).as_str(), o.status.code()),
+        ("ok e7e5 e5\n", Some(0))
+    );
+    assert!(took > Duration::from_secs(10), "{took:?}");
+    assert_eq!(white.ask("sheet"), "ok 1. e4 e5");
 }
