@@ -226,7 +226,10 @@ impl Record {
         let mut bytes = 0;
         if takeback.is_some() {
             for line in explanation {
-                let line = comment_line(&line.replace("||", "|"));
+                let mut line = comment_line(line);
+                while line.contains("||") {
+                    line = line.replace("||", "|");
+                }
                 if line.is_empty() {
                     continue;
                 }
@@ -656,13 +659,19 @@ mod tests {
         let r = Record::sheets_pending(
             None,
             Some(3),
-            &["a  b".into(), String::new(), "c || d".into()],
+            &[
+                "a  b".into(),
+                String::new(),
+                "c || d".into(),
+                "e ||| f".into(),
+            ],
         );
-        assert_eq!(r.to_string(), "sheets-pending - 3 a b || c | d");
+        assert_eq!(r.to_string(), "sheets-pending - 3 a b || c | d || e | f");
+        assert_eq!(r.to_string().parse::<Record>(), Ok(r.clone()));
         let Record::SheetsPending { explanation, .. } = r else {
             unreachable!()
         };
-        assert_eq!(explanation, ["a b", "c | d"]);
+        assert_eq!(explanation, ["a b", "c | d", "e | f"]);
         // Without a takeback there is nothing to explain; a long explanation is cut by lines.
         let lag = Record::sheets_pending(Some(Side::A), None, &["why".into()]);
         assert_eq!(lag.to_string(), "sheets-pending a -");
