@@ -13,6 +13,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 
+use crate::config::ControlSettings;
+use crate::control::hub::patience;
 use crate::io::lines::{self, Line, LineSplitter};
 use crate::io::tokens;
 use crate::table::control::{MAX_LINE_BYTES, Role, RoleError};
@@ -45,7 +47,9 @@ pub struct SendArgs {
     /// The connection's language for SAN letters and spoken moves (a built-in code).
     #[arg(long, value_name = "CODE")]
     pub lang: Option<String>,
-    /// Seconds to wait for the connection and for each reply.
+    /// Seconds to wait for the connection. A reply is waited for this long, and at least as
+    /// long as the daemon may take to give one (60 s while a slow disk syncs its journal), so a
+    /// late reply is printed rather than taken for a failure.
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     pub timeout: u64,
     /// Requests, one per argument (`move e4`, `board`, `events`); `-` reads requests from
@@ -83,12 +87,22 @@ enum Answer {
 
 impl Session {
     /// Sends one request and returns its reply, printing the event lines that arrive first.
+    /// No reply in time says that the outcome is not known, never that the request failed.
     fn ask(&mut self, request: &str) -> anyhow::Result<Answer> {
         self.writer
             .write_all(format!("{request}\n").as_bytes())
             .with_context(|| format!("sending {:?} to {}", keyword(request), self.addr))?;
         loop {
-            let Some(line) = self.read_line()? else {
+            let line = match self.read_line() {
+                Err(e) if timed_out(&e) => bail!(
+                    "no reply from {} to {:?} in time; whether it was recorded is not known: \
+                     ask sheet or status",
+                    self.addr,
+                    keyword(request)
+                ),
+                line => line?,
+            };
+            let Some(line) = line else {
                 bail!(
                     "{} closed the connection before replying to {:?}",
                     self.addr,
@@ -146,6 +160,25 @@ impl Session {
             ),
         }
     }
+}
+
+/// How long a reply is waited for: `timeout`, and at least as long as the daemon waits for a
+/// table's answer (`control::hub::patience`) with ten seconds to spare.
+fn reply_wait(timeout: Duration) -> Duration {
+    let daemon = patience(ControlSettings::default().reply_timeout);
+    timeout.max(daemon + Duration::from_secs(10))
+}
+
+/// A read that ended because no byte came in time.
+fn timed_out(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|io| {
+            matches!(
+                io.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            )
+        })
+    })
 }
 
 /// The request's first word, for messages (never the token of `auth`).
@@ -239,7 +272,7 @@ pub fn run(args: SendArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    stream.set_read_timeout(Some(timeout))?;
+    stream.set_read_timeout(Some(reply_wait(timeout)))?;
     stream.set_write_timeout(Some(timeout))?;
     let mut session = Session {
         addr: args.connect.clone(),
@@ -290,4 +323,23 @@ pub fn run(args: SendArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::from(u8::from(failed)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_is_waited_for_as_long_as_the_daemon_may_take() {
+        // The daemon waits up to 60 s for a table syncing its journal slowly.
+        assert_eq!(reply_wait(Duration::from_secs(10)), Duration::from_secs(70));
+        assert_eq!(
+            reply_wait(Duration::from_secs(100)),
+            Duration::from_secs(100)
+        );
+        let late = anyhow::Error::from(std::io::Error::from(std::io::ErrorKind::WouldBlock))
+            .context("reading from 127.0.0.1:7421");
+        assert!(timed_out(&late));
+        assert!(!timed_out(&anyhow::anyhow!("closed")));
+    }
 }

@@ -3,7 +3,9 @@
 //! the page's WebSocket) talk to tables and the desk only here; each channel carries only the
 //! requests its receiver answers.
 
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -11,6 +13,32 @@ use crate::chess::language::Language;
 use crate::table::control::{DeskRequest, ErrorCode, Refusal, Role, TableRequest};
 use crate::table::event::TableEvent;
 use crate::table::reply::Reply;
+
+/// How many reply deadlines (`control.reply_timeout`, 10 s) a connection waits for a table's
+/// answer before it says that the outcome is not known yet. A table answers every request it
+/// takes once its journal write has ended (the move is then recorded, or refused with nothing
+/// changed), and a disk that takes longer than the deadline to sync must not turn a move that
+/// is recorded into an error: the connection keeps waiting for the answer (`patience`).
+pub const PATIENCE: u32 = 6;
+
+/// How long a connection waits for a table's (or the desk's) answer: [`PATIENCE`] reply
+/// deadlines. Past it the reply says plainly that whether the request was recorded is not
+/// known yet, and how to find out (`sheet`, `status`); it never says that a request the table
+/// then recorded failed.
+pub fn patience(reply_timeout: Duration) -> Duration {
+    reply_timeout.saturating_mul(PATIENCE)
+}
+
+/// Waits for `asked` (a table's or the desk's answer) as long as [`patience`] allows; `None`
+/// when the answer has not come by then.
+pub async fn within_patience<F: Future<Output = Reply>>(
+    reply_timeout: Duration,
+    asked: F,
+) -> Option<Reply> {
+    tokio::time::timeout(patience(reply_timeout), asked)
+        .await
+        .ok()
+}
 
 /// Events a slow subscriber may fall behind by before it is told it missed some.
 pub const EVENT_BACKLOG: usize = 256;
@@ -101,6 +129,56 @@ pub async fn ask<R>(
         return Err(stopped());
     }
     answer.await.unwrap_or_else(|_| Err(stopped()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::reply::Answer;
+
+    /// A table busy past the reply deadline (a journal write syncing slowly) still has its
+    /// answer delivered: the deadline never turns a recorded request into an error.
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_after_the_deadline_is_still_the_reply() {
+        let deadline = Duration::from_secs(10);
+        let (tx, mut rx) = mpsc::channel::<Request>(1);
+        let table = tokio::spawn(async move {
+            let request = rx.recv().await.unwrap();
+            // The journal takes 12 s to sync: past the deadline, within patience.
+            tokio::time::sleep(Duration::from_secs(12)).await;
+            request.reply.send(Ok(Answer::DrawAgreed)).unwrap();
+        });
+        let lang = crate::chess::language::Language::english();
+        let asked = ask(&tx, "t", Role::Arbiter, lang, TableRequest::Board);
+        let started = tokio::time::Instant::now();
+        let reply = within_patience(deadline, asked).await;
+        assert_eq!(reply, Some(Ok(Answer::DrawAgreed)));
+        assert_eq!(started.elapsed(), Duration::from_secs(12));
+        table.await.unwrap();
+    }
+
+    /// Past patience the connection stops waiting (the reply then says the outcome is not
+    /// known yet); a table that has stopped is told at once.
+    #[tokio::test(start_paused = true)]
+    async fn past_patience_the_outcome_is_not_known_and_a_stopped_table_says_so() {
+        let deadline = Duration::from_secs(10);
+        assert_eq!(patience(deadline), Duration::from_secs(60));
+        let (tx, mut rx) = mpsc::channel::<Request>(1);
+        let held = tokio::spawn(async move {
+            let request = rx.recv().await.unwrap();
+            tokio::time::sleep(Duration::from_secs(61)).await;
+            drop(request);
+        });
+        let lang = crate::chess::language::Language::english();
+        let asked = ask(&tx, "t", Role::Arbiter, lang, TableRequest::Board);
+        let started = tokio::time::Instant::now();
+        assert_eq!(within_patience(deadline, asked).await, None);
+        assert_eq!(started.elapsed(), Duration::from_secs(60));
+        held.await.unwrap();
+        // The receiver is gone now: the table has stopped.
+        let reply = ask(&tx, "t", Role::Arbiter, lang, TableRequest::Board).await;
+        assert_eq!(reply.unwrap_err().message, "table t has stopped");
+    }
 }
 
 /// Every table of the daemon, in configuration order.

@@ -169,7 +169,7 @@ impl<R: Eq> Eq for Ask<R> {}
 pub enum Answer {
     /// The table's reply, typed; [`Session::on_answer`] writes it as the control line.
     Replied(Reply),
-    /// No answer within the reply timeout.
+    /// No answer within `hub::patience` (six reply timeouts): the outcome is not known yet.
     TimedOut,
     /// The table has stopped (or is not running).
     Stopped,
@@ -306,11 +306,13 @@ impl Session {
     pub fn on_answer(&self, table: &str, answer: Answer) -> String {
         match answer {
             Answer::Replied(reply) => reply_line(&reply),
+            // Not "failed": the table may still record it (a slow journal write).
             Answer::TimedOut => Refusal::new(
                 ErrorCode::State,
                 format!(
-                    "table {table} did not answer within {} s",
-                    self.settings.reply_timeout.as_secs_f32()
+                    "table {table} has not answered within {} s; whether the request was \
+                     recorded is not known yet: ask sheet or status",
+                    super::hub::patience(self.settings.reply_timeout).as_secs_f32()
                 ),
             )
             .line(),

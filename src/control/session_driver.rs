@@ -475,8 +475,9 @@ impl ControlService {
         tracing::debug!(peer, "control connection closed");
     }
 
-    /// How a table or the desk answered: its line, unless it is not running (`None`) or does
-    /// not answer within the reply timeout.
+    /// How a table or the desk answered: its line, unless it is not running (`None`) or has
+    /// not answered within `hub::patience` (an answer after the reply timeout is still the
+    /// reply: a slow journal write must not turn a recorded move into an error).
     async fn wait(
         &self,
         asked: Option<impl Future<Output = crate::table::reply::Reply>>,
@@ -484,9 +485,9 @@ impl ControlService {
         let Some(asked) = asked else {
             return Answer::Stopped;
         };
-        match tokio::time::timeout(self.settings.reply_timeout, asked).await {
-            Ok(reply) => Answer::Replied(reply),
-            Err(_) => Answer::TimedOut,
+        match super::hub::within_patience(self.settings.reply_timeout, asked).await {
+            Some(reply) => Answer::Replied(reply),
+            None => Answer::TimedOut,
         }
     }
 
@@ -780,7 +781,8 @@ mod tests {
         run.ask(text(&format!("auth {TOKEN}"))).await;
         assert_eq!(
             run.ask(text("clock")).await,
-            "error state table table-1 did not answer within 0.1 s"
+            "error state table table-1 has not answered within 0.6 s; whether the request was \
+             recorded is not known yet: ask sheet or status"
         );
         assert_eq!(run.ask(text("events")).await, "ok events table-1");
         feed.send(explain("last")).unwrap();

@@ -193,6 +193,59 @@ pub enum Record {
     /// `claim-time <color>`: `color` claimed the game on time, the other side's days being
     /// over; the arbiter's `result` decides it.
     TimeClaim { color: Color },
+    /// `sheets-pending <a|b|-> <plies|-> [<explanation…>]`: where the two-sheet procedure
+    /// (D.2.9) stands after a reconciliation or a decision on it — the side whose sheet lags,
+    /// waiting for `confirm` or `dispute`, and the takeback proposed to the arbiter (back to
+    /// after `plies` half-moves) with why, the explanation's lines joined by ` || `; `- -`
+    /// when nothing is pending. Written whenever that changes, so a restart finds the same
+    /// procedure open (build it with [`Record::sheets_pending`]).
+    SheetsPending {
+        lagging: Option<Side>,
+        takeback: Option<usize>,
+        explanation: Vec<String>,
+    },
+}
+
+/// How the lines of a takeback proposal's explanation are joined in its record.
+const EXPLANATION_JOIN: &str = " || ";
+
+/// Longest explanation a `sheets-pending` record keeps (bytes): the rest is in the table's
+/// record of the reconciliation; far below [`MAX_RECORD_BYTES`].
+pub const MAX_EXPLANATION_BYTES: usize = 3000;
+
+impl Record {
+    /// The two-sheet procedure's pending state as a record that reads back equal: each line of
+    /// the explanation with its whitespace folded, no line empty or holding the joiner, and
+    /// lines kept while they fit in [`MAX_EXPLANATION_BYTES`].
+    pub fn sheets_pending(
+        lagging: Option<Side>,
+        takeback: Option<usize>,
+        explanation: &[String],
+    ) -> Record {
+        let mut kept = Vec::new();
+        let mut bytes = 0;
+        if takeback.is_some() {
+            for line in explanation {
+                let mut line = comment_line(line);
+                while line.contains("||") {
+                    line = line.replace("||", "|");
+                }
+                if line.is_empty() {
+                    continue;
+                }
+                bytes += line.len() + EXPLANATION_JOIN.len();
+                if bytes > MAX_EXPLANATION_BYTES {
+                    break;
+                }
+                kept.push(line);
+            }
+        }
+        Record::SheetsPending {
+            lagging,
+            takeback,
+            explanation: kept,
+        }
+    }
 }
 
 /// Longest opponent's comment kept (characters); a longer one is cut. Far below
@@ -262,6 +315,14 @@ fn color_word(color: Color) -> &'static str {
     }
 }
 
+fn parse_side(s: &str) -> Result<Side, RecordError> {
+    match s {
+        "a" => Ok(Side::A),
+        "b" => Ok(Side::B),
+        other => Err(RecordError::Side(other.to_owned())),
+    }
+}
+
 fn parse_color(s: &str) -> Result<Color, RecordError> {
     match s {
         "white" => Ok(Color::White),
@@ -309,6 +370,22 @@ impl fmt::Display for Record {
             Record::Send => f.write_str("send"),
             Record::Comment { text } => write!(f, "comment {text}"),
             Record::TimeClaim { color } => write!(f, "claim-time {}", color_word(*color)),
+            Record::SheetsPending {
+                lagging,
+                takeback,
+                explanation,
+            } => {
+                let lag = lagging.map_or("-", Side::letter);
+                write!(f, "sheets-pending {lag} ")?;
+                match takeback {
+                    Some(plies) => write!(f, "{plies}")?,
+                    None => f.write_str("-")?,
+                }
+                if !explanation.is_empty() {
+                    write!(f, " {}", explanation.join(EXPLANATION_JOIN))?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -382,12 +459,26 @@ impl FromStr for Record {
             }),
             ["pause"] => Ok(Record::Pause),
             ["resume"] => Ok(Record::Resume),
-            ["sheet", side, moves @ ..] => Ok(Record::Sheet {
-                side: match *side {
-                    "a" => Side::A,
-                    "b" => Side::B,
-                    other => return Err(RecordError::Side((*other).to_owned())),
+            ["sheets-pending", lag, plies, text @ ..] => Ok(Record::SheetsPending {
+                lagging: match *lag {
+                    "-" => None,
+                    side => Some(parse_side(side)?),
                 },
+                takeback: match *plies {
+                    "-" => None,
+                    n => Some(n.parse().map_err(|_| RecordError::Retract(n.to_owned()))?),
+                },
+                explanation: match text {
+                    [] => Vec::new(),
+                    words => words
+                        .join(" ")
+                        .split(EXPLANATION_JOIN)
+                        .map(str::to_owned)
+                        .collect(),
+                },
+            }),
+            ["sheet", side, moves @ ..] => Ok(Record::Sheet {
+                side: parse_side(side)?,
                 moves: moves
                     .iter()
                     .map(|m| parse_uci(m))
@@ -413,7 +504,8 @@ impl FromStr for Record {
             [
                 kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
                 | "resign" | "flag" | "adjust" | "penalty" | "result" | "pause" | "resume"
-                | "sheet" | "retract" | "rebase" | "tag" | "send" | "claim-time"),
+                | "sheet" | "retract" | "rebase" | "tag" | "send" | "claim-time"
+                | "sheets-pending"),
                 rest @ ..,
             ] => Err(RecordError::Malformed {
                 keyword: (*kw).to_owned(),
@@ -542,12 +634,54 @@ mod tests {
                 tag: GameTag::White,
                 value: "Anna Müller".into(),
             },
+            Record::sheets_pending(None, None, &[]),
+            Record::sheets_pending(Some(Side::A), None, &[]),
+            Record::sheets_pending(
+                Some(Side::B),
+                Some(12),
+                &[
+                    "Sheet a has 7.Nf3, sheet b 7.Bc4:  the sheets differ.".into(),
+                    String::new(),
+                    "Both boards || show 7.Bc4.".into(),
+                ],
+            ),
+            Record::sheets_pending(None, Some(0), &["x".repeat(2000), "y".repeat(2000)]),
         ];
         for r in records {
             let line = r.to_string();
             assert!(!line.contains('\n'));
             assert_eq!(line.parse::<Record>(), Ok(r), "{line}");
         }
+    }
+
+    #[test]
+    fn a_pending_procedure_keeps_its_explanation_line_by_line() {
+        let r = Record::sheets_pending(
+            None,
+            Some(3),
+            &[
+                "a  b".into(),
+                String::new(),
+                "c || d".into(),
+                "e ||| f".into(),
+            ],
+        );
+        assert_eq!(r.to_string(), "sheets-pending - 3 a b || c | d || e | f");
+        assert_eq!(r.to_string().parse::<Record>(), Ok(r.clone()));
+        let Record::SheetsPending { explanation, .. } = r else {
+            unreachable!()
+        };
+        assert_eq!(explanation, ["a b", "c | d", "e | f"]);
+        // Without a takeback there is nothing to explain; a long explanation is cut by lines.
+        let lag = Record::sheets_pending(Some(Side::A), None, &["why".into()]);
+        assert_eq!(lag.to_string(), "sheets-pending a -");
+        let lines: Vec<String> = ["a", "c", "d", "e", "f"]
+            .iter()
+            .map(|l| l.repeat(700))
+            .collect();
+        let long = Record::sheets_pending(None, Some(0), &lines).to_string();
+        assert!(long.len() < MAX_RECORD_BYTES - 40);
+        assert!(long.contains(&"e".repeat(700)) && !long.contains('f'));
     }
 
     #[test]
@@ -603,6 +737,15 @@ mod tests {
                 "result: \"2-0\" is no result; 1-0, 0-1 or 1/2-1/2",
             ),
             ("sheet c", "sheet: side a or b, not \"c\""),
+            ("sheets-pending c -", "sheet: side a or b, not \"c\""),
+            (
+                "sheets-pending - x",
+                "retract: \"x\" is no number of half-moves",
+            ),
+            (
+                "sheets-pending a",
+                "\"sheets-pending\" with 1 word(s) after it is malformed",
+            ),
             ("retract x", "retract: \"x\" is no number of half-moves"),
             ("rebase x", "rebase: \"x\" is no number of milliseconds"),
             (

@@ -304,7 +304,8 @@ fn the_tables_answer_is_one_line_and_silence_is_an_error() {
     );
     assert_eq!(
         s.on_answer("table-1", Answer::TimedOut),
-        "error state table table-1 did not answer within 10 s"
+        "error state table table-1 has not answered within 60 s; whether the request was \
+         recorded is not known yet: ask sheet or status"
     );
     assert_eq!(
         s.on_answer("table-1", Answer::Stopped),

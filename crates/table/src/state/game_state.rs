@@ -241,6 +241,21 @@ impl GameState {
             Record::Send => self.sent_plies = self.game.ply_count(),
             Record::Comment { text } => self.comment = Some(text.clone()),
             Record::TimeClaim { color } => self.time_claim = Some(*color),
+            Record::SheetsPending {
+                lagging,
+                takeback,
+                explanation,
+            } => {
+                if let Some(plies) = *takeback
+                    && plies > self.game.ply_count()
+                {
+                    return Err(ApplyError::RetractPastEnd {
+                        plies,
+                        has: self.game.ply_count(),
+                    });
+                }
+                self.sheets.set_pending(*lagging, *takeback, explanation);
+            }
             Record::DrawAgreed => {
                 self.game.agree_draw()?;
                 self.stop_clock(t);

@@ -60,6 +60,7 @@ mod new_game;
 mod page_view;
 mod physical_clock;
 mod requests;
+mod restore;
 mod sheets;
 mod two_sheets;
 mod words;
@@ -480,6 +481,7 @@ impl Table {
             ply: self.state.game.ply_count(),
             fen: self.state.game.fen(),
         });
+        self.remind_pending(&mut out);
         Self::end_step(out)
     }
 
@@ -495,9 +497,10 @@ impl Table {
         min_opt(boards, clock)
     }
 
-    /// The game state for a change that is no record (what the two-sheet procedure decided,
-    /// the talking clock's memory of what it said): the state as it was before the step's first
-    /// change is kept for [`Table::rollback`]. Inputs that change nothing copy nothing.
+    /// The game state for a change that is no record (the talking clock's memory of what it
+    /// said, the end reported; what the two-sheet procedure decides is a `sheets-pending`
+    /// record): the state as it was before the step's first change is kept for
+    /// [`Table::rollback`]. Inputs that change nothing copy nothing.
     fn state_mut(&mut self, out: &mut Step) -> &mut GameState {
         if out.undo.is_none() {
             out.undo = Some(Box::new(self.state.clone()));

@@ -2,7 +2,8 @@
 //! sheet, a lagging sheet read out and confirmed or disputed, differing sheets proposed as a
 //! takeback that the arbiter confirms, overrides or rejects, with the clocks put back. The
 //! procedure's state and decisions are `two_sheets.rs`; here the table journals, reconciles
-//! both boards and sheets, and says what was decided.
+//! both boards and sheets, and says what was decided. Where the procedure stands (a lag, a
+//! proposal) is journaled as `sheets-pending` whenever it changes, so it survives a restart.
 
 use shakmaty::{Color, Move};
 
@@ -71,7 +72,9 @@ impl Table {
             let verdict = self.reconcile_sheets(now, false, out);
             Ok(Answer::SheetConfirmed { side, verdict })
         } else {
-            self.state_mut(out).sheets.disputed();
+            let mut next = self.state.sheets.clone();
+            next.disputed();
+            self.commit_pending(now, &next, out);
             let verdict = self.reconcile_sheets(now, true, out);
             Ok(Answer::SheetDisputed { side, verdict })
         }
@@ -81,9 +84,11 @@ impl Table {
     pub(super) fn resolve(&mut self, now: Now, choice: Resolve, out: &mut Step) -> Reply {
         let plies = match choice {
             Resolve::Reject => {
-                if self.state_mut(out).sheets.reject().is_none() {
+                let mut next = self.state.sheets.clone();
+                if next.reject().is_none() {
                     return Err(state("no resolution is proposed"));
                 }
+                self.commit_pending(now, &next, out);
                 out.event(TableEvent::Resolution(ResolutionEvent::Rejected));
                 // Everyone was told "the arbiter decides": everyone hears the decision.
                 let say = self.announcer.urgent_to_everyone("takeback_rejected");
@@ -156,7 +161,7 @@ impl Table {
         lag_disputed: bool,
         out: &mut Step,
     ) -> String {
-        if let Some(verdict) = self.sheets_to_correct(out) {
+        if let Some(verdict) = self.sheets_to_correct(now, out) {
             return verdict;
         }
         let start = Game::from_position(
@@ -198,7 +203,9 @@ impl Table {
         for line in &r.explanation {
             out.event(TableEvent::Explain { line: line.clone() });
         }
-        let decision = self.state_mut(out).sheets.decide(&r);
+        let mut next = self.state.sheets.clone();
+        let decision = next.decide(&r);
+        self.commit_pending(now, &next, out);
         match &decision {
             Decision::Agree { plies } => {
                 out.event(TableEvent::Resolution(ResolutionEvent::Agree {
@@ -243,7 +250,7 @@ impl Table {
     /// which move to correct (in his language, to him alone); no takeback is proposed. `None`
     /// when a board differs from the game, or no sheet contradicts it (agreeing or lagging
     /// sheets go through the usual procedure).
-    fn sheets_to_correct(&mut self, out: &mut Step) -> Option<String> {
+    fn sheets_to_correct(&mut self, now: Now, out: &mut Step) -> Option<String> {
         if !self.boards.agree() {
             return None;
         }
@@ -261,7 +268,23 @@ impl Table {
             });
             verdict.push(w.summary(mode));
         }
-        self.state_mut(out).sheets.settled();
+        let mut next = self.state.sheets.clone();
+        next.settled();
+        self.commit_pending(now, &next, out);
         Some(verdict.join("; "))
+    }
+
+    /// The procedure as `next` leaves it (a lag, a proposal, decided or withdrawn), journaled
+    /// as `sheets-pending` when it changed: a restart finds the same procedure open.
+    fn commit_pending(&mut self, now: Now, next: &TwoSheets, out: &mut Step) {
+        let record = next.pending_record();
+        if record == self.state.sheets.pending_record() {
+            return;
+        }
+        if let Err(e) = self.commit(now, record, out) {
+            out.event(TableEvent::JournalError {
+                message: format!("the sheets' procedure could not be recorded: {e}"),
+            });
+        }
     }
 }

@@ -10,6 +10,7 @@ use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 use super::state;
 use crate::control::{ErrorCode, Refusal, Role};
 use crate::reconcile::{Resolution, Side, Verdict};
+use crate::record::Record;
 use crate::state::words::color_name;
 use annabella_chess::game::Game;
 use annabella_chess::language::Language;
@@ -146,6 +147,29 @@ impl TwoSheets {
 
     pub fn lagging(&self) -> Option<Side> {
         self.lagging
+    }
+
+    /// Where the procedure stands, as the journal keeps it (`sheets-pending`).
+    pub fn pending_record(&self) -> Record {
+        let (takeback, explanation) = match &self.proposal {
+            Some(p) => (Some(p.plies), p.explanation.as_slice()),
+            None => (None, &[][..]),
+        };
+        Record::sheets_pending(self.lagging, takeback, explanation)
+    }
+
+    /// Where the procedure stands, from its record (live and when a journal is replayed).
+    pub fn set_pending(
+        &mut self,
+        lagging: Option<Side>,
+        takeback: Option<usize>,
+        explanation: &[String],
+    ) {
+        self.lagging = lagging;
+        self.proposal = takeback.map(|plies| Proposal {
+            plies,
+            explanation: explanation.to_vec(),
+        });
     }
 
     /// A proposal or a lag is waiting: a board differing now starts no new reconciliation.
