@@ -6,7 +6,8 @@
 //! fact to its log: `start MS PID TEXT`, `end MS PID TEXT`, `cut MS PID TEXT` (MS in Unix
 //! milliseconds). The speaker cuts an utterance by killing the process, which no signal handler
 //! sees, so a watcher beside it logs the cut when the process is gone before its end. With
-//! `--stdout` (the `wav:DIR` backend) it writes the real WAV instead and logs nothing. A voice
+//! `--stdout` (the `wav:DIR` backend) it writes the real WAV instead and logs `record MS PID
+//! TEXT`. A voice
 //! probe (`-q`) succeeds at once. Put its directory first on `PATH`, or run it by its path.
 
 use std::path::{Path, PathBuf};
@@ -69,6 +70,7 @@ tmp=$(mktemp --suffix=.wav)
 trap 'rm -f "$tmp"' EXIT
 printf '%s\n' "$text" | "$REAL" "${args[@]}" -w "$tmp" || exit 1
 if [ "$stdout" = 1 ]; then
+  echo "record $(ms) $$ $text" >> "$LOG"
   cat "$tmp"
   exit 0
 fi
@@ -127,6 +129,15 @@ impl StandIn {
         self.played()
             .into_iter()
             .filter(|p| p.what == "start")
+            .map(|p| p.text)
+            .collect()
+    }
+
+    /// The texts the audio record got, in order.
+    pub fn recorded(&self) -> Vec<String> {
+        self.played()
+            .into_iter()
+            .filter(|p| p.what == "record")
             .map(|p| p.text)
             .collect()
     }

@@ -105,7 +105,15 @@ pub enum About {
     Move { number: u32, color: Color },
     /// The talking clock calling `color`'s time by itself.
     ClockCall { color: Color, remaining_ms: u64 },
-    /// Anything else: a confirmation, guidance, a result, an answer to a key.
+    /// An answer that says the clocks' times (`KT`, his own time): cut by a clock call it is
+    /// not said again, since its times are stale by then and the call has said the newer one.
+    TimeAnswer,
+    /// Moves taken back (`undo`, a takeback), from the one numbered here: the audio record
+    /// marks them withdrawn, so that it stays a true score.
+    Withdrawn { number: u32, color: Color },
+    /// The end of the game, with its result: the score's last line.
+    Result,
+    /// Anything else: a confirmation, guidance, an answer to a key.
     Other,
     /// The correspondence desk's words at a key (`KG`, `KL`) or for the set-up: the desk's
     /// next words cut them and make those still waiting stale, and they are not said again

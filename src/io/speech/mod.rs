@@ -23,13 +23,15 @@
 //!   Linux, a screen reader or WinRT on Windows, AVFoundation on macOS).
 //! - [`espeak::EspeakBackend`] (`espeak-ng`): an `espeak-ng` subprocess per utterance, to the
 //!   default audio output, or (`espeak-ng@DEVICE`) piped into `aplay -D DEVICE`.
-//! - [`wav::WavBackend`] (`wav:DIR`): one WAV file per game, the audio record FIDE D.2.7 allows.
+//! - [`wav::WavBackend`] (`wav:DIR`): one WAV file per game, the audio record FIDE D.2.7 allows:
+//!   a score (each move once, withdrawals, the result; `score`), not everything said.
 //! - [`transcript::TranscriptBackend`] (`transcript:FILE`): one text line per utterance.
 //! - [`NoneBackend`] (`none`): silence.
 
 pub mod espeak;
 mod outputs;
 mod queue;
+mod score;
 mod speaker;
 pub mod transcript;
 pub mod tts;

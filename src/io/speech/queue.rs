@@ -10,7 +10,8 @@
 //!   behind the moves queued before it, and cuts anything else. A call is dropped when a later
 //!   one for the same colour comes, or when its own time has run out before its turn: "vier
 //!   Sekunden" said with one second left is wrong.
-//! - Whatever is cut, but a clock call, is said again right after the urgent utterances that
+//! - Whatever is cut, but a clock call or the clocks' times on request (`About::TimeAnswer`,
+//!   whose times a call makes stale), is said again right after the urgent utterances that
 //!   cut it, and only an urgent utterance that is not a clock call cuts it again. With a call
 //!   every second, a move cut by each would otherwise be heard only after the flag.
 //! - The correspondence desk's words (`About::Desk`, the answer to a key such as `KG`) are
@@ -28,6 +29,8 @@ enum Kind {
     Move,
     ClockCall,
     Desk,
+    /// The clocks' times on request: cut like any other words, but never said again.
+    TimeAnswer,
     Other,
 }
 
@@ -36,7 +39,8 @@ fn kind(u: &Utterance) -> Kind {
         About::Move { .. } => Kind::Move,
         About::ClockCall { .. } => Kind::ClockCall,
         About::Desk => Kind::Desk,
-        About::Other => Kind::Other,
+        About::TimeAnswer => Kind::TimeAnswer,
+        About::Withdrawn { .. } | About::Result | About::Other => Kind::Other,
     }
 }
 
@@ -164,7 +168,12 @@ impl SpeechQueue {
             None => false,
             Some(now) if desk && now.kind == Kind::Desk => true,
             Some(now) if queued.alarm() => !now.alarm,
-            Some(now) => urgent && !now.alarm && !now.repeat && now.kind == Kind::Other,
+            Some(now) => {
+                urgent
+                    && !now.alarm
+                    && !now.repeat
+                    && matches!(now.kind, Kind::Other | Kind::TimeAnswer)
+            }
         };
         if cuts {
             self.interrupt = true;
@@ -215,12 +224,14 @@ impl SpeechQueue {
         self.speaking = None;
     }
 
-    /// The utterance being said, `u`, was cut at `now`: unless it is a clock call, it is said
-    /// again right after the alarms that cut it.
+    /// The utterance being said, `u`, was cut at `now`: unless it is a clock call, the desk's
+    /// words or the times on request, it is said again right after the alarms that cut it.
+    /// The times would be stale by then ("fünfundvierzig" after the call said "vierzig"):
+    /// he asks again if he wants them.
     pub fn cut(&mut self, u: Utterance, now: Instant) {
         let repeat = self
             .speaking
-            .is_some_and(|s| s.kind != Kind::ClockCall && s.kind != Kind::Desk);
+            .is_some_and(|s| !matches!(s.kind, Kind::ClockCall | Kind::Desk | Kind::TimeAnswer));
         self.speaking = None;
         if repeat {
             let at = self.after_urgent();
@@ -304,17 +315,38 @@ mod tests {
     fn a_clock_call_cuts_an_answer_which_is_said_again_and_not_cut_twice() {
         let t = Instant::now();
         let mut q = SpeechQueue::new(16);
-        q.push(say("Ihre Zeit: zwanzig Sekunden"), t);
+        q.push(say("Zug zwölf, Weiß: Springer Felix drei"), t);
         let answer = q.next(t).0.unwrap();
         q.push(call("zehn Sekunden", 10_000), t);
         assert!(q.interrupted());
         q.cut(answer, t);
-        assert_eq!(texts(&q), ["zehn Sekunden", "Ihre Zeit: zwanzig Sekunden"]);
+        assert_eq!(
+            texts(&q),
+            ["zehn Sekunden", "Zug zwölf, Weiß: Springer Felix drei"]
+        );
         assert_eq!(q.next(t).0.unwrap().text, "zehn Sekunden");
         q.done();
-        assert_eq!(q.next(t).0.unwrap().text, "Ihre Zeit: zwanzig Sekunden");
+        assert_eq!(
+            q.next(t).0.unwrap().text,
+            "Zug zwölf, Weiß: Springer Felix drei"
+        );
         q.push(call("neun Sekunden", 9_000), t);
         assert!(!q.interrupted(), "a repeat is not cut by a call");
+    }
+
+    #[test]
+    fn the_times_on_request_cut_by_a_call_are_not_said_again_with_their_stale_time() {
+        let t = Instant::now();
+        let mut q = SpeechQueue::new(16);
+        q.push(
+            say("Weiß fünfundvierzig Sekunden, Schwarz zwei Minuten").about(About::TimeAnswer),
+            t,
+        );
+        let answer = q.next(t).0.unwrap();
+        q.push(call("Weiß vierzig Sekunden", 40_000), t);
+        assert!(q.interrupted(), "the call cuts the answer");
+        q.cut(answer, t);
+        assert_eq!(texts(&q), ["Weiß vierzig Sekunden"]);
     }
 
     #[test]

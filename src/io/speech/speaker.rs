@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use shakmaty::Color;
 
 use super::queue::SpeechQueue;
+use super::score::Scores;
 use super::{
     About, BackendSpec, Language, Listener, Listeners, OutputSpec, SpeechBackend, SpeechError,
     SpeechSettings, SpeechSpecError, Urgency, Utterance, parse_outputs, transcript,
@@ -52,7 +53,9 @@ impl Voicing {
         };
         let v = lang.vocabulary();
         let mut out = u.clone();
-        if records_score && let About::Move { number, color } = u.about {
+        if records_score
+            && let About::Move { number, color } | About::Withdrawn { number, color } = u.about
+        {
             let heading = move_heading(lang, number, color);
             out.text = if u.cassette {
                 // The cassette custom: the move said twice, so that a listener winding the
@@ -456,6 +459,8 @@ fn run(shared: &Shared, voicing: &Voicing, open: Opener) {
     };
     // Consecutive failures: the first is a warning, the rest would only repeat it.
     let mut failures = 0u32;
+    // What each game's record holds, for an output that records the score.
+    let mut scores = Scores::default();
     loop {
         let utterance = {
             let mut s = shared.lock();
@@ -480,6 +485,9 @@ fn run(shared: &Shared, voicing: &Voicing, open: Opener) {
         let Some(b) = backend.as_mut() else {
             continue;
         };
+        if traits.records_score && !scores.takes(&utterance.game, utterance.about) {
+            continue;
+        }
         let prepared = voicing.prepare(&utterance, traits);
         match speak_one(shared, b.as_mut(), &prepared) {
             Ok(spoken) => {

@@ -1,12 +1,14 @@
-//! The `wav:DIR` backend: every utterance of a game rendered by espeak-ng and appended to DIR/<game>.wav.
+//! The `wav:DIR` backend: a game's score spoken by espeak-ng and appended to DIR/<game>.wav.
 //!
 //! This is the audio record of the game that FIDE Laws Appendix D.2.7 allows a blind player to
-//! keep instead of a written score: each move is preceded by its number and colour ("Zug zwölf,
-//! Weiß: …", the `[words.record]` heading of the language), and each utterance is recorded once
-//! even when it was addressed to two listeners. The file is a plain 44-byte-header PCM WAV; its sizes are
-//! rewritten after every append and the data synced, so the record is a valid WAV at any moment,
-//! even right after a power cut. A header left stale by a crash is repaired on the next append,
-//! as the sizes are computed from the file's length, not read from the header.
+//! keep instead of a written score, so it holds what a score holds (`speech::score`): each move once,
+//! preceded by its number and colour ("Zug zwölf, Weiß: …", the `[words.record]` heading of the
+//! language), withdrawn moves marked with the number they went back to, and the result; key
+//! answers, guidance and clock calls are not on it (the transcript keeps everything said). The
+//! file is a plain 44-byte-header PCM WAV; its sizes are rewritten after every append and the
+//! data synced, so the record is a valid WAV at any moment, even right after a power cut. A
+//! header left stale by a crash is repaired on the next append, as the sizes are computed from
+//! the file's length, not read from the header.
 
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -202,7 +204,7 @@ pub fn file_stem(game: &str) -> String {
     stem
 }
 
-/// Renders each utterance with espeak-ng and appends it to `DIR/<game>.wav`.
+/// Renders what belongs on the score (the speaker passes nothing else) with espeak-ng and appends it to `DIR/<game>.wav`.
 #[derive(Debug)]
 pub struct WavBackend {
     dir: PathBuf,

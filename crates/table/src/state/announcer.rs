@@ -271,7 +271,7 @@ impl Announcer {
         } else {
             Urgency::Polite
         };
-        self.say(Listener::Everyone, words, urgency, About::Other)
+        self.say(Listener::Everyone, words, urgency, About::Result)
     }
 
     /// The end in words, as everyone hears it ("Weiß gewinnt", "Patt, Remis"): a mate is said

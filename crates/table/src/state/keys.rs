@@ -12,7 +12,7 @@ use shakmaty::Position;
 
 use crate::control::{Refusal, Role, TableRequest as Command};
 use crate::corrections::{Observed, spoken};
-use crate::event::{BoardId, Listener, TableEvent, Urgency};
+use crate::event::{About, BoardId, Listener, TableEvent, Urgency};
 use crate::reconcile::Side;
 use crate::state::key_strip::{KeyAnswer, KeyContext, KeyRequest, KeyWord};
 use crate::state::{Answer, Now, Step, Table};
@@ -76,7 +76,7 @@ impl Table {
                     .side_days_words(self.settings.peg_side, now.unix_ms)
                     .unwrap_or_else(|| duration_phrase(left, self.announcer.vocab()));
                 let text = self.announcer.fill("key_own_time", &[("time", &time)]);
-                self.tell(text, out);
+                self.tell_time(text, out);
             }
             KeyAnswer::Move(ply) => {
                 // Always a move of the game: the words are there.
@@ -144,6 +144,17 @@ impl Table {
         self.say(Listener::BlindPlayer, text, Urgency::Polite, out);
     }
 
+    /// Tells him the clocks' times: words a clock call makes stale (`About::TimeAnswer`).
+    fn tell_time(&mut self, text: String, out: &mut Step) {
+        self.say_about(
+            Listener::BlindPlayer,
+            text,
+            Urgency::Polite,
+            About::TimeAnswer,
+            out,
+        );
+    }
+
     /// The game's last move numbered, or that there is none.
     fn last_move_words(&self) -> String {
         let game = &self.state.game;
@@ -157,6 +168,12 @@ impl Table {
     /// make before his next time control (FIDE D.2.6.1).
     fn key_time(&mut self, now: Now, out: &mut Step) {
         let mut parts = vec![self.clock_words(now)];
+        // In his time trouble (the terse style) the times alone: every second he listens is
+        // a second off his clock.
+        if self.terse(now) {
+            self.tell_time(parts.remove(0), out);
+            return;
+        }
         if !self.state.game.is_over() {
             let color = color_phrase(self.state.game.turn(), self.announcer.vocab());
             parts.push(self.announcer.fill("key_turn", &[("color", &color)]));
@@ -165,7 +182,7 @@ impl Table {
             let moves = move_count_phrase(n, self.announcer.vocab());
             parts.push(self.announcer.fill("key_to_control", &[("moves", &moves)]));
         }
-        self.tell(parts.join(". "), out);
+        self.tell_time(parts.join(". "), out);
     }
 
     /// A request made with the blind player's role, as the control interface's player would.

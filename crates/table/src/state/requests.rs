@@ -2,11 +2,11 @@
 //! kind of request. A request that journals something goes through `Table::commit`, so it is
 //! either recorded and applied or neither.
 
-use shakmaty::Color;
+use shakmaty::{Color, Position};
 
 use super::state;
 use crate::control::{ErrorCode, Refusal, Role, TableRequest as Command, permitted};
-use crate::event::{Listener, TableEvent, Urgency};
+use crate::event::{About, Listener, TableEvent, Urgency};
 use crate::record::{Record, Source};
 use crate::state::words::color_name;
 use crate::state::{Answer, Effect, Now, Reply, Step, Table};
@@ -342,7 +342,11 @@ impl Table {
             text = format!("{text}. {}", self.announcer.word("game_continues"));
             out.effects.push(Effect::Finished { pgn: self.pgn() });
         }
-        self.say(Listener::Everyone, text, Urgency::Urgent, out);
+        let about = About::Withdrawn {
+            number: before.fullmoves().get(),
+            color: before.turn(),
+        };
+        self.say_about(Listener::Everyone, text, Urgency::Urgent, about, out);
         Ok(Answer::Withdrawn { uci })
     }
 

@@ -5,11 +5,11 @@
 //! both boards and sheets, and says what was decided. Where the procedure stands (a lag, a
 //! proposal) is journaled as `sheets-pending` whenever it changes, so it survives a restart.
 
-use shakmaty::{Color, Move};
+use shakmaty::{Color, Move, Position};
 
 use super::state;
 use crate::control::{Refusal, Resolve, Role};
-use crate::event::{BoardId, ResolutionEvent, TableEvent};
+use crate::event::{About, BoardId, ResolutionEvent, TableEvent};
 use crate::reconcile::{ClockRecord, ReconcileInput, Sheet, Side, read_sheet, reconcile};
 use crate::record::Record;
 use crate::state::two_sheets::{Decision, TwoSheets};
@@ -125,7 +125,14 @@ impl Table {
             white_ms: r.white_ms,
             black_ms: r.black_ms,
         });
-        let say = self.announcer.urgent_to_everyone("takeback_done");
+        let mut say = self.announcer.urgent_to_everyone("takeback_done");
+        // The audio record marks the moves from the first one taken back as withdrawn.
+        if let Some(first) = self.state.game.position_before(plies) {
+            say.about = About::Withdrawn {
+                number: first.fullmoves().get(),
+                color: first.turn(),
+            };
+        }
         out.event(TableEvent::Say(say));
         Ok(Answer::TakenBack {
             plies,

@@ -26,7 +26,20 @@ impl Table {
         urgency: Urgency,
         out: &mut Step,
     ) {
-        let say = self.announcer.say(listener, text, urgency, About::Other);
+        self.say_about(listener, text, urgency, About::Other, out);
+    }
+
+    /// [`Table::say`] with what the words are about (a time answer, a withdrawal), which the
+    /// speech and the audio record treat apart.
+    pub(super) fn say_about(
+        &mut self,
+        listener: Listener,
+        text: String,
+        urgency: Urgency,
+        about: About,
+        out: &mut Step,
+    ) {
+        let say = self.announcer.say(listener, text, urgency, about);
         out.event(TableEvent::Say(say));
     }
 
