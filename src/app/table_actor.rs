@@ -97,14 +97,17 @@ impl<J: Journal> TableActor<J> {
         mut shutdown: watch::Receiver<bool>,
     ) {
         let mut board_streak = 0usize;
+        // Work before the loop (the restart's step) is no stall.
+        self.clock.alive();
         loop {
             if *shutdown.borrow() {
                 break;
             }
-            let deadline = self
+            let due = self
                 .table
                 .next_deadline(self.clock.now().table_ms)
                 .map(|t| self.clock.instant_of(t));
+            let wake = self.clock.wake_by(due);
             // Board events come first, in the order they came, so a request sees the boards
             // as they are; but a board line full of garbage must not keep the arbiter or a
             // player waiting: after a run of board events, a waiting request goes first.
@@ -112,8 +115,10 @@ impl<J: Journal> TableActor<J> {
                 && let Ok(request) = requests.try_recv()
             {
                 board_streak = 0;
+                self.woke().await;
                 self.answer(request).await;
                 self.tell_desk();
+                self.clock.alive();
                 continue;
             }
             tokio::select! {
@@ -121,23 +126,48 @@ impl<J: Journal> TableActor<J> {
                 _ = shutdown.changed() => {}
                 Some((board, event)) = boards.recv() => {
                     board_streak += 1;
+                    self.woke().await;
                     if let LinkEvent::Decoded(Err(e)) = &event {
                         tracing::warn!(table = self.table.name(), %board, error = %e, "board sent a malformed message; skipped");
                     }
-                    let step = self.table.handle(self.clock.now(), board_input(board, event));
+                    let now = self.clock.input_now();
+                    let step = self.table.handle(now, board_input(board, event));
                     self.perform(step).await.ok();
                 }
                 Some(request) = requests.recv() => {
                     board_streak = 0;
+                    self.woke().await;
                     self.answer(request).await;
                 }
-                _ = sleep_until(deadline) => {
-                    let step = self.table.handle(self.clock.now(), Input::Tick);
-                    self.perform(step).await.ok();
+                _ = sleep_until(wake) => {
+                    self.woke().await;
+                    // A deadline (a flag, a clock call) is judged only once what was queued
+                    // while the daemon did not run has been read (`TableClock::wake`).
+                    if self.clock.catching_up().is_none()
+                        && due.is_some_and(|d| d <= tokio::time::Instant::now())
+                    {
+                        let step = self.table.handle(self.clock.now(), Input::Tick);
+                        self.perform(step).await.ok();
+                    }
                 }
                 else => break,
             }
             self.tell_desk();
+            self.clock.alive();
+        }
+    }
+
+    /// The table's task woke: after a stall the arbiter is told, and input is judged as of the
+    /// stall's start for a moment (`TableClock::wake`).
+    async fn woke(&mut self) {
+        if let Some(stalled_ms) = self.clock.wake() {
+            tracing::warn!(
+                table = self.table.name(),
+                stalled_ms,
+                "the daemon did not run; what reached it meanwhile is judged as of the stall's start"
+            );
+            let step = self.table.stalled(stalled_ms);
+            self.perform(step).await.ok();
         }
     }
 
@@ -145,7 +175,7 @@ impl<J: Journal> TableActor<J> {
     /// refused the step).
     async fn answer(&mut self, request: Request) {
         let (reply, step) = self.table.request(
-            self.clock.now(),
+            self.clock.input_now(),
             request.role,
             request.lang,
             &request.command,
@@ -197,7 +227,7 @@ impl<J: Journal> TableActor<J> {
             self.publish(&TableEvent::JournalError {
                 message: e.to_string(),
             });
-            let again = self.table.handle(self.clock.now(), Input::Tick);
+            let again = self.table.handle(self.clock.input_now(), Input::Tick);
             // Guidance needs no record; if this step has records and fails too, it is rolled
             // back as well and the table waits for the next input.
             if self.write(&again).await.is_ok() {
