@@ -130,9 +130,11 @@ impl<J: Journal> TableActor<J> {
                     if let LinkEvent::Decoded(Err(e)) = &event {
                         tracing::warn!(table = self.table.name(), %board, error = %e, "board sent a malformed message; skipped");
                     }
+                    let running = self.table.clock().running();
                     let now = self.clock.input_now();
                     let step = self.table.handle(now, board_input(board, event));
                     self.perform(step).await.ok();
+                    self.after_input(running);
                 }
                 Some(request) = requests.recv() => {
                     board_streak = 0;
@@ -142,9 +144,11 @@ impl<J: Journal> TableActor<J> {
                 _ = sleep_until(wake) => {
                     self.woke().await;
                     // A deadline (a flag, a clock call) is judged only once what was queued
-                    // while the daemon did not run has been read (`TableClock::wake`).
+                    // while the daemon did not run has been read (`TableClock::wake`); a
+                    // pulse before the table's deadline is no tick, and with none reported
+                    // (a flag fallen during a stall) the table looks.
                     if self.clock.catching_up().is_none()
-                        && due.is_some_and(|d| d <= tokio::time::Instant::now())
+                        && due.is_none_or(|d| d <= tokio::time::Instant::now())
                     {
                         let step = self.table.handle(self.clock.now(), Input::Tick);
                         self.perform(step).await.ok();
@@ -171,9 +175,18 @@ impl<J: Journal> TableActor<J> {
         }
     }
 
+    /// After input judged during the catch-up after a stall: a move made then (the running
+    /// side changed) leaves the stall charged to nobody (`TableClock::forgive_stall`).
+    fn after_input(&mut self, running_before: Option<shakmaty::Color>) {
+        if self.table.clock().running() != running_before {
+            self.clock.forgive_stall();
+        }
+    }
+
     /// Answers one request: its step performed, then the reply (an error when the journal
     /// refused the step).
     async fn answer(&mut self, request: Request) {
+        let running = self.table.clock().running();
         let (reply, step) = self.table.request(
             self.clock.input_now(),
             request.role,
@@ -190,6 +203,7 @@ impl<J: Journal> TableActor<J> {
                 ),
             )),
         };
+        self.after_input(running);
         // The requester may have gone; the table goes on.
         request.reply.send(reply).ok();
     }

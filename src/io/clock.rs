@@ -112,6 +112,9 @@ pub struct TableClock {
     wall: std::sync::Arc<dyn Fn() -> u64 + Send + Sync>,
     /// Watching for stalls (the daemon's clocks; a test's paused clock does not).
     stalls: Option<StallWatch>,
+    /// Milliseconds of stalls forgiven ([`TableClock::forgive_stall`]), left out of table time;
+    /// shared by every copy (the heartbeat reads the same table time).
+    forgiven: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// When the table's task last ran, and the catch-up after a stall.
@@ -139,6 +142,7 @@ impl TableClock {
             base,
             wall,
             stalls: None,
+            forgiven: std::sync::Arc::default(),
         }
     }
 
@@ -159,13 +163,31 @@ impl TableClock {
         }
     }
 
+    fn forgiven_ms(&self) -> Millis {
+        self.forgiven.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     fn table_ms_at(&self, at: tokio::time::Instant) -> Millis {
-        self.base + at.saturating_duration_since(self.origin).as_millis() as Millis
+        (self.base + at.saturating_duration_since(self.origin).as_millis() as Millis)
+            .saturating_sub(self.forgiven_ms())
     }
 
     /// The monotonic instant of table time `t` (for sleeping until a deadline).
     pub fn instant_of(&self, t: Millis) -> tokio::time::Instant {
-        self.origin + std::time::Duration::from_millis(t.saturating_sub(self.base))
+        let since_origin = (t + self.forgiven_ms()).saturating_sub(self.base);
+        self.origin + std::time::Duration::from_millis(since_origin)
+    }
+
+    /// During the catch-up after a stall, a move reached the table (judged as of the stall's
+    /// start): its opponent could not know of it before the daemon ran again, so the stall is
+    /// charged to nobody — table time goes on from the stall's start, now.
+    pub fn forgive_stall(&mut self) {
+        let Some(at) = self.catching_up() else {
+            return;
+        };
+        let now = self.table_ms_at(tokio::time::Instant::now());
+        self.forgiven
+            .fetch_add(now.saturating_sub(at), std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The table's task is running (call it after each piece of work): a stall is a gap after
