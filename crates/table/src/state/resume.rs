@@ -167,3 +167,127 @@ impl Table {
         Self::end_step(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::TableSettings;
+    use annabella_chess::language::Language;
+
+    fn table() -> Table {
+        let settings = TableSettings::new(
+            "t".parse().unwrap(),
+            Color::White,
+            Language::english(),
+            "600".parse().unwrap(),
+        );
+        Table::new(settings, Now::at(0)).unwrap().0
+    }
+
+    fn gap(alive_table_ms: Option<Millis>, downtime: Downtime) -> RestartGap {
+        RestartGap {
+            alive_table_ms,
+            alive_unix_ms: 0,
+            downtime,
+        }
+    }
+
+    fn charged(step: &Step) -> Option<(u64, u64, DowntimeClock)> {
+        step.events().find_map(|e| match e {
+            TableEvent::Resumed {
+                downtime_ms,
+                charged_ms,
+                measured_by,
+            } => Some((*downtime_ms, *charged_ms, *measured_by)),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn a_wall_clock_downtime_counts_nothing_negative_and_at_most_ten_minutes() {
+        assert_eq!(
+            Downtime::Wall {
+                measured_ms: -3_600_000
+            }
+            .counted(),
+            (0, DowntimeClock::Wall)
+        );
+        assert_eq!(
+            Downtime::Wall {
+                measured_ms: 3_600_000
+            }
+            .counted(),
+            (MAX_WALL_DOWNTIME_MS, DowntimeClock::WallCapped)
+        );
+        assert_eq!(
+            Downtime::BootClock { ms: 3_600_000 }.counted(),
+            (3_600_000, DowntimeClock::Boot)
+        );
+    }
+
+    #[test]
+    fn the_time_alive_comes_from_table_time_and_the_downtime_from_the_boot_clock() {
+        // White's clock runs from 0; the wall stamps of the records are 0 too (`Now::at`).
+        // The last heartbeat had table time 4 s; the wall says an hour passed, the boot
+        // clock 5 s.
+        let now = Now {
+            table_ms: 0,
+            unix_ms: 3_600_000,
+        };
+        for (charge, want) in [(false, 4_000), (true, 9_000)] {
+            let mut t = table();
+            let step = t.resume_after(
+                now,
+                gap(Some(4_000), Downtime::BootClock { ms: 5_000 }),
+                charge,
+            );
+            assert_eq!(charged(&step), Some((5_000, want, DowntimeClock::Boot)));
+            let told: Vec<_> = step.said().map(|s| (s.listener, s.text.clone())).collect();
+            assert_eq!(told.len(), 1, "{told:?}");
+            assert_eq!(told[0].0, Listener::Arbiter);
+            assert!(
+                told[0]
+                    .1
+                    .starts_with("After the restart, White's clock was charged")
+            );
+        }
+    }
+
+    #[test]
+    fn after_a_reboot_the_wall_clock_is_read_and_bounded() {
+        let mut t = table();
+        let step = t.resume_after(
+            Now::at(0),
+            gap(
+                Some(0),
+                Downtime::Wall {
+                    measured_ms: 7_200_000,
+                },
+            ),
+            true,
+        );
+        assert_eq!(
+            charged(&step),
+            Some((
+                MAX_WALL_DOWNTIME_MS,
+                MAX_WALL_DOWNTIME_MS,
+                DowntimeClock::WallCapped
+            ))
+        );
+        assert!(step.said().any(|s| s.text.contains("After a reboot")));
+    }
+
+    #[test]
+    fn a_stall_is_told_to_the_arbiter() {
+        let mut t = table();
+        let step = t.stalled(10_500);
+        assert!(
+            step.events()
+                .any(|e| *e == TableEvent::Stalled { stalled_ms: 10_500 })
+        );
+        let said: Vec<_> = step.said().collect();
+        assert_eq!(said.len(), 1);
+        assert_eq!(said[0].listener, Listener::Arbiter);
+        assert!(step.records.is_empty());
+    }
+}
