@@ -107,9 +107,9 @@ fn wait_for_line(path: &Path, text: &str) -> String {
     }
 }
 
-/// 1. e4, the wall clock stepped by `step` (libfaketime's offset syntax) once the heartbeat has
-/// been written at the old time, a heartbeat at the new time, `kill -9`, 5 s down, restart:
-/// Black, to move, is charged about the 5 s, whichever way the clock went.
+/// After 1. e4 the wall clock is stepped by `step` (libfaketime's offset syntax); once a
+/// heartbeat is written at the new time, `kill -9`, 5 s down, restart: Black, to move, is
+/// charged about the 5 s, whichever way the clock went.
 fn a_wall_clock_step_across_a_restart(name: &str, step: &str, stepped: fn(i64, i64) -> bool) {
     let dir = scratch_dir(name);
     let (state, config) = (dir.join("state"), dir.join("annabella.toml"));
