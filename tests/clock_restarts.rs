@@ -255,8 +255,9 @@ fn a_flag_that_fell_while_the_daemon_was_stopped_still_falls() {
     signal(pid, "STOP");
     std::thread::sleep(Duration::from_millis(4_000));
     signal(pid, "CONT");
-    arbiter.expect_event("the stall", |l| l.starts_with("event stalled "));
+    let stalled = arbiter.expect_event("the stall", |l| l.starts_with("event stalled "));
     let end = arbiter.expect_event("the flag", |l| l.starts_with("event end "));
+    eprintln!("stopped 4 s after 1. e4 with 3 s each, nothing sent: {stalled}; {end}");
     assert!(end.contains("0-1") || end.contains("1-0"), "{end}");
     drop((white, arbiter));
     drop(daemon);
