@@ -324,9 +324,14 @@ async fn open_table(
             // The table's own sign of life at the last heartbeat (`docs/clock.md`): the gap is
             // then measured without the wall clock unless the machine rebooted.
             let own = store.last_alive(&name).await.ok().flatten();
-            // The table's time goes on from its last record: the clocks continue, and the
-            // restart's gap is charged only by the rebase record.
-            let clock = TableClock::starting_at(table.table_time());
+            // The table's time goes on from its last record or its last sign of life, whichever
+            // is later (a second restart before the next heartbeat charges that time once):
+            // the clocks continue, and the restart's gap is charged only by the rebase record.
+            let base = own
+                .as_ref()
+                .map_or(0, |a| a.table_ms)
+                .max(table.table_time());
+            let clock = TableClock::starting_at(base);
             let now = clock.now();
             let gap = restart_gap(own.as_ref(), alive, now.unix_ms);
             let out = table.resume_after(now, gap, config.charge_downtime);

@@ -334,10 +334,14 @@ impl Store {
             .execute(schema::UPSERT_HEARTBEAT, params![at_unix_ms as i64])
             .and_then(|_| {
                 for a in alive {
+                    // The game it belongs to: a table time from another game is no sign of
+                    // this one's life (a new game's table time starts again).
+                    let game = self.games.get(&a.table).copied().unwrap_or(0);
                     self.conn.execute(
                         schema::UPSERT_ALIVE,
                         params![
                             a.table,
+                            game as i64,
                             a.table_ms as i64,
                             at_unix_ms as i64,
                             a.boot_id,
@@ -373,12 +377,16 @@ impl Store {
         self.last_heartbeat
     }
 
-    /// `table`'s sign of life at the last heartbeat that had it running, if any.
+    /// `table`'s sign of life in its current game at the last heartbeat that had it running,
+    /// if any.
     pub fn last_alive(&self, table: &str) -> Result<Option<Alive>, StoreError> {
         use rusqlite::OptionalExtension;
+        let Some(game) = self.current_game(table) else {
+            return Ok(None);
+        };
         let row = self
             .conn
-            .query_row(schema::SELECT_ALIVE, params![table], |row| {
+            .query_row(schema::SELECT_ALIVE, params![table, game as i64], |row| {
                 Ok((
                     row.get::<_, i64>(0)?,
                     row.get::<_, i64>(1)?,

@@ -390,10 +390,11 @@ fn each_tables_sign_of_life_is_kept_with_the_heartbeat() {
         boot_id: Some("b1".to_owned()),
         boot_ms: Some(boot_ms),
     };
+    store.append("t", 900, "line").unwrap();
     store.heartbeat_with(1_000, &[alive(10, 500)]).unwrap();
     store.heartbeat_with(2_000, &[alive(1_010, 1_500)]).unwrap();
     drop(store);
-    let store = Store::open(&dir).unwrap();
+    let mut store = Store::open(&dir).unwrap();
     assert_eq!(
         store.last_alive("t").unwrap(),
         Some(Alive {
@@ -403,6 +404,9 @@ fn each_tables_sign_of_life_is_kept_with_the_heartbeat() {
     );
     assert_eq!(store.last_alive("other").unwrap(), None);
     assert_eq!(store.last_heartbeat(), Some(2_000));
+    // A new game's table time starts again: the last game's sign of life is not its.
+    store.begin_game("t", 3_000).unwrap();
+    assert_eq!(store.last_alive("t").unwrap(), None);
 }
 
 #[test]
@@ -414,6 +418,7 @@ fn a_journal_without_signs_of_life_gets_their_table_at_open() {
     drop(conn);
     let mut store = Store::open(&dir).unwrap();
     assert_eq!(store.last_alive("t").unwrap(), None);
+    store.append("t", 1, "line").unwrap();
     store
         .heartbeat_with(
             5,
