@@ -277,3 +277,87 @@ impl std::fmt::Debug for TableClock {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn clock() -> TableClock {
+        TableClock::with_wall(1_000, std::sync::Arc::new(|| 0)).watching_stalls()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_gap_of_more_than_a_second_is_a_stall_and_input_after_it_is_judged_at_its_start() {
+        let mut c = clock();
+        tokio::time::advance(Duration::from_millis(PULSE_MS)).await;
+        assert_eq!(c.wake(), None);
+        assert_eq!(c.input_now().table_ms, 1_250);
+        // Stopped for ten seconds.
+        tokio::time::advance(Duration::from_secs(10)).await;
+        assert_eq!(c.wake(), Some(10_000));
+        assert_eq!(
+            c.input_now().table_ms,
+            1_250,
+            "judged as of the stall's start"
+        );
+        assert_eq!(c.now().table_ms, 11_250);
+        // No deadline before the catch-up ends.
+        let due = c.instant_of(5_000);
+        assert!(c.wake_by(Some(due)).unwrap() > tokio::time::Instant::now());
+        tokio::time::advance(Duration::from_millis(CATCH_UP_MS)).await;
+        assert_eq!(c.catching_up(), None);
+        assert_eq!(c.input_now().table_ms, 11_750);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_move_during_the_catch_up_leaves_the_stall_charged_to_nobody() {
+        let mut c = clock();
+        let heartbeat = c.clone();
+        tokio::time::advance(Duration::from_secs(5)).await;
+        assert_eq!(c.wake(), Some(5_000));
+        c.forgive_stall();
+        assert_eq!(c.now().table_ms, 1_000);
+        assert_eq!(
+            heartbeat.now().table_ms,
+            1_000,
+            "every copy reads the same time"
+        );
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert_eq!(c.now().table_ms, 2_000);
+        assert_eq!(
+            c.instant_of(2_000),
+            tokio::time::Instant::now(),
+            "deadlines follow"
+        );
+    }
+
+    #[test]
+    fn a_restart_in_the_same_boot_is_measured_by_the_boot_clock_else_by_the_wall_clock() {
+        let Some(now_boot) = boot_ms() else { return };
+        let alive = Alive {
+            table: "t".into(),
+            table_ms: 42,
+            at_unix_ms: 10_000_000,
+            boot_id: boot_id(),
+            boot_ms: Some(now_boot.saturating_sub(5_000)),
+        };
+        // The wall clock says an hour passed; the boot clock says five seconds.
+        let gap = restart_gap(Some(&alive), 0, 13_600_000);
+        assert_eq!(gap.alive_table_ms, Some(42));
+        match gap.downtime {
+            Downtime::BootClock { ms } => assert!((5_000..6_000).contains(&ms), "{ms}"),
+            other => panic!("{other:?}"),
+        }
+        let rebooted = Alive {
+            boot_id: Some("another boot".into()),
+            ..alive
+        };
+        assert_eq!(
+            restart_gap(Some(&rebooted), 0, 13_600_000).downtime,
+            Downtime::Wall {
+                measured_ms: 3_600_000
+            }
+        );
+    }
+}
