@@ -142,7 +142,7 @@ impl<J: Journal> TableActor<J> {
                     self.answer(request).await;
                 }
                 _ = sleep_until(wake) => {
-                    self.woke().await;
+                    let stalled = self.woke().await;
                     // A deadline (a flag, a clock call) is judged only once what was queued
                     // while the daemon did not run has been read (`TableClock::wake`); a
                     // pulse before the table's deadline is no tick, and with none reported
@@ -152,6 +152,10 @@ impl<J: Journal> TableActor<J> {
                     {
                         let step = self.table.handle(self.clock.now(), Input::Tick);
                         self.perform(step).await.ok();
+                    } else if !stalled {
+                        // A mere pulse: nothing for the desk.
+                        self.clock.alive();
+                        continue;
                     }
                 }
                 else => break,
@@ -162,17 +166,19 @@ impl<J: Journal> TableActor<J> {
     }
 
     /// The table's task woke: after a stall the arbiter is told, and input is judged as of the
-    /// stall's start for a moment (`TableClock::wake`).
-    async fn woke(&mut self) {
-        if let Some(stalled_ms) = self.clock.wake() {
-            tracing::warn!(
-                table = self.table.name(),
-                stalled_ms,
-                "the daemon did not run; what reached it meanwhile is judged as of the stall's start"
-            );
-            let step = self.table.stalled(stalled_ms);
-            self.perform(step).await.ok();
-        }
+    /// stall's start for a moment (`TableClock::wake`). Whether it was a stall.
+    async fn woke(&mut self) -> bool {
+        let Some(stalled_ms) = self.clock.wake() else {
+            return false;
+        };
+        tracing::warn!(
+            table = self.table.name(),
+            stalled_ms,
+            "the daemon did not run; what reached it meanwhile is judged as of the stall's start"
+        );
+        let step = self.table.stalled(stalled_ms);
+        self.perform(step).await.ok();
+        true
     }
 
     /// After input judged during the catch-up after a stall: a move made then (the running
