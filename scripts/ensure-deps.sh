@@ -41,6 +41,8 @@ if [ "${1:-}" = "--browser" ]; then
   have pkg-config || need_apt+=(pkg-config)
   # A real SMTP server for the correspondence mail tests (tests/mail.rs): Python's aiosmtpd.
   have_pkg python3-aiosmtpd || need_apt+=(python3-aiosmtpd)
+  # The wall clock stepped under a running daemon (tests/clock_restarts.rs): libfaketime.
+  have_pkg libfaketime || need_apt+=(libfaketime)
 fi
 
 if ((${#need_apt[@]})); then

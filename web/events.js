@@ -322,7 +322,7 @@ function onEvent(e) {
       refreshClock();
       $('action-result').textContent = `Wrong draw claim by ${e.color}: ${e.why}`;
       break;
-    case 'clock-adjusted': case 'clock': case 'penalty': case 'resumed':
+    case 'clock-adjusted': case 'clock': case 'penalty': case 'resumed': case 'stalled':
       refreshClock();
       $('arbiter-result').textContent = arbiterEvent(e);
       break;
@@ -395,7 +395,8 @@ function arbiterEvent(e) {
   }
   if (e.event === 'clock') return e.running ? 'Clocks running again.' : 'Clocks paused by the arbiter.';
   if (e.event === 'penalty') return `Penalty: ${e.color}'s ${e.count === 1 ? 'first' : e.count === 2 ? 'second' : 'number ' + e.count} illegal move.`;
-  return `After the restart: downtime ${durationWords(e.downtime_ms / 1000)}, charged ${durationWords(e.charged_ms / 1000)}.`;
+  if (e.event === 'stalled') return `The daemon did not run for ${durationWords(e.stalled_ms / 1000)}; moves sent meanwhile count as made when it stopped.`;
+  return `After the restart: downtime ${durationWords(e.downtime_ms / 1000)} (${e.measured_by.replace(/-/g, ' ')}), charged ${durationWords(e.charged_ms / 1000)}.`;
 }
 
 function showLagging(side, missing) {

@@ -18,7 +18,7 @@ use crate::config::Config;
 use crate::control::hub::Hub;
 use crate::control::session_driver::ControlService;
 use crate::control::web::WebSettings;
-use crate::io::clock::unix_ms;
+use crate::io::clock::{TableClock, unix_ms};
 use crate::io::speech::{Speaker, SpeechSettings};
 use crate::io::store::{Store, StoreError, StoreHandle};
 use crate::io::tokens::Tokens;
@@ -103,13 +103,17 @@ pub async fn run(
         let desk_index = tables.iter().filter(|t| t.correspondence.is_some()).count();
         tables.push(wire_table(&wiring, &mut tasks, tc, desk_index).await?);
     }
+    let clocks: Clocks = tables
+        .iter()
+        .map(|t| (t.name.as_str().to_owned(), t.clock.clone()))
+        .collect();
     let (hub, simulated) = start_desk(&wiring, &mut tasks, tables, notices)?;
     drop(notices_tx);
 
     let (listen, control) =
         serve_control(&config, hub.clone(), tokens, &mut tasks, &shutdown).await?;
     let web = serve_page(&config, control, lang, &mut tasks, &shutdown).await?;
-    spawn_heartbeat(&mut tasks, store.clone(), shutdown.clone());
+    spawn_heartbeat(&mut tasks, store.clone(), clocks.clone(), shutdown.clone());
     tracing::info!(
         address = %listen,
         web = %web.map_or_else(|| "off".to_owned(), |a| format!("http://{a}/")),
@@ -133,7 +137,7 @@ pub async fn run(
             break;
         }
     }
-    shut_down(tasks, &speaker, &store).await;
+    shut_down(tasks, &speaker, &store, &clocks).await;
     Ok(())
 }
 
@@ -286,10 +290,23 @@ async fn serve_page(
     Ok(Some(web))
 }
 
-/// Stamps "still alive" in the journal every [`HEARTBEAT`] until shutdown.
+/// Each table's name and time, for its sign of life at each heartbeat.
+type Clocks = Arc<[(String, TableClock)]>;
+
+/// Every table's sign of life now: its table time, the boot and the boot-time clock.
+fn signs_of_life(clocks: &Clocks) -> Vec<crate::io::store::Alive> {
+    clocks
+        .iter()
+        .map(|(name, clock)| crate::io::clock::alive(name, clock.now().table_ms))
+        .collect()
+}
+
+/// Stamps "still alive" in the journal every [`HEARTBEAT`] until shutdown, with each table's
+/// own sign of life (what a restart measures its gap from, `docs/clock.md`).
 fn spawn_heartbeat(
     tasks: &mut JoinSet<()>,
     store: StoreHandle,
+    clocks: Clocks,
     mut shutdown: watch::Receiver<bool>,
 ) {
     tasks.spawn(async move {
@@ -299,7 +316,7 @@ fn spawn_heartbeat(
         let mut failing = None;
         loop {
             tokio::select! {
-                _ = tick.tick() => match store.heartbeat(unix_ms()).await {
+                _ = tick.tick() => match store.heartbeat_with(unix_ms(), signs_of_life(&clocks)).await {
                     Err(e) if failing.as_ref() != Some(&e.to_string()) => {
                         if matches!(e, StoreError::StateDirGone { .. }) {
                             tracing::error!(error = %e, "the journal refuses every write from now on");
@@ -318,14 +335,22 @@ fn spawn_heartbeat(
 }
 
 /// Waits for every task, gives the last words a moment, stamps the journal and closes it.
-async fn shut_down(mut tasks: JoinSet<()>, speaker: &Arc<Speaker>, store: &StoreHandle) {
+async fn shut_down(
+    mut tasks: JoinSet<()>,
+    speaker: &Arc<Speaker>,
+    store: &StoreHandle,
+    clocks: &Clocks,
+) {
     while tasks.join_next().await.is_some() {}
     // The last announcement (a result, a flag) is worth a moment before the voice is cut.
     let speaker = Arc::clone(speaker);
     tokio::task::spawn_blocking(move || speaker.flush_blocking(Duration::from_secs(3)))
         .await
         .ok();
-    store.heartbeat(unix_ms()).await.ok();
+    store
+        .heartbeat_with(unix_ms(), signs_of_life(clocks))
+        .await
+        .ok();
     // Releases the state directory's lock: the same process (the demo, tests) or the next
     // daemon may open it again at once.
     if let Err(e) = store.close().await {

@@ -98,14 +98,17 @@ impl<J: Journal> TableActor<J> {
         mut shutdown: watch::Receiver<bool>,
     ) {
         let mut board_streak = 0usize;
+        // Work before the loop (the restart's step) is no stall.
+        self.clock.alive();
         loop {
             if *shutdown.borrow() {
                 break;
             }
-            let deadline = self
+            let due = self
                 .table
                 .next_deadline(self.clock.now().table_ms)
                 .map(|t| self.clock.instant_of(t));
+            let wake = self.clock.wake_by(due);
             // Board events come first, in the order they came, so a request sees the boards
             // as they are; but a board line full of garbage must not keep the arbiter or a
             // player waiting: after a run of board events, a waiting request goes first.
@@ -113,8 +116,10 @@ impl<J: Journal> TableActor<J> {
                 && let Ok(request) = requests.try_recv()
             {
                 board_streak = 0;
+                self.woke().await;
                 self.answer(request).await;
                 self.tell_desk();
+                self.clock.alive();
                 continue;
             }
             tokio::select! {
@@ -122,31 +127,75 @@ impl<J: Journal> TableActor<J> {
                 _ = shutdown.changed() => {}
                 Some((board, event)) = boards.recv() => {
                     board_streak += 1;
+                    self.woke().await;
                     if let LinkEvent::Decoded(Err(e)) = &event {
                         tracing::warn!(table = self.table.name(), %board, error = %e, "board sent a malformed message; skipped");
                     }
-                    let step = self.table.handle(self.clock.now(), board_input(board, event));
+                    let running = self.table.clock().running();
+                    let now = self.clock.input_now();
+                    let step = self.table.handle(now, board_input(board, event));
                     self.perform(step).await.ok();
+                    self.after_input(running);
                 }
                 Some(request) = requests.recv() => {
                     board_streak = 0;
+                    self.woke().await;
                     self.answer(request).await;
                 }
-                _ = sleep_until(deadline) => {
-                    let step = self.table.handle(self.clock.now(), Input::Tick);
-                    self.perform(step).await.ok();
+                _ = sleep_until(wake) => {
+                    let stalled = self.woke().await;
+                    // A deadline (a flag, a clock call) is judged only once what was queued
+                    // while the daemon did not run has been read (`TableClock::wake`); a
+                    // pulse before the table's deadline is no tick, and with none reported
+                    // (a flag fallen during a stall) the table looks.
+                    if self.clock.catching_up().is_none()
+                        && due.is_none_or(|d| d <= tokio::time::Instant::now())
+                    {
+                        let step = self.table.handle(self.clock.now(), Input::Tick);
+                        self.perform(step).await.ok();
+                    } else if !stalled {
+                        // A mere pulse: nothing for the desk.
+                        self.clock.alive();
+                        continue;
+                    }
                 }
                 else => break,
             }
             self.tell_desk();
+            self.clock.alive();
+        }
+    }
+
+    /// The table's task woke: after a stall the arbiter is told, and input is judged as of the
+    /// stall's start for a moment (`TableClock::wake`). Whether it was a stall.
+    async fn woke(&mut self) -> bool {
+        let Some(stalled_ms) = self.clock.wake() else {
+            return false;
+        };
+        tracing::warn!(
+            table = self.table.name(),
+            stalled_ms,
+            "the daemon did not run; what reached it meanwhile is judged as of the stall's start"
+        );
+        let step = self.table.stalled(stalled_ms);
+        self.perform(step).await.ok();
+        true
+    }
+
+    /// After input judged during the catch-up after a stall: a move made then (the running
+    /// side changed) leaves the stall charged to nobody (`TableClock::forgive_stall`).
+    fn after_input(&mut self, running_before: Option<shakmaty::Color>) {
+        if self.table.clock().running() != running_before {
+            self.clock.forgive_stall();
         }
     }
 
     /// Answers one request: its step performed, then the reply (an error when the journal
     /// refused the step).
     async fn answer(&mut self, request: Request) {
+        let running = self.table.clock().running();
         let (reply, step) = self.table.request(
-            self.clock.now(),
+            self.clock.input_now(),
             request.role,
             request.lang,
             &request.command,
@@ -161,6 +210,7 @@ impl<J: Journal> TableActor<J> {
                 ),
             )),
         };
+        self.after_input(running);
         // The requester may have gone; the table goes on.
         request.reply.send(reply).ok();
     }
@@ -198,7 +248,7 @@ impl<J: Journal> TableActor<J> {
             self.publish(&TableEvent::JournalError {
                 message: e.to_string(),
             });
-            let again = self.table.handle(self.clock.now(), Input::Tick);
+            let again = self.table.handle(self.clock.input_now(), Input::Tick);
             // Guidance needs no record; if this step has records and fails too, it is rolled
             // back as well and the table waits for the next input.
             if self.write(&again).await.is_ok() {

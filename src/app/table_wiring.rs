@@ -16,7 +16,7 @@ use crate::boards::Protocol;
 use crate::chess::language::Language;
 use crate::config::{Config, NormalBoard as NormalConfig, PegSource, TableConfig, TableKind};
 use crate::control::hub::{EVENT_BACKLOG, REQUEST_BACKLOG, TableHandle};
-use crate::io::clock::{TableClock, unix_ms};
+use crate::io::clock::{TableClock, restart_gap, unix_ms};
 use crate::io::link::Endpoint;
 use crate::io::simulator::{self, SimulatedBoard};
 use crate::io::speech::Speaker;
@@ -50,6 +50,8 @@ pub struct WiredTable {
     pub correspondence: Option<Correspondence>,
     /// Operator lines for its simulated peg board (`--peg sim`).
     pub simulated: Option<std::sync::mpsc::Sender<String>>,
+    /// Its time, for the heartbeat's sign of life.
+    pub clock: TableClock,
 }
 
 /// A correspondence table as the desk and the mail reach it.
@@ -94,7 +96,7 @@ pub async fn wire_table(
 
     let mut actor = TableActor {
         table,
-        clock,
+        clock: clock.clone(),
         journal: Arc::new(wiring.store.clone()),
         speaker: Arc::clone(wiring.speaker),
         voice: lang.code().to_owned(),
@@ -118,6 +120,7 @@ pub async fn wire_table(
         handle,
         correspondence,
         simulated,
+        clock,
     })
 }
 
@@ -318,10 +321,21 @@ async fn open_table(
         if !table.game().is_over() {
             let last_record = journal.last().map_or(0, |(at, _)| *at);
             let alive = last_alive.unwrap_or(last_record).max(last_record);
-            // The table's time goes on from its last record: the clocks continue, and the
-            // restart's gap is charged only by the rebase record.
-            let clock = TableClock::starting_at(table.table_time());
-            let out = table.resume(clock.now(), alive, config.charge_downtime);
+            // The table's own sign of life at the last heartbeat (`docs/clock.md`): the gap is
+            // then measured without the wall clock unless the machine rebooted.
+            let own = store.last_alive(&name).await.ok().flatten();
+            // The table's time goes on from its last record or its last sign of life, whichever
+            // is later (a second restart before the next heartbeat charges that time once):
+            // the clocks continue, and the restart's gap is charged only by the rebase record.
+            let base = own
+                .as_ref()
+                .map_or(0, |a| a.table_ms)
+                .max(table.table_time());
+            let clock = TableClock::starting_at(base);
+            let now = clock.now();
+            let gap = restart_gap(own.as_ref(), alive, now.unix_ms);
+            let out = table.resume_after(now, gap, config.charge_downtime);
+            tell_resumed(&name, &gap, &out);
             let game = store.current_game(&name).await?.unwrap_or(0);
             tracing::info!(target: "annabella::app::daemon", table = %name, plies = table.game().ply_count(), "game restored");
             return Ok((table, out, game, clock));
@@ -332,6 +346,28 @@ async fn open_table(
     let clock = TableClock::starting_at(0);
     let (table, out) = Table::new(settings, clock.now()).map_err(anyhow::Error::msg)?;
     Ok((table, out, game, clock))
+}
+
+/// The operator's log says what a restart charged, and by which clock it measured the gap.
+fn tell_resumed(name: &TableName, gap: &crate::table::state::RestartGap, out: &Step) {
+    for event in out.events() {
+        if let crate::table::event::TableEvent::Resumed {
+            downtime_ms,
+            charged_ms,
+            measured_by,
+        } = event
+        {
+            tracing::info!(
+                target: "annabella::app::daemon",
+                table = %name,
+                downtime_ms,
+                charged_ms,
+                measured_by = measured_by.name(),
+                alive_table_ms = ?gap.alive_table_ms,
+                "clock resumed"
+            );
+        }
+    }
 }
 
 /// Lines typed on the daemon's standard input drive the simulated board.

@@ -184,6 +184,10 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("move_refused_paused", &[]),
     ("takeback_rejected", &[]),
     ("game_continues", &[]),
+    // The clock across a restart and a stall (`crates/table/src/state/resume.rs`).
+    ("clock_resumed", &["downtime", "color", "time"]),
+    ("clock_resumed_reboot", &["downtime", "color", "time"]),
+    ("daemon_stalled", &["time"]),
     (
         "sheet_correct_move",
         &["color", "number", "played", "written"],

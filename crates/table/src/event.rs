@@ -153,6 +153,29 @@ pub enum ResolutionEvent {
     Rejected,
 }
 
+/// How a restart's downtime was measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DowntimeClock {
+    /// The boot-time clock: the machine did not reboot (a suspend counts).
+    Boot,
+    /// The wall clock, after a reboot.
+    Wall,
+    /// The wall clock, after a reboot, and more than the bound it may count
+    /// (`table::state::MAX_WALL_DOWNTIME_MS`): the bound was counted.
+    WallCapped,
+}
+
+impl DowntimeClock {
+    /// Its name on the wire.
+    pub fn name(self) -> &'static str {
+        match self {
+            DowntimeClock::Boot => "boot-clock",
+            DowntimeClock::Wall => "wall-clock",
+            DowntimeClock::WallCapped => "wall-clock-capped",
+        }
+    }
+}
+
 /// Something that happened at a table, for `events` subscribers and the page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TableEvent {
@@ -167,10 +190,16 @@ pub enum TableEvent {
         fen: String,
     },
     /// After a restart the running clock was charged for the time it ran (and the downtime,
-    /// when configured).
+    /// when configured); the downtime measured by the clock `measured_by` names.
     Resumed {
         downtime_ms: u64,
         charged_ms: u64,
+        measured_by: DowntimeClock,
+    },
+    /// The daemon did not run for `stalled_ms` (the process was stopped or starved); what
+    /// reached it meanwhile was judged as of the stall's start, before any flag.
+    Stalled {
+        stalled_ms: u64,
     },
     /// A move was played into the game (`ply`: the game's half-moves after it; `san` in English
     /// letters).

@@ -152,11 +152,14 @@ pub fn event_fields(event: &TableEvent) -> EventFields {
         TableEvent::Resumed {
             downtime_ms,
             charged_ms,
+            measured_by,
         } => (
             "resumed",
             f.int_after("downtime_ms", "downtime-ms", *downtime_ms)
-                .int_after("charged_ms", "charged-ms", *charged_ms),
+                .int_after("charged_ms", "charged-ms", *charged_ms)
+                .labelled("measured_by", "by", measured_by.name()),
         ),
+        TableEvent::Stalled { stalled_ms } => ("stalled", f.int("stalled_ms", *stalled_ms)),
         TableEvent::Move {
             ply,
             color,

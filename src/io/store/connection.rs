@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rusqlite::{Connection, OpenFlags};
 
 use super::error::{StoreError, classify};
-use super::schema::{APPLICATION_ID, SCHEMA, SCHEMA_VERSION};
+use super::schema::{ALIVE_SCHEMA, APPLICATION_ID, SCHEMA, SCHEMA_VERSION};
 
 /// SQLite's automatic checkpoint stays as a backstop when no heartbeat runs (pages of 4 KiB).
 const WAL_AUTOCHECKPOINT_PAGES: i64 = 10_000;
@@ -83,6 +83,9 @@ pub(super) fn open_connection(path: &Path) -> Result<Connection, StoreError> {
             });
         }
     }
+    // Each table's sign of life, beside schema version 1: created when missing.
+    conn.execute_batch(ALIVE_SCHEMA)
+        .map_err(|e| classify(path, e, "creating the table of signs of life"))?;
     Ok(conn)
 }
 

@@ -166,6 +166,25 @@ impl StoreHandle {
         self.run(move |store| store.heartbeat(at_unix_ms)).await
     }
 
+    /// See [`Store::heartbeat_with`].
+    pub async fn heartbeat_with(
+        &self,
+        at_unix_ms: u64,
+        alive: Vec<super::journal::Alive>,
+    ) -> Result<(), StoreError> {
+        self.run(move |store| store.heartbeat_with(at_unix_ms, &alive))
+            .await
+    }
+
+    /// See [`Store::last_alive`].
+    pub async fn last_alive(
+        &self,
+        table: &str,
+    ) -> Result<Option<super::journal::Alive>, StoreError> {
+        let table = table.to_owned();
+        self.run(move |store| store.last_alive(&table)).await
+    }
+
     /// See [`Store::last_heartbeat`].
     pub async fn last_heartbeat(&self) -> Result<Option<u64>, StoreError> {
         self.run(|store| Ok(store.last_heartbeat())).await

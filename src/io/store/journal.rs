@@ -26,6 +26,21 @@ use super::schema;
 #[cfg(test)]
 mod tests;
 
+/// One table's sign of life at a heartbeat: its table time, and the boot and boot-time clock
+/// it was read in (`io::clock`), so that a restart measures its gap without the wall clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alive {
+    pub table: String,
+    /// The table's time (monotonic, continued from its journal) at the heartbeat.
+    pub table_ms: u64,
+    /// The heartbeat's wall time (filled in when read back).
+    pub at_unix_ms: u64,
+    /// `/proc/sys/kernel/random/boot_id` when it was read, if the system has one.
+    pub boot_id: Option<String>,
+    /// `CLOCK_BOOTTIME` in milliseconds when it was read, if the system has one.
+    pub boot_ms: Option<u64>,
+}
+
 /// A heartbeat is fsync'd when the last synced one is at least this old (or by any append);
 /// the others only reach the operating system. See [`Store::heartbeat`].
 pub const HEARTBEAT_SYNC_INTERVAL_MS: u64 = 10_000;
@@ -294,7 +309,18 @@ impl Store {
     /// every append and new game) is fsync'd. Every [`CHECKPOINT_INTERVAL_MS`] it also copies
     /// the write-ahead log into the database.
     pub fn heartbeat(&mut self, at_unix_ms: u64) -> Result<(), StoreError> {
+        self.heartbeat_with(at_unix_ms, &[])
+    }
+
+    /// [`Store::heartbeat`] with each running table's own sign of life ([`Alive`]), written
+    /// with the same durability.
+    pub fn heartbeat_with(&mut self, at_unix_ms: u64, alive: &[Alive]) -> Result<(), StoreError> {
         check_time(at_unix_ms)?;
+        for a in alive {
+            check_table(&a.table)?;
+            check_time(a.table_ms)?;
+            check_time(a.boot_ms.unwrap_or(0))?;
+        }
         self.guard()?;
         self.recover()?;
         let sync = self
@@ -305,7 +331,26 @@ impl Store {
         }
         let written = self
             .conn
-            .execute(schema::UPSERT_HEARTBEAT, params![at_unix_ms as i64]);
+            .execute(schema::UPSERT_HEARTBEAT, params![at_unix_ms as i64])
+            .and_then(|_| {
+                for a in alive {
+                    // The game it belongs to: a table time from another game is no sign of
+                    // this one's life (a new game's table time starts again).
+                    let game = self.games.get(&a.table).copied().unwrap_or(0);
+                    self.conn.execute(
+                        schema::UPSERT_ALIVE,
+                        params![
+                            a.table,
+                            game as i64,
+                            a.table_ms as i64,
+                            at_unix_ms as i64,
+                            a.boot_id,
+                            a.boot_ms.map(|b| b as i64)
+                        ],
+                    )?;
+                }
+                Ok(())
+            });
         if !sync && let Err(e) = self.conn.pragma_update(None, "synchronous", "FULL") {
             // Appends must never run unsynced: the next operation reopens the connection.
             return Err(self.failed(e, "restoring synchronous=FULL"));
@@ -330,6 +375,34 @@ impl Store {
     /// The last heartbeat stamp recorded (see [`Store::heartbeat`] for its precision).
     pub fn last_heartbeat(&self) -> Option<u64> {
         self.last_heartbeat
+    }
+
+    /// `table`'s sign of life in its current game at the last heartbeat that had it running,
+    /// if any.
+    pub fn last_alive(&self, table: &str) -> Result<Option<Alive>, StoreError> {
+        use rusqlite::OptionalExtension;
+        let Some(game) = self.current_game(table) else {
+            return Ok(None);
+        };
+        let row = self
+            .conn
+            .query_row(schema::SELECT_ALIVE, params![table, game as i64], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, Option<String>>(2)?,
+                    row.get::<_, Option<i64>>(3)?,
+                ))
+            })
+            .optional()
+            .map_err(|e| corrupt_or(&self.path, e, "reading the signs of life"))?;
+        Ok(row.map(|(table_ms, at, boot_id, boot_ms)| Alive {
+            table: table.to_owned(),
+            table_ms: u64::try_from(table_ms).unwrap_or(0),
+            at_unix_ms: u64::try_from(at).unwrap_or(0),
+            boot_id,
+            boot_ms: boot_ms.and_then(|b| u64::try_from(b).ok()),
+        }))
     }
 
     /// Copies the write-ahead log into the database file (a passive checkpoint: it never waits

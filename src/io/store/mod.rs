@@ -42,7 +42,7 @@ pub use archive::archive_path;
 pub use entry::JournalEntry;
 pub use error::StoreError;
 pub use handle::{MAX_GROUP, StoreHandle, StoreStats};
-pub use journal::{CHECKPOINT_INTERVAL_MS, HEARTBEAT_SYNC_INTERVAL_MS, Store};
+pub use journal::{Alive, CHECKPOINT_INTERVAL_MS, HEARTBEAT_SYNC_INTERVAL_MS, Store};
 pub use mark::MARK_FILE;
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 

@@ -47,6 +47,27 @@ pub(super) const SELECT_GAME_LINES: &str =
 /// Every table's current (highest) game.
 pub(super) const SELECT_CURRENT_GAMES: &str =
     "SELECT table_name, max(game) FROM games GROUP BY table_name";
+/// Each table's own sign of life (`Store::heartbeat_with`): its game, its table time and the boot
+/// it ran in at the last heartbeat, so that a restart measures the time alive after the last record by
+/// the table's monotonic time and the downtime by the boot-time clock (`docs/clock.md`). Added
+/// beside schema version 1 (created when missing at every open): a journal without it reads as
+/// before, with the wall-clock heartbeat alone.
+pub(super) const ALIVE_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS alive (
+    table_name TEXT PRIMARY KEY,
+    game INTEGER NOT NULL,
+    table_ms INTEGER NOT NULL,
+    at_unix_ms INTEGER NOT NULL,
+    boot_id TEXT,
+    boot_ms INTEGER
+) STRICT, WITHOUT ROWID;
+";
+pub(super) const UPSERT_ALIVE: &str = "INSERT INTO alive \
+     (table_name, game, table_ms, at_unix_ms, boot_id, boot_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+     ON CONFLICT (table_name) DO UPDATE SET game = excluded.game, table_ms = excluded.table_ms, \
+     at_unix_ms = excluded.at_unix_ms, boot_id = excluded.boot_id, boot_ms = excluded.boot_ms";
+pub(super) const SELECT_ALIVE: &str = "SELECT table_ms, at_unix_ms, boot_id, boot_ms FROM alive \
+     WHERE table_name = ?1 AND game = ?2";
 pub(super) const SELECT_HEARTBEAT: &str = "SELECT at_unix_ms FROM heartbeat WHERE id = 0";
 pub(super) const UPSERT_HEARTBEAT: &str = "INSERT INTO heartbeat (id, at_unix_ms) VALUES (0, ?1) \
      ON CONFLICT (id) DO UPDATE SET at_unix_ms = excluded.at_unix_ms";

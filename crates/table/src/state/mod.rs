@@ -19,6 +19,7 @@
 //! - `by_mail.rs`: a correspondence table's confirm step (`send`), the opponent's comment,
 //!   the claim on time;
 //! - `requests.rs`: control requests, one function per kind;
+//! - `resume.rs`: the clock across a restart (the gap measured by the adapter) and after a stall;
 //! - `two_sheets.rs`: the two-scoresheet procedure (D.2.9) by itself (`TwoSheets`);
 //! - `sheets.rs`: that procedure at the table (journal, both boards, words);
 //! - `announcer.rs`: what is said to whom, in which words and urgency (`Announcer`);
@@ -61,6 +62,7 @@ mod page_view;
 mod physical_clock;
 mod requests;
 mod restore;
+mod resume;
 mod sheets;
 mod two_sheets;
 mod words;
@@ -78,6 +80,7 @@ use board_pair::Boards;
 pub use desk_view::DeskView;
 pub use game_name::spoken_name;
 use game_state::GameState;
+pub use resume::{Downtime, MAX_WALL_DOWNTIME_MS, RestartGap};
 pub use two_sheets::Proposal;
 
 /// What the sighted side plays on.
@@ -447,42 +450,6 @@ impl Table {
         if let Some(before) = step.undo {
             self.state = *before;
         }
-    }
-
-    /// After a restart at `now`: the daemon was last known alive at `last_alive_unix_ms` (its
-    /// last heartbeat). The running clock is charged for the time it ran while the daemon was
-    /// up, and for the downtime after it only when `charge_downtime`; then it runs on from
-    /// `now`. Across a restart there is no monotonic clock, so the time alive after the last
-    /// record and the downtime are wall-time differences, clamped at zero. Both boards are
-    /// compared with the game when they next report.
-    pub fn resume(&mut self, now: Now, last_alive_unix_ms: u64, charge_downtime: bool) -> Step {
-        let mut out = Step::default();
-        if let Some(since) = self.state.clock.state().running_since
-            && !self.state.game.is_over()
-        {
-            let last_wall = self.state.last_unix_ms;
-            let ran_before_last = self.state.last_t.saturating_sub(since);
-            let alive = last_alive_unix_ms.clamp(last_wall, now.unix_ms.max(last_wall));
-            let alive_after_last = alive - last_wall;
-            let downtime = now.unix_ms.saturating_sub(alive);
-            let charged_ms =
-                ran_before_last + alive_after_last + if charge_downtime { downtime } else { 0 };
-            if let Err(e) = self.commit(now, Record::Rebase { charged_ms }, &mut out) {
-                out.event(TableEvent::JournalError {
-                    message: format!("the clock could not be resumed: {e}"),
-                });
-            }
-            out.event(TableEvent::Resumed {
-                downtime_ms: downtime,
-                charged_ms,
-            });
-        }
-        out.event(TableEvent::Restored {
-            ply: self.state.game.ply_count(),
-            fen: self.state.game.fen(),
-        });
-        self.remind_pending(&mut out);
-        Self::end_step(out)
     }
 
     /// The earliest table time something is due: a flag, a clock announcement, a debounce

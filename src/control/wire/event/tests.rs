@@ -43,9 +43,10 @@ fn variant(e: &TableEvent) -> usize {
         TableEvent::Archived { .. } => 27,
         TableEvent::Desk(_) => 28,
         TableEvent::Mail(_) => 29,
+        TableEvent::Stalled { .. } => 30,
     }
 }
-const VARIANTS: usize = 30;
+const VARIANTS: usize = 31;
 
 fn detected(conclusion: Conclusion) -> TableEvent {
     TableEvent::Detected {
@@ -91,8 +92,13 @@ fn samples() -> Vec<(TableEvent, &'static str)> {
             TableEvent::Resumed {
                 downtime_ms: 5000,
                 charged_ms: 1200,
+                measured_by: crate::table::event::DowntimeClock::Boot,
             },
-            "event resumed downtime-ms 5000 charged-ms 1200",
+            "event resumed downtime-ms 5000 charged-ms 1200 by boot-clock",
+        ),
+        (
+            TableEvent::Stalled { stalled_ms: 10500 },
+            "event stalled 10500",
         ),
         (
             TableEvent::Move {

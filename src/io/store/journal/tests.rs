@@ -379,6 +379,62 @@ fn heartbeats_are_kept() {
 }
 
 #[test]
+fn each_tables_sign_of_life_is_kept_with_the_heartbeat() {
+    let (_tmp, dir) = state();
+    let mut store = Store::open(&dir).unwrap();
+    assert_eq!(store.last_alive("t").unwrap(), None);
+    let alive = |table_ms, boot_ms| Alive {
+        table: "t".to_owned(),
+        table_ms,
+        at_unix_ms: 0,
+        boot_id: Some("b1".to_owned()),
+        boot_ms: Some(boot_ms),
+    };
+    store.append("t", 900, "line").unwrap();
+    store.heartbeat_with(1_000, &[alive(10, 500)]).unwrap();
+    store.heartbeat_with(2_000, &[alive(1_010, 1_500)]).unwrap();
+    drop(store);
+    let mut store = Store::open(&dir).unwrap();
+    assert_eq!(
+        store.last_alive("t").unwrap(),
+        Some(Alive {
+            at_unix_ms: 2_000,
+            ..alive(1_010, 1_500)
+        })
+    );
+    assert_eq!(store.last_alive("other").unwrap(), None);
+    assert_eq!(store.last_heartbeat(), Some(2_000));
+    // A new game's table time starts again: the last game's sign of life is not its.
+    store.begin_game("t", 3_000).unwrap();
+    assert_eq!(store.last_alive("t").unwrap(), None);
+}
+
+#[test]
+fn a_journal_without_signs_of_life_gets_their_table_at_open() {
+    let (_tmp, dir) = state();
+    drop(Store::open(&dir).unwrap());
+    let conn = Connection::open(dir.join(JOURNAL_FILE)).unwrap();
+    conn.execute_batch("DROP TABLE alive").unwrap();
+    drop(conn);
+    let mut store = Store::open(&dir).unwrap();
+    assert_eq!(store.last_alive("t").unwrap(), None);
+    store.append("t", 1, "line").unwrap();
+    store
+        .heartbeat_with(
+            5,
+            &[Alive {
+                table: "t".to_owned(),
+                table_ms: 7,
+                at_unix_ms: 0,
+                boot_id: None,
+                boot_ms: None,
+            }],
+        )
+        .unwrap();
+    assert_eq!(store.last_alive("t").unwrap().map(|a| a.table_ms), Some(7));
+}
+
+#[test]
 fn a_heartbeat_is_synced_when_the_last_synced_one_is_ten_seconds_old() {
     let (_tmp, dir) = state();
     let mut store = Store::open(&dir).unwrap();
