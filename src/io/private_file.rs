@@ -114,7 +114,10 @@ pub fn replace(path: &Path, bytes: &[u8], access: Access) -> io::Result<()> {
 
 /// Makes `dir` (and its missing parents) with mode 0700 (0750 for records shared with the
 /// group), and checks that what is there is a directory of the daemon's user, not a link to one.
+/// An existing directory keeps the mode its owner gave it (a read-only one stays read-only),
+/// but gains the group's reading when records are shared.
 pub fn create_dir(dir: &Path, access: Access) -> io::Result<()> {
+    let existed = fs::symlink_metadata(dir).is_ok();
     let mut builder = fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -128,20 +131,35 @@ pub fn create_dir(dir: &Path, access: Access) -> io::Result<()> {
         return Err(refused(dir, "is not a directory"));
     }
     owner_is_us(dir, &meta)?;
-    set_dir_mode(dir, access)
+    set_dir_mode(dir, access, !existed)
 }
 
-/// Sets a directory of the daemon's own to `access`'s mode exactly (the umask narrows what
-/// `mkdir` gives; an option changed since widens or narrows it).
+/// Sets the mode of a directory of the daemon's own: one it has just `created` gets
+/// `access`'s mode exactly (the umask narrows what `mkdir` gives); an existing one keeps its
+/// owner's mode and only gains the group's reading (g+rx, never writing) when `access` shares
+/// records with the group.
 #[cfg(unix)]
-pub fn set_dir_mode(dir: &Path, access: Access) -> io::Result<()> {
+pub fn set_dir_mode(dir: &Path, access: Access, created: bool) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(dir, fs::Permissions::from_mode(access.dir_mode()))
-        .map_err(|e| explain(dir, e))
+    let mode = if created {
+        access.dir_mode()
+    } else {
+        let now = fs::metadata(dir)
+            .map_err(|e| explain(dir, e))?
+            .permissions()
+            .mode()
+            & 0o7777;
+        let shared = now | (access.dir_mode() & 0o050);
+        if shared == now {
+            return Ok(());
+        }
+        shared
+    };
+    fs::set_permissions(dir, fs::Permissions::from_mode(mode)).map_err(|e| explain(dir, e))
 }
 
 #[cfg(not(unix))]
-pub fn set_dir_mode(_dir: &Path, _access: Access) -> io::Result<()> {
+pub fn set_dir_mode(_dir: &Path, _access: Access, _created: bool) -> io::Result<()> {
     Ok(())
 }
 

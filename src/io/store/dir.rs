@@ -14,8 +14,9 @@ use crate::io::private_file::{Access, set_dir_mode};
 /// Creates the state directory (and missing parents) readable by its owner only, and makes
 /// the new entries durable.
 pub(super) fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
-    // The state directory holds the games' records: 0700, or 0750 when they are shared with
-    // the group (its journal and tokens stay 0600 inside).
+    // The state directory holds the games' records: made 0700, or 0750 when they are shared
+    // with the group (its journal and tokens stay 0600 inside); an existing one keeps its
+    // owner's mode, gaining only the group's reading when records are shared.
     let set_mode = |e| StoreError::NotWritable {
         path: dir.to_path_buf(),
         source: Arc::new(e),
@@ -23,7 +24,7 @@ pub(super) fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
     match fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {
             ours(dir, &meta)?;
-            return set_dir_mode(dir, Access::Record).map_err(set_mode);
+            return set_dir_mode(dir, Access::Record, false).map_err(set_mode);
         }
         Ok(_) => {
             return Err(StoreError::NotADirectory {
@@ -42,7 +43,7 @@ pub(super) fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
         source: Arc::new(e),
     };
     create_dir_0700(dir).map_err(create_error)?;
-    set_dir_mode(dir, Access::Record).map_err(create_error)?;
+    set_dir_mode(dir, Access::Record, true).map_err(create_error)?;
     for created in &missing {
         if let Some(parent) = created.parent().filter(|p| !p.as_os_str().is_empty()) {
             sync_dir(parent).map_err(create_error)?;
