@@ -333,7 +333,7 @@ fn play(plan: &Plan, seed: u64) -> Figures {
                 if let Some(words) = answer {
                     heard(
                         &speaker,
-                        &german.pronounce(&words),
+                        &german.pronounce_for_espeak(&words),
                         since,
                         Duration::from_secs(15),
                     );
@@ -387,7 +387,7 @@ fn play(plan: &Plan, seed: u64) -> Figures {
             if let Some(words) = words {
                 heard(
                     &speaker,
-                    &german.pronounce(&words),
+                    &german.pronounce_for_espeak(&words),
                     since,
                     Duration::from_secs(6),
                 );
@@ -534,7 +534,7 @@ fn asked_items(
         out.push((
             i,
             Asked {
-                spoken: german.pronounce(text),
+                spoken: german.pronounce_for_espeak(text),
                 kind,
                 blind_ms: if kind == Kind::Move { context.1 } else { None },
                 asked_at: *at,
@@ -642,7 +642,7 @@ fn account(
         if listener != "blind" && !(draw && listener == "all") {
             f.keys_answered_to_others += 1;
         }
-        let spoken = german.pronounce(text);
+        let spoken = german.pronounce_for_espeak(text);
         if asked.iter().any(|(_, a)| a.spoken == spoken && a.ended) {
             f.keys_said += 1;
         }
@@ -650,7 +650,7 @@ fn account(
     // The flag: the announcement after the end event, on the loudspeaker.
     let announcement = log[end + 1..]
         .iter()
-        .find_map(|(_, l)| said_aloud(l).map(|(_, t)| german.pronounce(t)));
+        .find_map(|(_, l)| said_aloud(l).map(|(_, t)| german.pronounce_for_espeak(t)));
     if let Some(words) = announcement {
         f.flag_to_voice_ms = played
             .iter()
