@@ -329,6 +329,7 @@ fn the_page_is_a_control_session_without_the_control_port() {
             urgency: Urgency::Urgent,
             about: About::Other,
             lang: "de",
+            id: 7,
         })))
         .unwrap();
         let event: serde_json::Value =
