@@ -147,6 +147,15 @@ fn the_table_page_in_a_real_browser() {
                     daemon = Running::start(Command::new(BIN).args(&serve_args));
                     wait_for_port(web_port);
                     e2e.type_line("restarted");
+                } else if line == "stop" {
+                    // An outage as long as the script wants: it says `start` when the pages
+                    // have tried to reconnect often enough.
+                    daemon.terminate();
+                    e2e.type_line("stopped");
+                } else if line == "start" {
+                    daemon = Running::start(Command::new(BIN).args(&serve_args));
+                    wait_for_port(web_port);
+                    e2e.type_line("started");
                 } else if let Some(result) = line.strip_prefix("done ") {
                     break result.to_owned();
                 }
@@ -337,6 +346,8 @@ fn the_page_is_a_control_session_without_the_control_port() {
         assert_eq!(event["event"], "say");
         assert_eq!(event["urgent"], true);
         assert_eq!(event["lang"], "de");
+        assert_eq!(event["id"], 7);
+        assert_eq!(event["about"], "other");
         assert_eq!(event["line"], "event say blind Rücknahme");
         ws.send(Message::text("board")).await.unwrap();
         ws.send(Message::text("move e4\nresign")).await.unwrap();

@@ -81,9 +81,9 @@ async function axe(page, state) {
   check(`axe-core: no violation (${state})`, violations.length === 0, violations.join('; '));
 }
 
-// The harness restarts the daemon (SIGTERM, start again on the same state and ports).
-function restartDaemon() {
-  process.stdout.write('restart\n');
+// The harness stops the daemon (SIGTERM) or starts it again on the same state and ports.
+function daemonLine(line) {
+  process.stdout.write(line + '\n');
   return new Promise((resolve) => {
     if (replies.length) resolve(replies.shift()); else waiting.push(resolve);
   });
@@ -436,7 +436,11 @@ async function run(browser) {
   await page.locator('#move-text').focus();
   await page.evaluate(() => { window.__live.length = 0; });
   const stopped = Date.now();
-  await restartDaemon();
+  // An outage of several attempts (0.25, 0.5, 0.75, 1 s …): announced once all the same.
+  await daemonLine('stop');
+  await waitFor('four attempts to reconnect', async () => (await page.evaluate(() => reconnecting.attempt)) >= 4, 15000);
+  figures.reconnect_attempts_in_outage = await page.evaluate(() => reconnecting.attempt);
+  await daemonLine('start');
   const back = Date.now();
   await waitFor('the page reconnected', async () => (await text(page, '#connection')).includes('Wieder verbunden'), 5000);
   const reconnected = Date.now();
@@ -708,6 +712,20 @@ async function bothSides(context, errors) {
   figures.same_words_read = { arbiter: readArb.length, observer: readObs.length, said: 3 };
   check('two moves in the same words are both read, each once (arbiter, reading everything)', readArb.length === 2, readArb.join(' | '));
   check('an observer hears both sides\' moves, the relayed one too', readObs.length === 2, readObs.join(' | '));
+  // The report's scene through the page's own receiving path: the same words to another
+  // listener 0.6 s later are another utterance and are read; one utterance to two listeners
+  // is read once.
+  await arb.evaluate(() => {
+    window.__live.length = 0;
+    const say = (listener, id) => conn.receive(JSON.stringify({ event: 'say', listener, text: 'Läufer schlägt Cesar vier', urgent: false, lang: 'de', id, about: 'move', line: '' }));
+    say('opponent', 9000000001);
+    say('blind', 9000000001);
+    setTimeout(() => say('blind', 9000000002), 600);
+  });
+  await waitFor('both utterances read', async () => (await live(arb)).filter((t) => t.endsWith('Läufer schlägt Cesar vier')).length >= 2, 5000);
+  await settled(arb);
+  const twice = (await live(arb)).filter((t) => t.endsWith('Läufer schlägt Cesar vier'));
+  check('the same words 0.6 s later to another listener are read; one utterance to two listeners once', twice.length === 2, twice.join(' | '));
   // The assistant takes back the move he relayed with one key.
   await asst.locator('#move-text').focus();
   await asst.keyboard.press('Alt+U');
