@@ -260,4 +260,13 @@ mod tests {
         }
         assert!(proxies(&["0.0.0.0/0"]).contains(ip("8.8.8.8")));
     }
+
+    #[test]
+    fn the_pages_per_address_are_checked_with_their_key() {
+        assert_eq!(pages_per_address(40).unwrap(), 40);
+        for wrong in [0, 4097] {
+            let err = pages_per_address(wrong).unwrap_err();
+            assert_eq!(err.key, "web_pages_per_address");
+        }
+    }
 }

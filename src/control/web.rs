@@ -685,6 +685,20 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_pages_of_one_address_stop_at_the_configured_limit() {
+        let pages = Arc::new(Mutex::new(HashMap::new()));
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        let open: Vec<_> = (0..3)
+            .map(|_| AddressPage::take(&pages, a, 3).unwrap())
+            .collect();
+        assert!(AddressPage::take(&pages, a, 3).is_none());
+        assert!(AddressPage::take(&pages, b, 3).is_some());
+        drop(open);
+        assert!(AddressPage::take(&pages, a, 3).is_some());
+    }
+
     #[tokio::test]
     async fn the_audio_record_is_the_tables_newest_game() {
         let dir = tempfile::tempdir().unwrap();
