@@ -27,9 +27,9 @@ mod tests;
 
 pub use boards::{BadBoardPlace, NormalBoard, PegSource};
 pub use control::ControlSettings;
+pub use control::DEFAULT_PAGES_PER_ADDRESS;
 pub use control::RawControl;
 pub use control::TrustedProxies;
-pub use control::DEFAULT_PAGES_PER_ADDRESS;
 pub use correspondence::{DeskSettings, MailSettings, RawDesk, RawMail};
 pub use raw::{MAX_CONFIG_BYTES, RawClock, RawConfig};
 pub use speech::LanguageFileError;

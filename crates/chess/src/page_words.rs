@@ -120,7 +120,10 @@ mod tests {
         check_page_words(&page, &mut problems);
         let all = problems.join("; ");
         assert!(all.contains("words.page.clocks is missing"), "{all}");
-        assert!(all.contains("words.page.to_move: unknown placeholder {colour}"), "{all}");
+        assert!(
+            all.contains("words.page.to_move: unknown placeholder {colour}"),
+            "{all}"
+        );
         assert!(all.contains("words.page.boards: no such label"), "{all}");
         let mut none = Vec::new();
         check_page_words(&BTreeMap::new(), &mut none);
