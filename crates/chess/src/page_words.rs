@@ -13,6 +13,11 @@ impl Vocabulary {
     pub fn page_words(&self) -> &BTreeMap<String, String> {
         &self.page
     }
+
+    /// The problems of its `[words.page]` table ([`check_page_words`]).
+    pub(crate) fn check_page(&self, problems: &mut Vec<String>) {
+        check_page_words(&self.page, problems);
+    }
 }
 
 /// Every label of `[words.page]` and the placeholders it may have.

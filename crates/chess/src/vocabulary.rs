@@ -301,7 +301,7 @@ pub struct Vocabulary {
     phonemes: BTreeMap<String, String>,
     #[serde(default)]
     record: RecordWords,
-    /// The web page's own labels (`crate::page_words`); none: the page keeps English.
+    /// The web page's own labels (`page_words.rs`); none: the page keeps English.
     #[serde(default)]
     pub(crate) page: BTreeMap<String, String>,
 }
@@ -420,7 +420,7 @@ impl Vocabulary {
         self.check_templates(&mut problems);
         self.check_events(&mut problems);
         self.check_pronunciation(&mut problems);
-        crate::page_words::check_page_words(&self.page, &mut problems);
+        self.check_page(&mut problems);
         for (word, meaning) in &self.accept {
             if !ACCEPT_MEANINGS.contains(&meaning.as_str()) {
                 problems.push(format!(
