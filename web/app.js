@@ -404,6 +404,8 @@ const LABELLED = {
   'claim-explain': 'claim_explain', 'claim-yes': 'claim_yes', 'claim-no': 'keep_playing',
   'resign-title': 'resign_question', 'resign-yes': 'resign_yes', 'resign-no': 'keep_playing',
   'new-game-button': 'new_game', 'result-button': 'result', 'tag-button': 'tag',
+  'hear-label': 'read_out', 'hear-opponent': 'hear_opponent', 'hear-blind': 'hear_blind',
+  'hear-moves': 'hear_moves', 'hear-all': 'hear_all',
 };
 
 function pageLabels() {

@@ -155,7 +155,9 @@ function focusSquare(sq) {
 function renderStatus() {
   const st = app.status;
   const line = $('status-line');
-  const offer = st['draw-offer'] && st['draw-offer'] !== 'none' ? ` ${capital(st['draw-offer'])} offers a draw.` : '';
+  const offerBy = st['draw-offer'];
+  const offer = offerBy && offerBy !== 'none'
+    ? inLang(' ' + L('draw_offered', { color: (app.words && app.words[offerBy]) || capital(offerBy) }), labelLang()) : '';
   if (app.end || (st.result && st.result !== '*')) {
     // After the end the status says why, not whose turn it would be.
     // In the page's labels and the table's words: "Partie beendet — Turm Anna acht Matt.
@@ -261,7 +263,7 @@ function renderClock() {
     box.classList.toggle('running', running);
     box.classList.toggle('flag', left <= 0);
   }
-  $('clock-moves').textContent = `${plural(c.moves, 'move', 'moves')} played. ` + (c.running === 'none' ? 'Clocks stopped.' : '');
+  $('clock-moves').replaceChildren(`${plural(c.moves, 'move', 'moves')} played. `, c.running === 'none' ? inLang(L('clocks_stopped'), labelLang()) : '');
 }
 
 function clockWords() {

@@ -149,7 +149,12 @@ const LABELS = {
   connection_lost: 'Connection to the daemon lost; reconnecting.', reconnected: 'Reconnected.',
   promotion_pending: 'Promotion pending on {square}: choose the new piece.',
   undo_own: 'Undo my last move (Alt+U)', new_game: 'New game', result: 'Enter the result',
-  tag: 'Set a header tag',
+  tag: 'Set a header tag', read_out: 'Read out',
+  hear_opponent: 'the opponent\'s words (and what is said to everyone)',
+  hear_blind: 'the blind player\'s words (and what is said to everyone)',
+  hear_moves: 'both sides\' moves and the opponent\'s words (and what is said to everyone)',
+  hear_all: 'everything said at the table', draw_offered: '{color} offers a draw.',
+  clocks_stopped: 'Clocks stopped.',
 };
 
 // A label in the table's language (filled: `{color}`, `{square}`).

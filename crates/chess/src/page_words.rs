@@ -58,6 +58,13 @@ pub const PAGE_KEYS: &[(&str, &[&str])] = &[
     ("new_game", &[]),
     ("result", &[]),
     ("tag", &[]),
+    ("read_out", &[]),
+    ("hear_opponent", &[]),
+    ("hear_blind", &[]),
+    ("hear_moves", &[]),
+    ("hear_all", &[]),
+    ("draw_offered", &["color"]),
+    ("clocks_stopped", &[]),
 ];
 
 /// The problems of a `[words.page]` table: none when it is empty (not given); otherwise every
