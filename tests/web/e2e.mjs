@@ -494,7 +494,7 @@ async function run(browser) {
   check('the page\'s labels are German at a German table',
     (await text(page, '#board-title')) === 'Brett' && (await page.locator('#board-title').getAttribute('lang')) === 'de'
     && (await text(page, '#claim-draw')) === 'Remis beanspruchen…' && (await text(page, '#actions-title')) === 'Partie'
-    && (await text(page, '#hear-label')) === 'Vorlesen' && (await text(page, '#status-line')).startsWith('Partie läuft. Schwarz am Zug'),
+    && (await text(page, '#hear-label')) === 'Vorlesen' && (await text(page, '#status-line')).startsWith('Partie läuft.') && (await text(page, '#status-line')).includes(' am Zug'),
     `${await text(page, '#board-title')}, ${await text(page, '#claim-draw')}`);
   const clockWords = await page.locator('#clock-white .time-words').textContent();
   check('a clock is read as a duration in the table\'s words', /^(eine Stunde|\d+ Stunden)( (eine Minute|\d+ Minuten))?( (eine Sekunde|\d+ Sekunden))?$/.test(clockWords)
