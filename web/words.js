@@ -190,7 +190,9 @@ function durationWords(total) {
   const m = Math.floor(s / 60); s -= m * 60;
   const t = app.words && app.words.time;
   const unit = (n, one, many, enOne, enMany) => (t
-    ? (n === 1 ? t[one] : t[many].replace('{n}', n))
+    // The count as digits, whatever its placeholder ({n}, or {n_m} / {n_f} where the number
+    // word takes the noun's gender).
+    ? (n === 1 ? t[one] : t[many].replace(/\{n(?:_[mf])?\}/g, String(n)))
     : plural(n, enOne, enMany));
   const parts = [];
   if (h) parts.push(unit(h, 'hour_one', 'hours', 'hour', 'hours'));

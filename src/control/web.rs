@@ -292,7 +292,7 @@ pub fn words_json(lang: &Language) -> String {
             "second_one": v.time().second_one,
             "seconds": v.time().seconds,
         },
-        "page": v.page_words(),
+        "page": v.page.labels(),
     })
     .to_string()
 }
@@ -682,6 +682,52 @@ mod tests {
         assert_eq!(
             request_line(&"x".repeat(512).as_str().into()),
             text(&"x".repeat(512))
+        );
+    }
+
+    #[test]
+    fn every_builtin_language_serves_every_page_label() {
+        use crate::chess::page_words::PAGE_KEYS;
+        for code in Language::builtin_codes() {
+            let lang = Language::builtin(code).unwrap();
+            let words: serde_json::Value = serde_json::from_str(&words_json(lang)).unwrap();
+            for (key, _) in PAGE_KEYS {
+                assert!(words["page"][key].is_string(), "{code}: {key}");
+            }
+            assert_eq!(
+                words["page"].as_object().unwrap().len(),
+                PAGE_KEYS.len(),
+                "{code}"
+            );
+            // The page fills {n}, {n_m} or {n_f} with the count (words.js, durationWords).
+            let minutes = words["time"]["minutes"].as_str().unwrap();
+            assert!(
+                ["{n}", "{n_m}", "{n_f}"]
+                    .iter()
+                    .any(|n| minutes.contains(n)),
+                "{code}: {minutes}"
+            );
+        }
+        // A language file whose labels are wrong is refused when it is read, naming the key.
+        let de = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/config/voices/de.toml"
+        ))
+        .unwrap();
+        let wrong = de.replace("tag = \"Kopfzeile setzen\"", "tag = \"{name} setzen\"");
+        let err = Language::from_toml(&wrong).err().unwrap().to_string();
+        assert!(
+            err.contains("words.page.tag: unknown placeholder {name}"),
+            "{err}"
+        );
+        let without: String = de.split("\n[words.page]").next().unwrap().to_owned();
+        assert!(
+            Language::from_toml(&without)
+                .unwrap()
+                .vocabulary()
+                .page
+                .labels()
+                .is_empty()
         );
     }
 

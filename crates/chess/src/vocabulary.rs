@@ -301,9 +301,8 @@ pub struct Vocabulary {
     phonemes: BTreeMap<String, String>,
     #[serde(default)]
     record: RecordWords,
-    /// The web page's own labels (`page_words.rs`); none: the page keeps English.
     #[serde(default)]
-    pub(crate) page: BTreeMap<String, String>,
+    pub page: crate::page_words::PageWords,
 }
 
 /// The words of the audio record (FIDE D.2.7), which doubles as the blind player's score.
@@ -420,7 +419,6 @@ impl Vocabulary {
         self.check_templates(&mut problems);
         self.check_events(&mut problems);
         self.check_pronunciation(&mut problems);
-        self.check_page(&mut problems);
         for (word, meaning) in &self.accept {
             if !ACCEPT_MEANINGS.contains(&meaning.as_str()) {
                 problems.push(format!(
