@@ -27,6 +27,7 @@ mod tests;
 
 pub use boards::{BadBoardPlace, NormalBoard, PegSource};
 pub use control::ControlSettings;
+pub use control::DEFAULT_PAGES_PER_ADDRESS;
 pub use control::RawControl;
 pub use control::TrustedProxies;
 pub use correspondence::{DeskSettings, MailSettings, RawDesk, RawMail};
@@ -68,6 +69,8 @@ pub struct Config {
     pub web_hosts: Vec<String>,
     /// The reverse proxies whose `X-Forwarded-For` names the page's client.
     pub web_trusted_proxies: TrustedProxies,
+    /// Open pages from one client address (`web_pages_per_address`).
+    pub web_pages_per_address: usize,
     pub state_dir: PathBuf,
     /// Records 0640 (the group may read them) instead of 0600.
     pub records_group_readable: bool,
@@ -133,6 +136,7 @@ impl RawConfig {
                 "web_trusted_proxies",
                 &self.web_trusted_proxies,
             )?,
+            web_pages_per_address: control::pages_per_address(self.web_pages_per_address)?,
             state_dir: self.state_dir.clone(),
             records_group_readable: self.records_group_readable,
             json_logs,

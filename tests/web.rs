@@ -147,6 +147,15 @@ fn the_table_page_in_a_real_browser() {
                     daemon = Running::start(Command::new(BIN).args(&serve_args));
                     wait_for_port(web_port);
                     e2e.type_line("restarted");
+                } else if line == "stop" {
+                    // An outage as long as the script wants: it says `start` when the pages
+                    // have tried to reconnect often enough.
+                    daemon.terminate();
+                    e2e.type_line("stopped");
+                } else if line == "start" {
+                    daemon = Running::start(Command::new(BIN).args(&serve_args));
+                    wait_for_port(web_port);
+                    e2e.type_line("started");
                 } else if let Some(result) = line.strip_prefix("done ") {
                     break result.to_owned();
                 }
@@ -329,6 +338,7 @@ fn the_page_is_a_control_session_without_the_control_port() {
             urgency: Urgency::Urgent,
             about: About::Other,
             lang: "de",
+            id: 7,
         })))
         .unwrap();
         let event: serde_json::Value =
@@ -336,6 +346,8 @@ fn the_page_is_a_control_session_without_the_control_port() {
         assert_eq!(event["event"], "say");
         assert_eq!(event["urgent"], true);
         assert_eq!(event["lang"], "de");
+        assert_eq!(event["id"], 7);
+        assert_eq!(event["about"], "other");
         assert_eq!(event["line"], "event say blind Rücknahme");
         ws.send(Message::text("board")).await.unwrap();
         ws.send(Message::text("move e4\nresign")).await.unwrap();
@@ -470,4 +482,103 @@ fn the_login_form_never_puts_the_token_in_a_url() {
         input.contains("id=\"token\"") && !input.contains("name="),
         "{input}"
     );
+}
+
+/// Issue 24's lost move, on the real daemon's page wire: with `confirm_own_moves = false`,
+/// 4.Nxd4 on the peg board is said to the opponent and 4…Nxd4 relayed at once to the blind
+/// player, both "Springer schlägt David vier": two utterances, so two identities, and the page
+/// (which reads each identity once) reads both.
+#[test]
+fn two_utterances_in_the_same_words_have_two_identities() {
+    use common::board::SimulatedBoard;
+    use common::daemon::Serve;
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let dir = scratch_dir("web-ids");
+    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let config = dir.join("annabella.toml");
+    std::fs::write(&config, "[speech]\nconfirm_own_moves = false\n").unwrap();
+    let speech = format!("transcript:{}", dir.join("transcript.txt").display());
+    let peg = dir.join("peg");
+    let daemon = Serve::new(&dir.join("state"))
+        .config(&config)
+        .web("127.0.0.1:0")
+        .args([
+            "--peg",
+            peg.to_str().unwrap(),
+            "--speech",
+            &speech,
+            "--lang",
+            "de",
+        ])
+        .start();
+    let web = daemon.web.expect("the page's address");
+    let mut assistant = daemon.connect("assistant");
+    assistant.wait_status("peg connected in-sync");
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut ws = rt.block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{web}/ws"))
+            .await
+            .unwrap();
+        for line in [
+            format!("auth {}", daemon.token("observer")),
+            "events".into(),
+        ] {
+            ws.send(Message::text(line)).await.unwrap();
+        }
+        ws
+    });
+
+    let mut ply = 0;
+    let mut played = |board: &mut SimulatedBoard, hand: &str, relayed: Option<&str>| {
+        if let Some(m) = relayed {
+            assert!(assistant.ask(&format!("move {m}")).starts_with("ok"), "{m}");
+        }
+        board.hand(hand);
+        ply += 1;
+        assistant.wait_status(&format!(" ply {ply} "));
+        assistant.wait_status("peg connected in-sync");
+    };
+    played(&mut board, "e2e4", None);
+    played(&mut board, "e7e5", Some("e5"));
+    played(&mut board, "g1f3", None);
+    played(&mut board, "b8c6", Some("Nc6"));
+    played(&mut board, "d2d4", None);
+    played(&mut board, "e5d4", Some("exd4"));
+    board.hand("f3d4");
+    assistant.wait_status(" ply 7 ");
+    // At once: the relayed reply.
+    assert!(assistant.ask("move Nxd4").starts_with("ok"));
+
+    let phrase = "Springer schlägt David vier";
+    let said: Vec<serde_json::Value> = rt.block_on(async {
+        let mut said = Vec::new();
+        while said.len() < 2 {
+            let message = tokio::time::timeout(WAIT, ws.next())
+                .await
+                .expect("both utterances within the wait")
+                .expect("the page's connection open")
+                .unwrap();
+            let Message::Text(text) = message else {
+                continue;
+            };
+            let Ok(event) = serde_json::from_str::<serde_json::Value>(&text) else {
+                continue;
+            };
+            if event["event"] == "say" && event["text"] == phrase {
+                said.push(event);
+            }
+        }
+        said
+    });
+    assert_eq!(said[0]["listener"], "opponent", "{said:?}");
+    assert_eq!(said[1]["listener"], "blind", "{said:?}");
+    assert_eq!(said[0]["about"], "move");
+    let ids: Vec<u64> = said.iter().map(|e| e["id"].as_u64().unwrap()).collect();
+    assert!(ids[0] > 0 && ids[1] > 0 && ids[0] != ids[1], "{said:?}");
 }

@@ -186,11 +186,9 @@ async function login(token, again) {
   if (got.error && got.busy) {
     const delay = BACKOFF_MS[Math.min(noRoom.attempt, BACKOFF_MS.length - 1)];
     noRoom.attempt += 1;
-    const seconds = Math.round(delay / 1000);
-    const when = delay < 1000 ? 'in a moment' : `in ${seconds} second${seconds === 1 ? '' : 's'}`;
-    $('login-error').textContent =
-      `The daemon has no room for this page right now: ${got.reason}. ` +
-      `Trying again ${when} (attempt ${noRoom.attempt + 1}).`;
+    // Said once (the error is an alert): the same words on every attempt are not set again.
+    const words = `The daemon has no room for this page right now: ${got.reason}. Trying again by itself.`;
+    if ($('login-error').textContent !== words) $('login-error').textContent = words;
     setConnection('Waiting for room on the daemon…');
     const waiting = app.token;
     noRoom.timer = setTimeout(() => { if (app.token === waiting) login(waiting, true); }, delay);
@@ -223,7 +221,7 @@ async function login(token, again) {
 
 // After a daemon restart or a network drop the page logs in again by itself with the token of
 // this tab's session, waiting longer after each failure, and puts the focus back.
-const reconnecting = { timer: null, attempt: 0, focus: null, since: 0 };
+const reconnecting = { timer: null, attempt: 0, focus: null, since: 0, outage: false };
 const BACKOFF_MS = [250, 500, 750, 1000, 1500, 2000, 3000, 5000];
 
 function onClosed(closed) {
@@ -236,12 +234,17 @@ function onClosed(closed) {
     $('token').focus();
     return;
   }
-  const active = document.activeElement;
-  reconnecting.focus = active && active !== document.body ? active : null;
-  reconnecting.attempt = 0;
-  reconnecting.since = performance.now();
+  // One outage is announced once, however many attempts it takes (a connection that opens
+  // and drops again before the table is back is the same outage), and its end once.
+  if (!reconnecting.outage) {
+    const active = document.activeElement;
+    reconnecting.focus = active && active !== document.body ? active : null;
+    reconnecting.attempt = 0;
+    reconnecting.since = performance.now();
+    reconnecting.outage = true;
+    announce(L('connection_lost'), false, labelLang());
+  }
   setConnection('The connection to the daemon was lost; reconnecting…');
-  announce('Connection to the daemon lost; reconnecting.', false);
   scheduleReconnect();
 }
 
@@ -287,13 +290,16 @@ async function reconnect() {
   app.role = got.role;
   const chosen = await ask('table ' + app.table);
   if (okText(chosen) === null) { setConnection('Reconnected, but ' + refusal(chosen)); return; }
+  // A restarted daemon numbers its utterances anew.
+  speech.heard.clear();
   await ask('lang ' + $('lang').value);
   await ask('events');
   await refreshAll();
   const took = Math.round(performance.now() - reconnecting.since);
   document.body.dataset.reconnectedMs = String(took);
-  setConnection(`Connected as ${app.role}. Reconnected after the connection was lost.`);
-  announce('Reconnected.', false);
+  setConnection(`Connected as ${app.role}. ${L('reconnected')}`);
+  reconnecting.outage = false;
+  announce(L('reconnected'), false, labelLang());
   const back = reconnecting.focus;
   reconnecting.focus = null;
   const lost = !document.activeElement || document.activeElement === document.body;
@@ -375,6 +381,7 @@ async function openTable(name) {
   applyRole();
   await refreshAll();
   labelsInTableLanguage();
+  pageLabels();
   if (!app.hearing) app.hearing = defaultHearing(app.role);
   $('hear').value = app.hearing;
   renderGrid();
@@ -384,6 +391,32 @@ async function openTable(name) {
   document.body.dataset.ready = name;
 }
 
+
+// The page's own labels in the table's language (`[words.page]` of its language file), each
+// element marked with that language.
+const LABELLED = {
+  'board-title': 'board', 'clocks-title': 'clocks', 'entry-title': 'move_entry',
+  'actions-title': 'game', 'boards-title': 'physical_boards', 'sheets-title': 'scoresheets',
+  'transcript-title': 'said', 'arbiter-title': 'arbiter', 'export-title': 'export', flip: 'flip',
+  'keys-help': 'keys', 'send-move': 'send_move', 'ask-clock': 'tell_clock',
+  'offer-draw': 'offer_draw', 'claim-draw': 'claim_draw', undo: 'undo', 'undo-own': 'undo_own',
+  resign: 'resign', logout: 'log_out', 'to-tables': 'tables', 'claim-title': 'claim_question',
+  'claim-explain': 'claim_explain', 'claim-yes': 'claim_yes', 'claim-no': 'keep_playing',
+  'resign-title': 'resign_question', 'resign-yes': 'resign_yes', 'resign-no': 'keep_playing',
+  'new-game-button': 'new_game', 'result-button': 'result', 'tag-button': 'tag',
+  'hear-label': 'read_out', 'hear-opponent': 'hear_opponent', 'hear-blind': 'hear_blind',
+  'hear-moves': 'hear_moves', 'hear-all': 'hear_all',
+};
+
+function pageLabels() {
+  const lang = labelLang();
+  for (const [id, key] of Object.entries(LABELLED)) {
+    const node = $(id);
+    if (!node) continue;
+    node.textContent = L(key);
+    node.lang = lang;
+  }
+}
 
 // ---------- move entry and actions ----------
 
@@ -404,6 +437,7 @@ function preview() {
     if (ok === null) { $('preview').textContent = 'Not yet a move: ' + refusal(r).replace(/^Refused \([^)]*\): /, ''); return; }
     const [uci, san, ...spoken] = ok.split(' ');
     $('preview').textContent = `Understood: ${san} (${uci}), “${spoken.join(' ')}”. Press Enter to send.`;
+    announce($('preview').textContent, false, 'en', 'reply');
   }, 250);
 }
 
@@ -446,12 +480,26 @@ async function sendMove(e) {
   $('move-text').value = '';
 }
 
+// One's own last move withdrawn (`undo`, D.2.8) with one key: a player's only when the last
+// move is his; the assistant and the arbiter withdraw the last move.
+async function undoOwn() {
+  const last = app.last;
+  if ((app.role === 'white' || app.role === 'black') && (!last || last.color !== app.role)) {
+    const text = 'Refused (not possible now): the last move is not yours.';
+    $('action-result').textContent = text;
+    announce(text, true, 'en', 'reply');
+    return;
+  }
+  await simple('undo', 'action-result');
+}
+
 async function simple(line, out) {
   const r = await ask(line);
   const ok = okText(r);
   const text = ok === null ? refusal(r) : replyWords(ok);
   $(out).textContent = text;
-  if (ok === null) announce(text, true);
+  // The result lines are no live regions: each answer is read once, through the queue.
+  announce(text, ok === null, 'en', 'reply');
   return ok !== null;
 }
 
@@ -524,7 +572,7 @@ function wire() {
   $('to-tables').addEventListener('click', () => { show('tables-view'); $('tables-title').focus(); });
   $('flip').addEventListener('click', () => {
     app.flipped = !app.flipped;
-    $('flip').textContent = app.flipped ? 'Flip board (view from White)' : 'Flip board (view from Black)';
+    $('flip').setAttribute('aria-pressed', String(app.flipped));
     renderGrid();
     renderBoard();
     announce('Board seen from ' + (app.flipped ? 'Black' : 'White'));
@@ -544,11 +592,33 @@ function wire() {
   });
   $('ask-clock').addEventListener('click', async () => { await simple('clock', 'action-result'); refreshClock(); });
   $('offer-draw').addEventListener('click', () => simple('offer-draw', 'action-result'));
-  $('claim-draw').addEventListener('click', () => {
+  // A claim is confirmed first: a wrong one gives the opponent time (a stray Enter must not).
+  $('claim-draw').addEventListener('click', () => $('claim-dialog').showModal());
+  $('claim-no').addEventListener('click', () => $('claim-dialog').close());
+  $('claim-yes').addEventListener('click', async () => {
+    $('claim-dialog').close();
     const move = $('move-text').value.trim();
-    simple(move ? 'claim-draw ' + move : 'claim-draw', 'action-result');
+    await simple(move ? 'claim-draw ' + move : 'claim-draw', 'action-result');
   });
   $('undo').addEventListener('click', () => simple('undo', 'action-result'));
+  $('undo-own').addEventListener('click', undoOwn);
+  // One key undoes one's own last move, wherever the focus is (U on the board, too).
+  document.addEventListener('keydown', (e) => {
+    if (e.altKey && !e.ctrlKey && !e.metaKey && (e.key === 'u' || e.key === 'U') && app.table && app.role !== 'observer') {
+      e.preventDefault();
+      undoOwn();
+    }
+  });
+  $('new-game-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const fen = $('new-game-fen').value.trim();
+    simple(fen ? 'new-game fen ' + fen : 'new-game', 'arbiter-result');
+  });
+  $('result-form').addEventListener('submit', (e) => { e.preventDefault(); simple('result ' + $('result-value').value, 'arbiter-result'); });
+  $('tag-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    simple(`tag ${$('tag-name').value} ${$('tag-value').value.trim()}`, 'arbiter-result');
+  });
   $('resign').addEventListener('click', () => $('resign-dialog').showModal());
   $('resign-no').addEventListener('click', () => $('resign-dialog').close());
   $('resign-yes').addEventListener('click', async () => {
@@ -588,9 +658,9 @@ function wire() {
     const secs = $('adjust-seconds').value.trim().replace('−', '-');
     const r = await ask(`adjust ${color} ${secs}`);
     const ok = okText(r);
-    const text = ok === null ? refusal(r) : `Clock adjusted: ${color} ${secs} s, ${ok.slice(color.length + 1)} left.`;
+    const text = ok === null ? refusal(r) : `Clock adjusted: ${color} ${secs} s, ${durationWords(seconds(ok.slice(color.length + 1)))} left.`;
     $('arbiter-result').textContent = text;
-    if (ok === null) announce(text, true);
+    announce(text, ok === null, 'en', 'reply');
   });
   $('penalty-form').addEventListener('submit', (e) => { e.preventDefault(); simple('penalty ' + $('penalty-color').value, 'arbiter-result'); });
   $('pause').addEventListener('click', () => simple('pause', 'arbiter-result'));

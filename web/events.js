@@ -267,7 +267,7 @@ function onEvent(e) {
       addTranscript(e.listener, e.text, lang);
       // Only the words this viewer chose to hear, each once, with the utterance's own
       // urgency (the same the speech interrupts for).
-      if ((HEARS[app.hearing] || HEARS.opponent).includes(e.listener) && !saidAgain(e.text, e.listener)) {
+      if (hears(app.hearing, e) && !saidAgain(e.id)) {
         announce(e.text, e.urgent, lang, 'said');
       }
       break;
@@ -308,9 +308,11 @@ function onEvent(e) {
       if (!app.hasView) refreshAll();
       break;
     case 'end':
+      // Shown, not read: the daemon's own words for the end (a `say` to everyone) are read
+      // in their turn, after the move that ended the game.
       refreshClock(); refreshSheets();
       if (!app.hasView) refreshAll();
-      $('action-result').textContent = `Game over: ${resultWords(e.result)}${e.description ? ' — ' + e.description : ''}.`;
+      $('action-result').textContent = `${L('game_over')}: ${resultWords(e.result)}${e.description ? ' — ' + e.description : ''}.`;
       break;
     case 'draw-offer':
       if (!app.hasView) refreshStatus();
@@ -336,7 +338,7 @@ function onEvent(e) {
       refreshBoards();
       break;
     case 'peg': case 'normal': {
-      if (e.what === 'promotion-pending') showPromotion(e.uci);
+      if (e.what === 'promotion-pending' && $('promotion').hidden) showPromotion(e.uci);
       if (e.what === 'mismatch' || e.what === 'illegal') app.guide[e.board] = e.corrections.join('; ');
       if (e.what === 'in-sync') app.guide[e.board] = '';
       // A replication ends "owes the last move": the status is asked again for it too.

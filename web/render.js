@@ -155,17 +155,21 @@ function focusSquare(sq) {
 function renderStatus() {
   const st = app.status;
   const line = $('status-line');
-  const offer = st['draw-offer'] && st['draw-offer'] !== 'none' ? ` ${capital(st['draw-offer'])} offers a draw.` : '';
+  const offerBy = st['draw-offer'];
+  const offer = offerBy && offerBy !== 'none'
+    ? inLang(' ' + L('draw_offered', { color: (app.words && app.words[offerBy]) || capital(offerBy) }), labelLang()) : '';
   if (app.end || (st.result && st.result !== '*')) {
     // After the end the status says why, not whose turn it would be.
-    line.replaceChildren(`Game over: ${resultWords(app.end ? app.end.result : st.result)}`);
-    if (app.end && app.end.words) line.append(' — ', inLang(app.end.words, tableLang()));
-    line.append('.');
+    // In the page's labels and the table's words: "Partie beendet — Turm Anna acht Matt.
+    // Weiß gewinnt."; without the daemon's words, the result.
+    if (app.end && app.end.words) line.replaceChildren(inLang(L('game_over'), labelLang()), ' — ', inLang(app.end.words, tableLang()));
+    else line.replaceChildren(inLang(L('game_over'), labelLang()), `: ${resultWords(app.end ? app.end.result : st.result)}.`);
   } else {
-    const turn = st.turn ? `${capital(st.turn)} to move` : 'Waiting for the table';
+    const color = st.turn && app.words ? app.words[st.turn] : st.turn;
+    const turn = st.turn ? L('to_move', { color }) : 'Waiting for the table';
     const ply = Number(st.ply);
-    const move = Number.isFinite(ply) ? `, move ${Math.floor(ply / 2) + 1}` : '';
-    line.replaceChildren(`Game in progress. ${turn}${move}.${offer}`);
+    const move = Number.isFinite(ply) ? ` (${Math.floor(ply / 2) + 1})` : '';
+    line.replaceChildren(inLang(`${L('in_progress')}. ${turn}${move}.`, labelLang()), offer);
   }
   const list = $('boards-state');
   list.replaceChildren();
@@ -252,11 +256,14 @@ function renderClock() {
     const spoken = durationWords(left);
     const words = box.querySelector('.time-words');
     if (words.textContent !== spoken) words.textContent = spoken;
-    box.querySelector('.running-mark').textContent = running ? '◀ running' : '';
+    words.lang = app.words && app.words.time ? tableLang() : 'en';
+    const mark = box.querySelector('.running-mark');
+    mark.textContent = running ? '◀ ' + L('running') : '';
+    mark.lang = labelLang();
     box.classList.toggle('running', running);
     box.classList.toggle('flag', left <= 0);
   }
-  $('clock-moves').textContent = `${plural(c.moves, 'move', 'moves')} played. ` + (c.running === 'none' ? 'Clocks stopped.' : '');
+  $('clock-moves').replaceChildren(`${plural(c.moves, 'move', 'moves')} played. `, c.running === 'none' ? inLang(L('clocks_stopped'), labelLang()) : '');
 }
 
 function clockWords() {
@@ -366,8 +373,11 @@ function showPromotion(uci) {
     });
     box.append(b);
   }
-  $('promotion-title').replaceChildren('Promotion pending on ', inLang(squareWords(uci.slice(2, 4)), tableLang()), ': choose the new piece');
+  const title = L('promotion_pending', { square: squareWords(uci.slice(2, 4)) });
+  $('promotion-title').replaceChildren(inLang(title, labelLang()));
   $('promotion').hidden = false;
+  // Whoever may choose is told that a promotion waits (once, as it appears).
+  if (app.role !== 'observer') announce(title, false, labelLang(), 'note');
 }
 
 function showError(reply) {
@@ -462,6 +472,7 @@ function onGridKey(e) {
   else if (key === 'M') { const a = commandAnswer('m ' + sq); announce(a.text, false, a.lang, 'reply'); }
   else if (key === 'A') { const a = commandAnswer('a ' + sq); announce(a.text, false, a.lang, 'reply'); }
   else if (key === '?') $('keys-dialog').showModal();
+  else if (key === 'u') undoOwn();
   else if (key === 'Escape') { app.from = null; updateGridLabels(parseFen(app.fen)); announce('Cleared'); }
   else if (key === 'Enter' || key === ' ') pickSquare(sq);
   else handled = false;

@@ -50,12 +50,13 @@ const app = {
 // at a time: a phrase is left in its region long enough to be read (about 40 characters a
 // second, a common screen-reader rate) before the next replaces it, so phrases arriving in one frame (a mate and the
 // result) are all read, whole and in order. What must interrupt goes to the assertive region,
-// but still after what came before it. A phrase the daemon says to several listeners in the
-// same words (the blind player's move, to him and to the opponent) is read once.
-const speech = { queue: [], shownAt: 0, readMs: 0, timer: null, recent: new Map() };
-// The daemon says one utterance to its listeners at the same instant; a phrase again to a
-// listener who already had it, or later than this, is said anew and read again.
-const SAID_ONCE_MS = 1000;
+// but still after what came before it. An utterance the daemon says to several listeners (the
+// blind player's move, to him and to the opponent) is read once: each `say` carries the
+// utterance's identity (`id`), which the same words to another listener in the same step share
+// and any other utterance, even in the same words, does not.
+const speech = { queue: [], shownAt: 0, readMs: 0, timer: null, heard: new Set() };
+// Identities kept to recognise a repeat: the last few hundred utterances are plenty.
+const HEARD_KEPT = 500;
 
 function readingMs(text) {
   return Math.min(2000, 200 + 25 * text.length);
@@ -71,17 +72,14 @@ function announce(text, urgent = false, lang = 'en', kind = 'note') {
   pumpSpeech();
 }
 
-// Whether a `say` is the same utterance as one just read, said to another listener (the blind
-// player's move, to him and to the opponent in the same words): then it is not read twice.
-function saidAgain(text, listener) {
-  const now = performance.now();
-  for (const [t, seen] of speech.recent) if (now - seen.at > SAID_ONCE_MS) speech.recent.delete(t);
-  const seen = speech.recent.get(text);
-  if (seen && !seen.listeners.has(listener)) {
-    seen.listeners.add(listener);
-    return true;
-  }
-  speech.recent.set(text, { at: now, listeners: new Set([listener]) });
+// Whether a `say` is an utterance this page has read already (said to another listener too):
+// by its identity, never by its words. A say without one (0: words of the correspondence desk)
+// is always read.
+function saidAgain(id) {
+  if (!id) return false;
+  if (speech.heard.has(id)) return true;
+  speech.heard.add(id);
+  if (speech.heard.size > HEARD_KEPT) speech.heard.delete(speech.heard.values().next().value);
   return false;
 }
 
@@ -112,17 +110,65 @@ function pumpSpeech() {
 
 // Whose words this page reads out (the transcript shows everything): `opponent` (what the
 // sighted side hears and what is said to everyone), `blind` (what the blind player hears and
-// what is said to everyone), or `all`.
+// what is said to everyone), `moves` (the opponent's words and both sides' moves: the
+// relayed side's moves are said to the blind player only), or `all`.
 const HEARS = {
   opponent: ['opponent', 'all'],
   blind: ['blind', 'all'],
+  moves: ['opponent', 'all'],
   all: ['opponent', 'blind', 'all', 'arbiter'],
 };
+
+function hears(mode, e) {
+  if ((HEARS[mode] || HEARS.opponent).includes(e.listener)) return true;
+  return mode === 'moves' && e.listener === 'blind' && e.about === 'move';
+}
 
 function defaultHearing(role) {
   if (role === 'arbiter') return 'all';
   if ((role === 'white' || role === 'black') && app.view && app.view.peg_side === role) return 'blind';
+  if (role === 'observer') return 'moves';
   return 'opponent';
+}
+
+// ---------- the page's own labels ----------
+
+// English, unless the table's language file has the page's labels (`[words.page]`,
+// `/words.json`): then the page reads in the table's language.
+const LABELS = {
+  board: 'Board', clocks: 'Clocks', move_entry: 'Move entry', game: 'Game',
+  physical_boards: 'Physical boards', scoresheets: 'Scoresheets', said: 'What was said',
+  arbiter: 'Arbiter', export: 'Export', flip: 'Flip board', keys: 'Keyboard commands',
+  send_move: 'Send move', tell_clock: 'Clock (tell the blind player)', offer_draw: 'Offer draw',
+  claim_draw: 'Claim draw…', undo: 'Undo slip of the tongue (D.2.8)', resign: 'Resign…',
+  log_out: 'Log out', tables: 'Tables', claim_question: 'Claim a draw?',
+  claim_explain: 'A claim that is wrong gives the opponent time (FIDE 6.12).',
+  claim_yes: 'Yes, claim the draw', keep_playing: 'No, keep playing',
+  resign_question: 'Resign the game?', resign_yes: 'Yes, resign', to_move: '{color} to move',
+  game_over: 'Game over', in_progress: 'Game in progress', running: 'running',
+  connection_lost: 'Connection to the daemon lost; reconnecting.', reconnected: 'Reconnected.',
+  promotion_pending: 'Promotion pending on {square}: choose the new piece.',
+  undo_own: 'Undo my last move (Alt+U)', new_game: 'New game', result: 'Enter the result',
+  tag: 'Set a header tag', read_out: 'Read out',
+  hear_opponent: 'the opponent\'s words (and what is said to everyone)',
+  hear_blind: 'the blind player\'s words (and what is said to everyone)',
+  hear_moves: 'both sides\' moves and the opponent\'s words (and what is said to everyone)',
+  hear_all: 'everything said at the table', draw_offered: '{color} offers a draw.',
+  clocks_stopped: 'Clocks stopped.',
+};
+
+// A label in the table's language (filled: `{color}`, `{square}`).
+function L(key, args = {}) {
+  const page = app.words && app.words.page;
+  const own = page && page[key];
+  let text = own || LABELS[key] || key;
+  for (const [k, v] of Object.entries(args)) text = text.replace(`{${k}}`, v);
+  return text;
+}
+
+// The language the page's labels are in: the table's when its file has them.
+function labelLang() {
+  return app.words && app.words.page && Object.keys(app.words.page).length ? tableLang() : 'en';
 }
 
 function tableLang() {
@@ -135,17 +181,24 @@ function plural(n, one, many) {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-// "1 hour 30 minutes 58 seconds", never "1:30:58", which a voice reads as a time of day.
+// "1 Stunde 31 Minuten" in the table's words (`/words.json`'s `time`, the speech's own), never
+// "1:31:41", which a voice reads as a time of day; English without them.
 function durationWords(total) {
   const neg = total < 0;
   let s = Math.abs(Math.floor(total));
   const h = Math.floor(s / 3600); s -= h * 3600;
   const m = Math.floor(s / 60); s -= m * 60;
+  const t = app.words && app.words.time;
+  const unit = (n, one, many, enOne, enMany) => (t
+    // The count as digits, whatever its placeholder ({n}, or {n_m} / {n_f} where the number
+    // word takes the noun's gender).
+    ? (n === 1 ? t[one] : t[many].replace(/\{n(?:_[mf])?\}/g, String(n)))
+    : plural(n, enOne, enMany));
   const parts = [];
-  if (h) parts.push(plural(h, 'hour', 'hours'));
-  if (m) parts.push(plural(m, 'minute', 'minutes'));
-  if (s || !parts.length) parts.push(plural(s, 'second', 'seconds'));
-  return (neg ? 'minus ' : '') + parts.join(' ');
+  if (h) parts.push(unit(h, 'hour_one', 'hours', 'hour', 'hours'));
+  if (m) parts.push(unit(m, 'minute_one', 'minutes', 'minute', 'minutes'));
+  if (s || !parts.length) parts.push(unit(s, 'second_one', 'seconds', 'second', 'seconds'));
+  return (neg ? '− ' : '') + parts.join(' ');
 }
 
 // A time control as the daemon writes it ("5400+30", "40/7200:1800+30") in words.

@@ -279,6 +279,7 @@ async fn serve_page(
     let mut settings = WebSettings::new(lang, &backends);
     settings.allowed_hosts = config.web_hosts.clone();
     settings.trusted_proxies = config.web_trusted_proxies.clone();
+    settings.pages_per_address = config.web_pages_per_address;
     settings.max_connections =
         config.control.max_connections + crate::control::session_driver::ROOM_WAITERS;
     let shutdown = shutdown.clone();

@@ -378,6 +378,7 @@ impl DeskActor {
                         urgency,
                         about,
                         lang: t.lang,
+                        id: 0,
                     };
                     t.events.send(Arc::new(TableEvent::Say(say))).ok();
                 }

@@ -294,10 +294,13 @@ impl<J: Journal> TableActor<J> {
         // The step's utterances go to the speaker together, so that an output serving two
         // listeners addressed with the same words says them once.
         let mut said = Vec::new();
+        // The same words to several listeners in one step are one utterance: one identity.
+        let mut ids: Vec<(String, u64)> = Vec::new();
         for effect in step.effects {
             match effect {
-                Effect::Event(event) => {
-                    if let TableEvent::Say(say) = &event {
+                Effect::Event(mut event) => {
+                    if let TableEvent::Say(say) = &mut event {
+                        say.id = utterance_id(&mut ids, &say.text);
                         let u = Utterance::new(
                             say.listener,
                             say.text.clone(),
@@ -364,6 +367,19 @@ impl<J: Journal> TableActor<J> {
         // No subscriber is no error.
         self.events.send(Arc::new(event.clone())).ok();
     }
+}
+
+/// Identities of utterances, unique in the daemon (every table's), never 0 ("not numbered").
+static NEXT_UTTERANCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// The identity of `text` said in this step: the one it already has here, or a new one.
+fn utterance_id(ids: &mut Vec<(String, u64)>, text: &str) -> u64 {
+    if let Some((_, id)) = ids.iter().find(|(t, _)| t == text) {
+        return *id;
+    }
+    let id = NEXT_UTTERANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ids.push((text.to_owned(), id));
+    id
 }
 
 /// A link event as the table's input.

@@ -101,6 +101,21 @@ impl RawControl {
     }
 }
 
+/// Open pages from one client address unless `web_pages_per_address` says otherwise: the
+/// control interface's share of one address at its default cap (12 of the 24 slots not kept
+/// for the players).
+pub const DEFAULT_PAGES_PER_ADDRESS: usize = 12;
+
+/// `web_pages_per_address` checked: at least one page, at most 4096 (the most connections the
+/// control interface may have).
+pub fn pages_per_address(value: usize) -> Result<usize, ConfigError> {
+    if (1..=4096).contains(&value) {
+        Ok(value)
+    } else {
+        Err(bad("web_pages_per_address", format!("{value}: 1 to 4096")))
+    }
+}
+
 /// The reverse proxies the page is reached through (`web_trusted_proxies`): addresses, or
 /// networks as `ADDRESS/BITS`. A connection from one of them is a proxy's, and the client it
 /// passes on is the one its `X-Forwarded-For` names; from any other address that header is the
@@ -244,5 +259,14 @@ mod tests {
             assert_eq!(err.key, "web_trusted_proxies[0]");
         }
         assert!(proxies(&["0.0.0.0/0"]).contains(ip("8.8.8.8")));
+    }
+
+    #[test]
+    fn the_pages_per_address_are_checked_with_their_key() {
+        assert_eq!(pages_per_address(40).unwrap(), 40);
+        for wrong in [0, 4097] {
+            let err = pages_per_address(wrong).unwrap_err();
+            assert_eq!(err.key, "web_pages_per_address");
+        }
     }
 }

@@ -25,6 +25,8 @@ pub struct RawConfig {
     /// The reverse proxies (addresses, or `ADDRESS/BITS` networks) whose `X-Forwarded-For`
     /// names the page's client for the limits per address; none by default.
     pub web_trusted_proxies: Vec<String>,
+    /// Open pages from one client address (behind a trusted proxy, each client it names).
+    pub web_pages_per_address: usize,
     /// Where tokens, the journal and finished games are kept.
     pub state_dir: PathBuf,
     /// Whether the games' records (PGN, Braille, resolutions, transcripts, WAV) are readable by
@@ -69,6 +71,7 @@ impl Default for RawConfig {
             web_listen: "127.0.0.1:7480".to_owned(),
             web_hosts: Vec::new(),
             web_trusted_proxies: Vec::new(),
+            web_pages_per_address: super::control::DEFAULT_PAGES_PER_ADDRESS,
             state_dir: PathBuf::from("/var/lib/annabella"),
             records_group_readable: false,
             log_format: "human".to_owned(),

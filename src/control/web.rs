@@ -65,12 +65,13 @@ pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
 const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 /// How long the page is given to take its close frame.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
-/// Open pages (WebSockets) from one client address: the control interface's share of one
-/// address at its default cap (12 of the 24 slots not kept for the players), so one machine
-/// cannot take every page's place, and is told so with a 503 before its page opens. Behind a
-/// reverse proxy the client is the one a trusted proxy names (`web_trusted_proxies`);
-/// otherwise every page through the proxy counts as the proxy's.
-pub const MAX_PAGES_PER_ADDRESS: usize = 12;
+/// Open pages (WebSockets) from one client address by default (`web_pages_per_address` sets
+/// it, [`WebSettings::pages_per_address`]): the control interface's share of one address at
+/// its default cap (12 of the 24 slots not kept for the players), so one machine cannot take
+/// every page's place, and is told so with a 503 before its page opens. Behind a reverse proxy
+/// the client is the one a trusted proxy names (`web_trusted_proxies`); otherwise every page
+/// through the proxy counts as the proxy's.
+pub const MAX_PAGES_PER_ADDRESS: usize = crate::config::DEFAULT_PAGES_PER_ADDRESS;
 /// Audio records downloading at once; one more is refused with a reason. Each holds one
 /// open file and one [`AUDIO_CHUNK_BYTES`] buffer, whatever the record's size.
 pub const MAX_DOWNLOADS: usize = 4;
@@ -98,6 +99,9 @@ pub struct WebSettings {
     /// The reverse proxies whose `X-Forwarded-For` names the client (`web_trusted_proxies`):
     /// the limits per address then count that client, not the proxy. None by default.
     pub trusted_proxies: TrustedProxies,
+    /// Open pages from one client address (`web_pages_per_address`); one more is refused with
+    /// a reason (503) and the page tries again by itself. [`MAX_PAGES_PER_ADDRESS`] by default.
+    pub pages_per_address: usize,
 }
 
 impl WebSettings {
@@ -115,6 +119,7 @@ impl WebSettings {
             max_connections: ControlSettings::default().max_connections + ROOM_WAITERS,
             allowed_hosts: Vec::new(),
             trusted_proxies: TrustedProxies::default(),
+            pages_per_address: MAX_PAGES_PER_ADDRESS,
         }
     }
 }
@@ -278,6 +283,16 @@ pub fn words_json(lang: &Language) -> String {
         "white_pieces": pieces(Some(Color::White)),
         "black_pieces": pieces(Some(Color::Black)),
         "letters": letters,
+        // Durations in the table's words ("{n} Minuten"), and the page's own labels.
+        "time": {
+            "hour_one": v.time().hour_one,
+            "hours": v.time().hours,
+            "minute_one": v.time().minute_one,
+            "minutes": v.time().minutes,
+            "second_one": v.time().second_one,
+            "seconds": v.time().seconds,
+        },
+        "page": v.page.labels(),
     })
     .to_string()
 }
@@ -295,11 +310,12 @@ async fn upgrade(
         );
     }
     let client = client_address(&shared.settings.trusted_proxies, peer, &headers);
-    let Some(address_page) = AddressPage::take(&shared.pages, client) else {
+    let most = shared.settings.pages_per_address;
+    let Some(address_page) = AddressPage::take(&shared.pages, client, most) else {
         return refuse(
             StatusCode::SERVICE_UNAVAILABLE,
             &format!(
-                "too many open pages from your address (at most {MAX_PAGES_PER_ADDRESS}); close one or try again later"
+                "too many open pages from your address (at most {most}); close one or try again later"
             ),
         );
     };
@@ -382,11 +398,15 @@ struct AddressPage {
 }
 
 impl AddressPage {
-    /// A place for one more page from `address`, unless it has [`MAX_PAGES_PER_ADDRESS`].
-    fn take(pages: &Arc<Mutex<HashMap<IpAddr, usize>>>, address: IpAddr) -> Option<AddressPage> {
+    /// A place for one more page from `address`, unless it has `most`.
+    fn take(
+        pages: &Arc<Mutex<HashMap<IpAddr, usize>>>,
+        address: IpAddr,
+        most: usize,
+    ) -> Option<AddressPage> {
         let mut open = pages.lock().ok()?;
         let count = open.entry(address).or_insert(0);
-        if *count >= MAX_PAGES_PER_ADDRESS {
+        if *count >= most {
             return None;
         }
         *count += 1;
@@ -663,6 +683,66 @@ mod tests {
             request_line(&"x".repeat(512).as_str().into()),
             text(&"x".repeat(512))
         );
+    }
+
+    #[test]
+    fn every_builtin_language_serves_every_page_label() {
+        use crate::chess::page_words::PAGE_KEYS;
+        for code in Language::builtin_codes() {
+            let lang = Language::builtin(code).unwrap();
+            let words: serde_json::Value = serde_json::from_str(&words_json(lang)).unwrap();
+            for (key, _) in PAGE_KEYS {
+                assert!(words["page"][key].is_string(), "{code}: {key}");
+            }
+            assert_eq!(
+                words["page"].as_object().unwrap().len(),
+                PAGE_KEYS.len(),
+                "{code}"
+            );
+            // The page fills {n}, {n_m} or {n_f} with the count (words.js, durationWords).
+            let minutes = words["time"]["minutes"].as_str().unwrap();
+            assert!(
+                ["{n}", "{n_m}", "{n_f}"]
+                    .iter()
+                    .any(|n| minutes.contains(n)),
+                "{code}: {minutes}"
+            );
+        }
+        // A language file whose labels are wrong is refused when it is read, naming the key.
+        let de = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/config/voices/de.toml"
+        ))
+        .unwrap();
+        let wrong = de.replace("tag = \"Kopfzeile setzen\"", "tag = \"{name} setzen\"");
+        let err = Language::from_toml(&wrong).err().unwrap().to_string();
+        assert!(
+            err.contains("words.page.tag: unknown placeholder {name}"),
+            "{err}"
+        );
+        let without: String = de.split("\n[words.page]").next().unwrap().to_owned();
+        assert!(
+            Language::from_toml(&without)
+                .unwrap()
+                .vocabulary()
+                .page
+                .labels()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_pages_of_one_address_stop_at_the_configured_limit() {
+        let pages = Arc::new(Mutex::new(HashMap::new()));
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        let open: Vec<_> = (0..3)
+            .map(|_| AddressPage::take(&pages, a, 3).unwrap())
+            .collect();
+        assert!(AddressPage::take(&pages, a, 3).is_none());
+        assert!(AddressPage::take(&pages, b, 3).is_some());
+        drop(open);
+        assert!(AddressPage::take(&pages, a, 3).is_some());
     }
 
     #[tokio::test]

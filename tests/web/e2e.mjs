@@ -81,9 +81,9 @@ async function axe(page, state) {
   check(`axe-core: no violation (${state})`, violations.length === 0, violations.join('; '));
 }
 
-// The harness restarts the daemon (SIGTERM, start again on the same state and ports).
-function restartDaemon() {
-  process.stdout.write('restart\n');
+// The harness stops the daemon (SIGTERM) or starts it again on the same state and ports.
+function daemonLine(line) {
+  process.stdout.write(line + '\n');
   return new Promise((resolve) => {
     if (replies.length) resolve(replies.shift()); else waiting.push(resolve);
   });
@@ -244,10 +244,10 @@ async function run(browser) {
     check(`command "${line}"`, true, said);
     return said;
   };
-  await command('c', /^White .*(hour|minute).*Black .*moves? played/);
+  await command('c', /^White .*(Stunde|Minute).*Black .*moves? played/);
   await command('l', /^2\. Sf3, Springer Felix drei$/);
   await command('t', /^Black to move\.$/);
-  await command('i', /Time control: .*(hour|minute).*The blind player plays white/);
+  await command('i', /Time control: .*(Stunde|Minute).*The blind player plays white/);
   await command('p N', /^Weiß: Springer Bella eins, Felix drei$/);
   await command('p n', /^Schwarz: Springer Bella acht, Gustav acht$/);
   await command('s e', /^Eva: Eva acht schwarzer König; Eva fünf schwarzer Bauer; Eva vier weißer Bauer; Eva eins weißer König$/);
@@ -436,9 +436,13 @@ async function run(browser) {
   await page.locator('#move-text').focus();
   await page.evaluate(() => { window.__live.length = 0; });
   const stopped = Date.now();
-  await restartDaemon();
+  // An outage of several attempts (0.25, 0.5, 0.75, 1 s …): announced once all the same.
+  await daemonLine('stop');
+  await waitFor('four attempts to reconnect', async () => (await page.evaluate(() => reconnecting.attempt)) >= 4, 15000);
+  figures.reconnect_attempts_in_outage = await page.evaluate(() => reconnecting.attempt);
+  await daemonLine('start');
   const back = Date.now();
-  await waitFor('the page reconnected', async () => (await text(page, '#connection')).includes('Reconnected'), 5000);
+  await waitFor('the page reconnected', async () => (await text(page, '#connection')).includes('Wieder verbunden'), 5000);
   const reconnected = Date.now();
   figures.restart_ms = back - stopped;
   figures.reconnect_after_restart_ms = reconnected - back;
@@ -446,9 +450,12 @@ async function run(browser) {
     reconnected - back < 5000 && await page.locator('#table-view').isVisible() && !(await page.locator('#login-view').isVisible()),
     `daemon down and up in ${back - stopped} ms; reconnected ${reconnected - back} ms later`);
   check('the focus is back where it was', (await page.evaluate(() => document.activeElement?.id)) === 'move-text');
-  await waitFor('the reconnection read out', async () => (await live(page)).some((t) => t.includes('Reconnected')), 10000);
-  const told = (await live(page)).filter((t) => /lost|Reconnected/.test(t));
-  check('the page says so, once', told.filter((t) => t.includes('lost')).length === 1 && told.filter((t) => t.includes('Reconnected')).length === 1, told.join(' | '));
+  await waitFor('the reconnection read out', async () => (await live(page)).some((t) => t.includes('Wieder verbunden')), 10000);
+  await settled(page);
+  const told = (await live(page)).filter((t) => /verloren|Wieder verbunden/.test(t));
+  figures.outage_announcements = told.length;
+  check('the page says so in the table\'s language, once for the outage and once for its end', told.filter((t) => t.includes('verloren')).length === 1 && told.filter((t) => t.includes('Wieder verbunden')).length === 1, told.join(' | '));
+  check('the connection line is no live region (its attempts are not read)', await page.locator('#connection').evaluate((el) => !el.getAttribute('role') && !el.getAttribute('aria-live')));
   await waitFor('the game after the restart', async () => (await fenOf(page))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
 
   // --- the keys dialog ---
@@ -457,8 +464,10 @@ async function run(browser) {
   await page.keyboard.press('Escape');
 
   // --- a promotion choice: the four buttons, then the focus goes on to the move entry ---
-  await page.evaluate(() => showPromotion('e7e8'));
+  await page.evaluate(() => { window.__live.length = 0; showPromotion('e7e8'); });
   await axe(page, 'promotion');
+  const pending = await waitFor('the pending promotion announced', async () => (await live(page)).find((t) => t.includes('Umwandlung wartet auf Eva acht')), 5000);
+  check('a pending promotion is announced to the assistant, in the table\'s language', true, pending);
   await page.locator('#promotion-buttons button').first().click();
   await waitFor('the promotion box closed', async () => !(await page.locator('#promotion').isVisible()));
   check('after a promotion choice the focus is on the move entry', (await page.evaluate(() => document.activeElement?.id)) === 'move-text');
@@ -468,7 +477,28 @@ async function run(browser) {
   check('resign asks for confirmation', await page.locator('#resign-dialog').evaluate((d) => d.open));
   await axe(page, 'resign dialog');
   await page.keyboard.press('Escape');
-  check('Escape keeps playing', !(await page.locator('#resign-dialog').evaluate((d) => d.open)) && (await text(page, '#status-line')).startsWith('Game in progress'));
+  check('Escape keeps playing', !(await page.locator('#resign-dialog').evaluate((d) => d.open)) && (await text(page, '#status-line')).startsWith('Partie läuft'), await text(page, '#status-line'));
+
+  // --- a draw claim asks first: a stray Enter claims nothing ---
+  const before = await text(page, '#action-result');
+  await page.locator('#claim-draw').focus();
+  await page.keyboard.press('Enter');
+  check('a draw claim asks for confirmation', await page.locator('#claim-dialog').evaluate((d) => d.open));
+  check('the confirmation\'s focus is on keeping playing', (await page.evaluate(() => document.activeElement?.id)) === 'claim-no');
+  await axe(page, 'claim dialog');
+  await page.keyboard.press('Enter');
+  check('Enter on the confirmation keeps playing, and nothing is claimed',
+    !(await page.locator('#claim-dialog').evaluate((d) => d.open)) && (await text(page, '#action-result')) === before, await text(page, '#action-result'));
+
+  // --- the page's labels and the clocks in the table's language ---
+  check('the page\'s labels are German at a German table',
+    (await text(page, '#board-title')) === 'Brett' && (await page.locator('#board-title').getAttribute('lang')) === 'de'
+    && (await text(page, '#claim-draw')) === 'Remis beanspruchen…' && (await text(page, '#actions-title')) === 'Partie'
+    && (await text(page, '#hear-label')) === 'Vorlesen' && (await text(page, '#status-line')).startsWith('Partie läuft.') && (await text(page, '#status-line')).includes(' am Zug'),
+    `${await text(page, '#board-title')}, ${await text(page, '#claim-draw')}`);
+  const clockWords = await page.locator('#clock-white .time-words').textContent();
+  check('a clock is read as a duration in the table\'s words', /^(eine Stunde|\d+ Stunden)( (eine Minute|\d+ Minuten))?( (eine Sekunde|\d+ Sekunden))?$/.test(clockWords)
+    && (await page.locator('#clock-white .time-words').getAttribute('lang')) === 'de', clockWords);
 
   // --- an observer reads only ---
   const observer = await context.newPage();
@@ -480,12 +510,16 @@ async function run(browser) {
   check('an observer sees no move, game or arbiter buttons',
     !(await observer.locator('#send-move').isVisible()) && !(await observer.locator('#game-actions').isVisible()) && !(await observer.locator('#arbiter-tools').isVisible()),
     visibleButtons.join(', '));
-  check('an observer hears the opponent\'s words by default', (await observer.locator('#hear').inputValue()) === 'opponent');
+  check('an observer hears both sides\' moves by default', (await observer.locator('#hear').inputValue()) === 'moves');
   check('a page opened late frames the last move', (await text(observer, '#board-caption')).includes('Last move: 2. Sf3, Springer Felix drei'), await text(observer, '#board-caption'));
   await observer.locator('#move-text').fill('d4');
   await observer.locator('#move-text').press('Enter');
   const obs = await waitFor('the observer refused', async () => text(observer, '#move-error'));
   check('an observer may not move', obs.includes('not allowed'), obs);
+  await settled(observer);
+  const refusalsRead = (await live(observer)).filter((t) => t.includes('not allowed'));
+  figures.refusal_read = refusalsRead.length;
+  check('a refusal is read once', refusalsRead.length === 1, refusalsRead.join(' | '));
   await axe(observer, 'observer');
 
   // --- a burst: a mate and the result in one frame, through the page's own receiving path ---
@@ -511,9 +545,9 @@ async function run(browser) {
   await page.locator('#resign-yes').click();
   const over = await waitFor('the end on the observer\'s page', async () => {
     const t = await text(observer, '#status-line');
-    return t.startsWith('Game over') && t;
+    return t.startsWith('Partie beendet') && t;
   });
-  check('after the end the status says why, not whose turn', over.includes('Black wins') && !over.includes('to move'), over);
+  check('after the end the status says why, not whose turn', over.includes('Schwarz gewinnt') && !over.includes('am Zug'), over);
   const endRead = await waitFor('the end read out', async () => (await live(observer)).find((t) => /gibt auf|Schwarz gewinnt|aufgegeben/.test(t)), 6000);
   check('the end is read out on the observer\'s page', true, endRead);
   await axe(observer, 'game over (observer)');
@@ -543,9 +577,13 @@ async function run(browser) {
   }, 10000).catch((e) => { throw new Error(`${e.message}; the observer's page: ${JSON.stringify(mateDebug)}`); });
   figures.real_mate_read = mated;
   check('a real mate and its result are both read on the observer\'s page, in order', true, mated.join(' | '));
+  await settled(observer);
+  const ends = (await live(observer)).filter((t) => /Weiß gewinnt|Partie beendet|Game over/.test(t));
+  figures.end_read = ends.length;
+  check('the end is read once, after the move', ends.length === 1 && ends[0].includes('Weiß gewinnt'), (await live(observer)).join(' | '));
   const matedStatus = await waitFor('the mate in the status', async () => {
     const t = await text(observer, '#status-line');
-    return t.startsWith('Game over: White wins') && t;
+    return t.startsWith('Partie beendet') && t.includes('Weiß gewinnt') && t;
   });
   check('after the mate the status says so', matedStatus.includes('Matt'), matedStatus);
   await observer.close();
@@ -592,11 +630,131 @@ async function run(browser) {
   await axe(n, '375 px (arbiter)');
   await narrow.close();
 
+  await bothSides(context, pageErrors);
+
   check('no script errors on the page', pageErrors.length === 0, pageErrors.join('; '));
   // The pages refresh their clocks quietly: the blind player hears the time only when asked.
   const spokenClocks = readFileSync(TRANSCRIPT, 'utf8').split('\n').filter((l) => / blind .*Stunde/.test(l));
   check('refreshing pages never make the clock talk', spokenClocks.length === 0, spokenClocks.join(' | '));
   await page.screenshot({ path: join(OUT, 'final.png'), fullPage: false });
+}
+
+// Every phrase queued on `p` so far has been read: a marker queued after them is.
+async function settled(p) {
+  const mark = `Probe ${Math.random()}`;
+  await p.evaluate((m) => announce(m), mark);
+  await waitFor('the queue read to its end', async () => (await live(p)).some((t) => t.includes(mark)), 15000);
+}
+
+async function opened(context, token, errors) {
+  const p = await context.newPage();
+  await p.addInitScript(RECORD_LIVE);
+  p.on('pageerror', (e) => errors.push(e.message));
+  await p.goto(`${URL}#token=${token}`);
+  await p.locator('body[data-ready]').waitFor({ state: 'attached', timeout: 5000 });
+  return p;
+}
+
+// The arbiter's new game, both sides' moves on an observer's page, two utterances in the same
+// words both read, the one-key undo, the arbiter's tag and result, and the board in forced
+// colours.
+async function bothSides(context, errors) {
+  const arb = await opened(context, env('TOKEN_ARBITER'), errors);
+  const obs = await opened(context, env('TOKEN_OBSERVER'), errors);
+  const asst = await opened(context, env('TOKEN_ASSISTANT'), errors);
+  check('the arbiter reads everything by default', (await arb.locator('#hear').inputValue()) === 'all');
+  // The game before ended in mate: the arbiter's controls start the next one.
+  await arb.locator('#new-game-fen').fill('');
+  await arb.locator('#new-game-button').click();
+  const started = await waitFor('the new game started', async () => {
+    const t = await text(arb, '#arbiter-result');
+    return t.startsWith('New game') && t;
+  });
+  check('the arbiter starts a new game from the page', true, started);
+  await peg('start');
+  const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w';
+  await waitFor('the new game on the pages', async () => (await fenOf(obs))?.startsWith(START) && (await fenOf(asst))?.startsWith(START));
+  await arb.locator('#tag-name').selectOption('white');
+  await arb.locator('#tag-value').fill('Anna Blind');
+  await arb.locator('#tag-button').click();
+  const tagged = await waitFor('the tag set', async () => text(arb, '#arbiter-result').then((t) => t.includes('Anna Blind') && t));
+  check('the arbiter sets a header tag from the page', true, tagged);
+  // The daemon's own word on the game: so many half-moves, the peg board in sync.
+  const reached = (ply, what) => waitFor(what, async () => {
+    const s = await asst.evaluate(() => ask('status'));
+    return s.includes(` ply ${ply} `) && / peg \S+ in-sync/.test(s) && s;
+  }, 5000);
+  const typed = async (move) => {
+    const r = await asst.evaluate((m) => ask('move ' + m), move);
+    if (!r.startsWith('ok')) throw new Error(`move ${move}: ${r}`);
+  };
+  let ply = 0;
+  for (const [white, black, replica] of [['e4', 'e5', 'e5'], ['Nf3', 'Sc6', 'Nc6'], ['d4', 'exd4', 'exd4']]) {
+    await peg(white);
+    await reached(++ply, `${white} played`);
+    await typed(black);
+    await peg(replica);
+    await reached(++ply, `${black} replicated`);
+  }
+  for (const p of [arb, obs]) await settled(p);
+  for (const p of [arb, obs]) await p.evaluate(() => { window.__live.length = 0; });
+  // 4.Nxd4 on the peg board, then 4...Sxd4 relayed at once: the same words, two utterances.
+  await peg('Nxd4');
+  await reached(++ply, '4.Nxd4 played');
+  await typed('Sxd4');
+  const PHRASE = 'Springer schlägt David vier';
+  await waitFor('both utterances on the pages', async () => {
+    const listed = async (p) => (await text(p, '#transcript')).split('\n').filter((l) => l.endsWith(PHRASE)).length;
+    return (await listed(arb)) >= 3 && (await listed(obs)) >= 3;
+  }, 10000);
+  for (const p of [arb, obs]) await settled(p);
+  const readArb = (await live(arb)).filter((t) => t.endsWith(PHRASE));
+  const readObs = (await live(obs)).filter((t) => t.endsWith(PHRASE));
+  figures.same_words_read = { arbiter: readArb.length, observer: readObs.length, said: 3 };
+  check('two moves in the same words are both read, each once (arbiter, reading everything)', readArb.length === 2, readArb.join(' | '));
+  check('an observer hears both sides\' moves, the relayed one too', readObs.length === 2, readObs.join(' | '));
+  // The report's scene through the page's own receiving path: the same words to another
+  // listener 0.6 s later are another utterance and are read; one utterance to two listeners
+  // is read once.
+  await arb.evaluate(() => {
+    window.__live.length = 0;
+    const say = (listener, id) => conn.receive(JSON.stringify({ event: 'say', listener, text: 'Läufer schlägt Cesar vier', urgent: false, lang: 'de', id, about: 'move', line: '' }));
+    say('opponent', 9000000001);
+    say('blind', 9000000001);
+    setTimeout(() => say('blind', 9000000002), 600);
+  });
+  await waitFor('both utterances read', async () => (await live(arb)).filter((t) => t.endsWith('Läufer schlägt Cesar vier')).length >= 2, 5000);
+  await settled(arb);
+  const twice = (await live(arb)).filter((t) => t.endsWith('Läufer schlägt Cesar vier'));
+  check('the same words 0.6 s later to another listener are read; one utterance to two listeners once', twice.length === 2, twice.join(' | '));
+  // The assistant takes back the move he relayed with one key.
+  await asst.locator('#move-text').focus();
+  await asst.keyboard.press('Alt+U');
+  const undone = await waitFor('the one-key undo', async () => text(asst, '#action-result').then((t) => t.startsWith('Move withdrawn') && t));
+  await waitFor('the move withdrawn on the page', async () => / b /.test((await fenOf(asst)) || ''));
+  check('one key undoes one\'s own last move', true, undone);
+  // The board in forced colours (High Contrast): focus and selection keep their frames.
+  await arb.emulateMedia({ forcedColors: 'active' });
+  const cell = arb.locator('#board-grid [tabindex="0"]');
+  await cell.focus();
+  await arb.keyboard.press('a');
+  await arb.keyboard.press('1');
+  const focused = await arb.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  await arb.keyboard.press('Enter');
+  await arb.keyboard.press('ArrowUp');
+  const selected = await arb.evaluate(() => {
+    const s = document.querySelector('#board-grid [aria-selected="true"]');
+    return s ? getComputedStyle(s).outlineStyle : 'none';
+  });
+  check('in forced colours the focused and the chosen square are framed by outlines', focused !== 'none' && selected !== 'none', `focus ${focused}, chosen ${selected}`);
+  await axe(arb, 'forced colours (arbiter)');
+  await arb.keyboard.press('Escape');
+  await arb.emulateMedia({ forcedColors: 'none' });
+  await arb.locator('#result-value').selectOption('1/2-1/2');
+  await arb.locator('#result-button').click();
+  await waitFor('the result on the observer\'s page', async () => (await text(obs, '#status-line')).startsWith('Partie beendet'));
+  check('the arbiter enters the result from the page', true, await text(obs, '#status-line'));
+  for (const p of [arb, obs, asst]) await p.close();
 }
 
 async function arbiter2(context, body) {

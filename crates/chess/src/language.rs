@@ -141,6 +141,7 @@ impl Language {
         }
         // One message for every problem: the vocabulary's own, then words with two meanings.
         let mut problems: Vec<String> = file.words.validate().err().into_iter().collect();
+        file.words.page.check(&mut problems);
         let (lexicon, clashes) = Lexicon::build(&file.words);
         problems.extend(clashes);
         if !problems.is_empty() {

@@ -3,6 +3,7 @@
 //! - [`game`]: a [`game::Game`] on shakmaty with outcome, draw claims and Chess960 starts.
 //! - [`language`]: a language's piece letters and spoken vocabulary, from `config/voices/*.toml`.
 //! - [`vocabulary`]: the spoken words of a language (the `[words]` table of its file).
+//! - [`page_words`]: the web page's own labels in a language (`[words.page]`).
 //! - [`lexicon`]: those words indexed for reading back, and the check that none has two meanings.
 //! - [`notation`]: one parser and one formatter for every notation (ICCF, telegraph, SAN, LAN,
 //!   UCI, spoken), with auto-detection and precise errors.
@@ -18,6 +19,7 @@ pub mod game;
 pub mod language;
 pub mod lexicon;
 pub mod notation;
+pub mod page_words;
 pub mod pgn;
 pub mod phrases;
 pub mod scoresheet;

@@ -305,6 +305,8 @@ pub struct Vocabulary {
     phonemes: BTreeMap<String, String>,
     #[serde(default)]
     record: RecordWords,
+    #[serde(default)]
+    pub page: crate::page_words::PageWords,
 }
 
 /// The words of the audio record (FIDE D.2.7), which doubles as the blind player's score.

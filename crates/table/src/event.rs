@@ -131,6 +131,11 @@ pub struct Say {
     /// The language of the words (the table's code, "de"): the page marks each announcement
     /// with it, so a screen reader reads it with the right voice (WCAG 3.1.2).
     pub lang: &'static str,
+    /// The utterance's identity: the same words to several listeners in one step (the blind
+    /// player's move, to him and to the opponent) are one utterance and share it; any other
+    /// utterance, even in the same words, has another. 0 until the table's actor numbers it
+    /// as it performs the step; the page reads each identity once (`docs/web.md`).
+    pub id: u64,
 }
 
 /// How the two-sheet procedure (D.2.9) ended this time.

@@ -15,7 +15,7 @@ use crate::chess::scoresheet::format_clock;
 use crate::control::wire::one_line;
 use crate::table::corrections::PieceName;
 use crate::table::detector::Conclusion;
-use crate::table::event::{BoardId, DeskEvent, MailEvent, ResolutionEvent, TableEvent};
+use crate::table::event::{About, BoardId, DeskEvent, MailEvent, ResolutionEvent, TableEvent};
 
 /// One field's value, as both wires carry it.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,6 +77,12 @@ pub const PAGE_ONLY: &[(&str, &str)] = &[
     // How the page's live region announces the words, and in which language (WCAG 3.1.2).
     ("say", "urgent"),
     ("say", "lang"),
+    // The utterance's identity: the same words to two listeners in one step share it, another
+    // utterance in the same words has another, so the page reads each utterance once.
+    ("say", "id"),
+    // What the words are about (`move`, `clock`, `other`, `desk`): an observer's page reads
+    // both sides' moves, not everything said to the blind player.
+    ("say", "about"),
 ];
 
 /// Builds one event's field list.
@@ -185,7 +191,9 @@ pub fn event_fields(event: &TableEvent) -> EventFields {
             f.text("listener", say.listener.to_string())
                 .text("text", say.text.as_str())
                 .page_only("urgent", Value::Bool(say.urgency.is_urgent()))
-                .page_only("lang", Value::Text(say.lang.to_owned())),
+                .page_only("lang", Value::Text(say.lang.to_owned()))
+                .page_only("id", Value::Int(i64::try_from(say.id).unwrap_or(i64::MAX)))
+                .page_only("about", Value::Text(about_name(say.about).to_owned())),
         ),
         TableEvent::BoardError { board, message } => (
             "board-error",
@@ -308,6 +316,19 @@ pub fn event_fields(event: &TableEvent) -> EventFields {
         TableEvent::Mail(mail) => ("mail", mail_fields(f, mail)),
     };
     EventFields { kind, fields: f.0 }
+}
+
+/// What an utterance is about, as the page's `say` object names it.
+fn about_name(about: About) -> &'static str {
+    match about {
+        About::Move { .. } => "move",
+        About::ClockCall { .. } => "clock",
+        About::TimeAnswer => "time",
+        About::Withdrawn { .. } => "withdrawn",
+        About::Result => "result",
+        About::Other => "other",
+        About::Desk => "desk",
+    }
 }
 
 fn resolution_fields(f: Fields, r: &ResolutionEvent) -> Fields {

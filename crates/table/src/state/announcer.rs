@@ -89,6 +89,7 @@ impl Announcer {
             urgency,
             about,
             lang: self.lang.code(),
+            id: 0,
         }
     }
 

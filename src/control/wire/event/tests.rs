@@ -120,6 +120,7 @@ fn samples() -> Vec<(TableEvent, &'static str)> {
                 urgency: Urgency::Urgent,
                 about: About::Other,
                 lang: "de",
+                id: 7,
             }),
             "event say blind Eva vier zwei",
         ),
