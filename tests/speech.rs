@@ -646,20 +646,13 @@ fn espeak_ng_records_a_german_game_as_one_wav() {
     }
     let dir = scratch_dir("wav-real");
     let speaker = Speaker::from_spec(&format!("wav:{}", dir.display())).unwrap();
-    speaker.say(Utterance::new(
-        Listener::BlindPlayer,
-        "Springer Felix drei",
-        "de",
-        "round 1/board 2",
-        1,
-    ));
-    speaker.say(Utterance::new(
-        Listener::Opponent,
-        "Eva vier",
-        "de",
-        "round 1/board 2",
-        2,
-    ));
+    // The record is a score: it takes moves (and withdrawals and the result).
+    let a_move = |text: &str, number: u32, color: shakmaty::Color, at: u64| {
+        Utterance::new(Listener::Everyone, text, "de", "round 1/board 2", at)
+            .about(About::Move { number, color })
+    };
+    speaker.say(a_move("Springer Felix drei", 1, shakmaty::Color::White, 1));
+    speaker.say(a_move("Eva fünf", 1, shakmaty::Color::Black, 2));
     assert!(speaker.flush_blocking(Duration::from_secs(30)));
     let path = dir.join("round_1_board_2.wav");
     let bytes = fs::read(&path).unwrap();
@@ -685,11 +678,10 @@ fn espeak_ng_records_a_german_game_as_one_wav() {
     // A restarted daemon appends to the same record.
     drop(speaker);
     let speaker = Speaker::from_spec(&format!("wav:{}", dir.display())).unwrap();
-    speaker.say(Utterance::new(
-        Listener::BlindPlayer,
-        "Schach",
-        "de",
-        "round 1/board 2",
+    speaker.say(a_move(
+        "Läufer Cesar vier Schach",
+        2,
+        shakmaty::Color::White,
         3,
     ));
     assert!(speaker.flush_blocking(Duration::from_secs(30)));
