@@ -312,7 +312,14 @@ impl MoveDetector {
                 return;
             }
         }
-        let reason = (explained && self.table.turn != Turn::Owed).then(|| self.classify());
+        let reason = (explained && self.table.turn != Turn::Owed)
+            .then(|| self.classify())
+            // A piece knocked over or a peg dropped is a board problem, not an illegal move
+            // (which at a tournament implies a penalty).
+            .filter(|_| {
+                self.kind != BoardKind::Occupancy
+                    || !(self.extra_peg() || (self.knocked() && !self.pegs.hand.is_empty()))
+            });
         self.report_wrong(reason, out);
     }
 
