@@ -341,7 +341,17 @@ pub fn apply(observed: &Observed, corrections: &[Correction]) -> Observed {
 /// A correction in the player's words, square by square ("Springer von Felix vier nach Felix
 /// drei"); a peg whose piece nobody knows is named by its squares alone.
 pub fn spoken(c: &Correction, v: &Vocabulary) -> String {
+    spoken_with_hand(c, v, |_| false)
+}
+
+/// [`spoken`], where `in_hand(square)` says whether the peg lifted from `square` is still in
+/// the player's hand: a piece to be placed there is then asked back ("weißen Bauern zurück auf
+/// Hector zwei stellen").
+pub fn spoken_with_hand(c: &Correction, v: &Vocabulary, in_hand: impl Fn(Square) -> bool) -> String {
     match *c {
+        Correction::Place { piece, square } if in_hand(square) => {
+            phrases::correction_return(piece, square, v)
+        }
         Correction::Move {
             piece: Some(p),
             from,
@@ -356,11 +366,11 @@ pub fn spoken(c: &Correction, v: &Vocabulary) -> String {
             piece: Some(p),
             square,
         } => phrases::correction_remove(p, square, v),
-        // Nothing says what stands there; the square alone is what the player can act on.
+        // Nothing says what stands there: "die Figur auf … entfernen".
         Correction::Remove {
             piece: None,
             square,
-        } => phrases::square_phrase(square, v),
+        } => phrases::correction_remove_unknown(square, v),
         Correction::Place { piece, square } => phrases::correction_place(piece, square, v),
     }
 }

@@ -263,6 +263,14 @@ impl MoveDetector {
         }
     }
 
+    /// Whether the peg lifted from `square` is still in the hand (occupancy boards): a piece to
+    /// be put back there is asked for as his own.
+    pub fn in_hand_from(&self, square: Square) -> bool {
+        self.kind == BoardKind::Occupancy
+            && !self.pegs.occ.contains(square)
+            && self.pegs.hand.iter().any(|p| p.origin == square)
+    }
+
     /// Whether a clock runs on this (identity) board: its player's moves are then complete at
     /// his press, not after the quiet time.
     pub fn has_clock(&self) -> bool {

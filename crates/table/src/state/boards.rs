@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use shakmaty::{Chess, Move, Position};
 
 use crate::control::{ErrorCode, Refusal};
-use crate::corrections::Correction;
+use crate::corrections::{Correction, spoken_with_hand};
 use crate::detector::Conclusion;
 use crate::event::{BoardId, Listener, TableEvent, Urgency};
 use crate::record::{Record, Source};
@@ -322,7 +322,8 @@ impl Table {
                 self.say(listener_of(board), text, Urgency::Polite, out);
             }
         } else {
-            let say = self.announcer.guide(board, header, first.as_ref());
+            let words = first.map(|c| self.correction_words(board, &c));
+            let say = self.announcer.guide(board, header, words);
             out.event(TableEvent::Say(say));
         }
         out.event(TableEvent::Guide {
@@ -340,10 +341,19 @@ impl Table {
             Guidance::InSync => self.back_in_sync(board, out),
             Guidance::Next(_) if self.analysing(board) => {}
             Guidance::Next(c) => {
-                let say = self.announcer.next_correction(board, &c);
+                let words = self.correction_words(board, &c);
+                let say = self.announcer.next_correction(board, words);
                 out.event(TableEvent::Say(say));
             }
         }
+    }
+
+    /// A correction in `board`'s player's words: a piece still in his hand is asked back.
+    pub(super) fn correction_words(&self, board: BoardId, c: &Correction) -> String {
+        let detector = self.boards.get(board).map(|b| b.feed.detector());
+        spoken_with_hand(c, self.announcer.vocab(), |sq| {
+            detector.is_some_and(|d| d.in_hand_from(sq))
+        })
     }
 
     pub(super) fn link(&mut self, board: BoardId, up: bool, detail: &str, out: &mut Step) {

@@ -11,7 +11,7 @@
 use shakmaty::Position;
 
 use crate::control::{Refusal, Role, TableRequest as Command};
-use crate::corrections::{Observed, spoken};
+use crate::corrections::Observed;
 use crate::event::{BoardId, Listener, TableEvent, Urgency};
 use crate::reconcile::Side;
 use crate::state::key_strip::{KeyAnswer, KeyContext, KeyRequest, KeyWord};
@@ -60,9 +60,13 @@ impl Table {
         match answer {
             KeyAnswer::Promotion(_) => {}
             KeyAnswer::LastSaid => {
-                let text = match self.announcer.last_to_blind() {
-                    Some(said) => said.to_owned(),
-                    None => self.last_move_words(),
+                // While his board is being corrected, the pending instruction is what he
+                // needs again (not the last move, nor a word said since).
+                let pending = self.boards.peg.guided.filter(|_| self.boards.peg.differs);
+                let text = match (pending, self.announcer.last_to_blind()) {
+                    (Some(c), _) => self.correction_words(BoardId::Peg, &c),
+                    (None, Some(said)) => said.to_owned(),
+                    (None, None) => self.last_move_words(),
                 };
                 self.tell(text, out);
             }
@@ -267,7 +271,7 @@ impl Table {
             fill_count(&template, differing as u64, self.announcer.vocab())
         }];
         let fixes = self.boards.corrections(BoardId::Peg, &self.state.game);
-        words.extend(fixes.first().map(|c| spoken(c, self.announcer.vocab())));
+        words.extend(fixes.first().map(|c| self.correction_words(BoardId::Peg, c)));
         self.tell(words.join(". "), out);
     }
 }
