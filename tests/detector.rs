@@ -696,7 +696,12 @@ fn after_an_illegal_move_a_legal_one_counts_once_the_board_is_right_again() {
     check(
         START,
         "Lg1 Pg3 Lg3 Pf3 Lf3 Pg1 Lg1 Pf3",
-        &["touched g1 N", "illegal way:Ng1-g3 Ng3-g1", "in-sync", "move g1f3"],
+        &[
+            "touched g1 N",
+            "illegal way:Ng1-g3 Ng3-g1",
+            "in-sync",
+            "move g1f3",
+        ],
     );
 }
 
@@ -712,11 +717,7 @@ fn following_a_correction_never_plays_a_move() {
         &opts,
         START,
         "Lf3 Lc4 Pg5 Pb5 Lb5 Pc4 Lg5 Pf3",
-        &[
-            "touched f3 N",
-            "illegal displaced Bb5-c4,Ng5-f3",
-            "in-sync",
-        ],
+        &["touched f3 N", "illegal displaced Bb5-c4,Ng5-f3", "in-sync"],
     );
 }
 

@@ -55,7 +55,9 @@ fn italian(dir: &Path) -> (SimulatedBoard, Daemon, ControlClient, ControlClient)
     {
         board.hand(white);
         let n = 2 * ply + 1;
-        watcher.expect_event(white, |l| l.starts_with(&format!("event move {n} white {white}")));
+        watcher.expect_event(white, |l| {
+            l.starts_with(&format!("event move {n} white {white}"))
+        });
         let answer = black.ask(&format!("move {reply}"));
         assert!(answer.starts_with(&format!("ok {reply}")), "{answer}");
         board.hand(reply);
@@ -137,4 +139,79 @@ fn a_dropped_peg_is_to_be_removed_and_is_no_illegal_move() {
     hears_no_move(&watcher, "Brett stimmt wieder");
     board.hand("e2e4");
     watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+}
+
+/// Both times as the `clock` request answers them (a stopped clock reads the same twice).
+fn clock(client: &mut ControlClient) -> String {
+    let reply = client.ask("clock");
+    assert!(reply.starts_with("ok "), "{reply}");
+    reply
+}
+
+#[test]
+fn the_next_game_starts_when_the_boards_are_set_up() {
+    let dir = scratch_dir("hand-mistakes-new-game");
+    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let daemon = serve(&dir);
+    let mut black = daemon.connect("black");
+    let mut arbiter = daemon.connect("arbiter");
+    let mut watcher = daemon.connect("observer");
+    assert!(watcher.ask("events").starts_with("ok events"));
+    watcher.wait_status("peg connected in-sync");
+    board.hand("e2e4");
+    watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+    assert!(black.ask("move e7e5").starts_with("ok e7e5"));
+    board.hand("e7e5");
+    watcher.heard("in Ordnung");
+    assert_eq!(black.ask("resign"), "ok black resigns");
+    let reply = arbiter.ask("new-game");
+    assert!(reply.starts_with("ok new game"), "{reply}");
+    // The game is announced first, then the set-up is guided; the clock stands still.
+    let order = std::cell::RefCell::new(Vec::new());
+    watcher.expect_event("the first instruction", |l| {
+        if l.starts_with("event say ") || l.starts_with("event clock ") {
+            order.borrow_mut().push(l.to_owned());
+        }
+        l.starts_with("event say blind Brett stimmt nicht")
+    });
+    let mut order = order.into_inner();
+    order.retain(|l| !l.contains("gibt auf"));
+    assert!(
+        order[0].starts_with("event say all Neue Partie. Bedenkzeit fünf Minuten"),
+        "{order:#?}"
+    );
+    assert!(order.iter().any(|l| l == "event clock pause"), "{order:#?}");
+    let before = clock(&mut arbiter);
+    assert_eq!(
+        before,
+        "ok white 0:05:00 black 0:05:00 moves 0 running none"
+    );
+    // His move waits for the set-up.
+    board.hand("raw Le4");
+    board.hand("raw Pe2");
+    watcher.heard("Bauer von Eva fünf nach Eva sieben");
+    board.hand("raw Le5");
+    board.hand("raw Pe7");
+    let said = std::cell::RefCell::new(Vec::new());
+    watcher.expect_event("the clock started", |l| {
+        if l.starts_with("event say ") {
+            said.borrow_mut().push(l.to_owned());
+        }
+        l == "event clock resume"
+    });
+    let said = said.into_inner();
+    assert!(
+        said.iter()
+            .any(|l| l == "event say blind Brett stimmt wieder"),
+        "{said:#?}"
+    );
+    assert!(
+        !said.iter().any(|l| l.contains("fünf Minuten")),
+        "no clock call before move 1: {said:#?}"
+    );
+    // Not a millisecond of his time ran before the board was set up; now it runs.
+    let after = clock(&mut arbiter);
+    assert!(after.ends_with("running white"), "{after}");
+    board.hand("d2d4");
+    watcher.expect_event("1.d4", |l| l.starts_with("event move 1 white d2d4"));
 }

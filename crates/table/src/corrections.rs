@@ -347,7 +347,11 @@ pub fn spoken(c: &Correction, v: &Vocabulary) -> String {
 /// [`spoken`], where `in_hand(square)` says whether the peg lifted from `square` is still in
 /// the player's hand: a piece to be placed there is then asked back ("weißen Bauern zurück auf
 /// Hector zwei stellen").
-pub fn spoken_with_hand(c: &Correction, v: &Vocabulary, in_hand: impl Fn(Square) -> bool) -> String {
+pub fn spoken_with_hand(
+    c: &Correction,
+    v: &Vocabulary,
+    in_hand: impl Fn(Square) -> bool,
+) -> String {
     match *c {
         Correction::Place { piece, square } if in_hand(square) => {
             phrases::correction_return(piece, square, v)

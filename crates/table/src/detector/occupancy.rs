@@ -190,9 +190,8 @@ impl MoveDetector {
         // The game has that piece there (a knocked piece put back), or it could get there.
         let home = self.line.history[self.line.ply].piece_at(sq);
         let reaches = |p: &Peg| {
-            p.piece.is_some_and(|pc| {
-                Some(pc) == home || reachable(&self.line.base, pc, p.origin, sq)
-            })
+            p.piece
+                .is_some_and(|pc| Some(pc) == home || reachable(&self.line.base, pc, p.origin, sq))
         };
         let could_go = |p: &Peg| own(p) && reaches(p);
         let i = self

@@ -413,8 +413,8 @@ pub(super) fn listener_of(board: BoardId) -> Listener {
 
 #[cfg(test)]
 mod tests {
-    use crate::corrections::{Correction, spoken};
     use super::*;
+    use crate::corrections::{Correction, spoken};
     use crate::name::TableName;
     use annabella_chess::game::GameResult;
     use shakmaty::uci::UciMove;

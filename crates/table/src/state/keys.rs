@@ -90,7 +90,7 @@ impl Table {
                     .unwrap_or_else(|| self.announcer.word(KeyWord::HistoryStart.key()));
                 self.tell(text, out);
             }
-            KeyAnswer::SetUp => self.key_set_up(out),
+            KeyAnswer::SetUp => self.key_set_up(now, out),
             KeyAnswer::Request(KeyRequest::OfferDraw) => {
                 // His offer, or the agreement when the opponent's offer stands, is announced
                 // to both players by the request itself.
@@ -247,7 +247,7 @@ impl Table {
     /// taken as the game's pieces (whatever the detector believed before: a belief lost after
     /// moves made out of sync can otherwise keep him correcting a board that is right);
     /// otherwise he hears how many holes differ and the first correction.
-    fn key_set_up(&mut self, out: &mut Step) {
+    fn key_set_up(&mut self, now: Now, out: &mut Step) {
         let Observed::Occupancy(occupied) = self.boards.peg.feed.detector().observed() else {
             // The peg board is an occupancy board; nothing else reaches this key.
             return;
@@ -262,6 +262,7 @@ impl Table {
             });
             let text = self.announcer.word("key_setup_taken");
             self.tell(text, out);
+            self.set_up_done(now, out);
             return;
         }
         let mut words = vec![if differing == 1 {
@@ -271,7 +272,11 @@ impl Table {
             fill_count(&template, differing as u64, self.announcer.vocab())
         }];
         let fixes = self.boards.corrections(BoardId::Peg, &self.state.game);
-        words.extend(fixes.first().map(|c| self.correction_words(BoardId::Peg, c)));
+        words.extend(
+            fixes
+                .first()
+                .map(|c| self.correction_words(BoardId::Peg, c)),
+        );
         self.tell(words.join(". "), out);
     }
 }
