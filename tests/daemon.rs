@@ -321,13 +321,6 @@ fn the_arbiter_begins_the_next_game_and_a_restart_finds_it() {
             .starts_with("ok table table-1 ply 0 turn white result *")
     );
     assert_eq!(arbiter.ask("tag round 2"), "ok round 2");
-    // The clock waits for the peg board's set-up (issue 24); the arbiter starts it.
-    assert!(
-        white
-            .ask("move d4")
-            .starts_with("error state the arbiter has stopped the clocks")
-    );
-    assert_eq!(arbiter.ask("resume"), "ok clock running");
     assert_eq!(white.ask("move d4"), "ok d2d4 d4");
     let archived: Vec<_> = std::fs::read_dir(dir.join("state/games"))
         .unwrap()

@@ -109,7 +109,10 @@ fn a_knocked_piece_is_guided_back_while_a_peg_stays_in_his_hand() {
         "Brett stimmt nicht mit der Partie überein. Springer von Bella vier nach Cesar sechs",
     );
     board.hand("key A");
-    hears_no_move(&watcher, "Springer von Bella vier nach Cesar sechs");
+    hears_no_move(
+        &watcher,
+        "Brett stimmt nicht mit der Partie überein. Springer von Bella vier nach Cesar sechs",
+    );
     board.hand("raw Lb4");
     board.hand("raw Pc6");
     // The piece in his hand is asked for, without a key.

@@ -62,9 +62,12 @@ impl Table {
             KeyAnswer::LastSaid => {
                 // While his board is being corrected, the pending instruction is what he
                 // needs again (not the last move, nor a word said since).
+                // The words he was told it in (with what is wrong) when they were the last.
                 let pending = self.boards.peg.guided.filter(|_| self.boards.peg.differs);
+                let pending = pending.map(|c| self.correction_words(BoardId::Peg, &c));
                 let text = match (pending, self.announcer.last_to_blind()) {
-                    (Some(c), _) => self.correction_words(BoardId::Peg, &c),
+                    (Some(words), Some(said)) if said.ends_with(&words) => said.to_owned(),
+                    (Some(words), _) => words,
                     (None, Some(said)) => said.to_owned(),
                     (None, None) => self.last_move_words(),
                 };
