@@ -218,3 +218,215 @@ fn the_next_game_starts_when_the_boards_are_set_up() {
     board.hand("d2d4");
     watcher.expect_event("1.d4", |l| l.starts_with("event move 1 white d2d4"));
 }
+
+// ------------------------------------------------------------- the property, without a daemon
+
+use annabella::boards::{SensorEvent, Timed};
+use annabella::chess::game::Game;
+use annabella::table::corrections::Correction;
+use annabella::table::detector::{BoardKind, Conclusion, DetectorSettings, MoveDetector};
+use proptest::prelude::*;
+use shakmaty::{Board, Color, Piece, Position, Role, Square};
+
+/// One slip of the hand.
+#[derive(Debug, Clone, Copy)]
+enum Slip {
+    /// A piece knocked (or put) from an occupied hole into an empty one.
+    Knock(u8, u8),
+    /// A piece taken into the hand and kept there.
+    Keep(u8),
+    /// A peg from beside the board dropped into an empty hole.
+    Drop(u8),
+    /// The last piece kept in the hand put into an empty hole.
+    PutHeld(u8),
+}
+
+fn slip() -> impl Strategy<Value = Slip> {
+    prop_oneof![
+        (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Slip::Knock(a, b)),
+        any::<u8>().prop_map(Slip::Keep),
+        any::<u8>().prop_map(Slip::Drop),
+        any::<u8>().prop_map(Slip::PutHeld),
+    ]
+}
+
+/// The blind player's real pieces, his hand, and the peg board's detector reading them.
+struct Hand {
+    game: Game,
+    detector: MoveDetector,
+    truth: Board,
+    held: Vec<Piece>,
+    t: u64,
+    seen: Vec<Conclusion>,
+}
+
+impl Hand {
+    fn new() -> Hand {
+        let mut game = Game::new();
+        for uci in ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"] {
+            let m = shakmaty::uci::UciMove::from_ascii(uci.as_bytes())
+                .unwrap()
+                .to_move(game.position())
+                .unwrap();
+            game.play(m).unwrap();
+        }
+        let mut settings = DetectorSettings::for_kind(BoardKind::Occupancy);
+        settings.mover = Some(Color::White);
+        let detector = MoveDetector::new(BoardKind::Occupancy, settings, &game);
+        let truth = game.position().board().clone();
+        Hand {
+            game,
+            detector,
+            truth,
+            held: Vec::new(),
+            t: 0,
+            seen: Vec::new(),
+        }
+    }
+
+    fn event(&mut self, event: SensorEvent) {
+        self.t += 100;
+        let mut out = Vec::new();
+        self.detector
+            .handle(&self.game, &Timed { at: self.t, event }, &mut out);
+        self.seen.extend(out);
+    }
+
+    fn lift(&mut self, sq: Square) -> Piece {
+        let piece = self.truth.remove_piece_at(sq).expect("a piece to lift");
+        self.event(SensorEvent::Lift(sq));
+        piece
+    }
+
+    fn place(&mut self, sq: Square, piece: Piece) {
+        assert!(self.truth.piece_at(sq).is_none());
+        self.truth.set_piece_at(sq, piece);
+        self.event(SensorEvent::Place(sq));
+    }
+
+    fn nth(set: shakmaty::Bitboard, n: u8) -> Option<Square> {
+        let n = usize::from(n) % set.count().max(1);
+        set.into_iter().nth(n)
+    }
+
+    fn slip(&mut self, s: Slip) {
+        let occupied = self.truth.occupied();
+        // Pegs land in holes the game leaves empty: a peg put into the hole of a piece he
+        // holds is one the sensors cannot tell from that piece (see docs/reliability.md).
+        let empty = !occupied & !self.game.position().board().occupied();
+        match s {
+            Slip::Knock(a, b) => {
+                if let (Some(from), Some(to)) = (Self::nth(occupied, a), Self::nth(empty, b)) {
+                    let p = self.lift(from);
+                    self.place(to, p);
+                }
+            }
+            Slip::Keep(a) => {
+                if let Some(sq) = Self::nth(occupied, a) {
+                    let p = self.lift(sq);
+                    self.held.push(p);
+                }
+            }
+            Slip::Drop(b) => {
+                if let Some(sq) = Self::nth(empty, b) {
+                    self.place(sq, Piece::from_char('P').unwrap());
+                }
+            }
+            Slip::PutHeld(b) => {
+                if let (Some(sq), Some(&p)) = (Self::nth(empty, b), self.held.last()) {
+                    self.held.pop();
+                    self.place(sq, p);
+                }
+            }
+        }
+    }
+
+    /// The board was told wrong (a correction is due).
+    fn told_wrong(&self) -> bool {
+        self.seen.iter().any(|c| {
+            matches!(
+                c,
+                Conclusion::Illegal { .. }
+                    | Conclusion::Mismatch { .. }
+                    | Conclusion::Takeback { .. }
+            )
+        })
+    }
+
+    /// Does the instruction to the letter; returns whether the piece it named was there.
+    fn follow(&mut self, c: Correction) -> bool {
+        match c {
+            Correction::Move { piece, from, to } => {
+                let named_right = piece.is_none_or(|p| self.truth.piece_at(from) == Some(p));
+                let p = self.lift(from);
+                self.place(to, p);
+                named_right
+            }
+            Correction::Remove { piece, square } => {
+                let named_right = piece.is_none_or(|p| self.truth.piece_at(square) == Some(p));
+                self.lift(square);
+                named_right
+            }
+            Correction::Place { piece, square } => {
+                // From his hand when he holds it, else from beside the board.
+                if let Some(i) = self.held.iter().position(|&h| h == piece) {
+                    self.held.remove(i);
+                }
+                self.place(square, piece);
+                true
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Any knocks, slips, pieces kept in hand and dropped pegs after 3...Bc5 (into holes the
+    /// game leaves empty), then the table's instructions followed one at a time: once the board was told wrong no move is played,
+    /// and the instructions end with the board showing the game; when every piece the
+    /// instructions named was the one on its square, the real pieces are the game's.
+    #[test]
+    fn following_the_instructions_always_ends_in_sync_and_plays_no_move(
+        slips in prop::collection::vec(slip(), 1..6),
+    ) {
+        let mut h = Hand::new();
+        for s in slips {
+            let told = h.told_wrong();
+            let before = h.seen.len();
+            h.slip(s);
+            if told {
+                prop_assert!(
+                    !h.seen[before..].iter().any(|c| matches!(c, Conclusion::Moved { .. })),
+                    "a move during a correction: {:?}", h.seen
+                );
+            }
+        }
+        // A slip that was one legal move before anything was wrong is his move.
+        prop_assume!(!h.seen.iter().any(|c| matches!(c, Conclusion::Moved { .. })));
+        // Nothing said: a peg in the hand on its way (a move being made), nothing to follow.
+        prop_assume!(h.told_wrong());
+        let target = h.game.position().board().clone();
+        let mut all_named_right = true;
+        let mut said = Vec::new();
+        let mut steps = 0;
+        while h.detector.observed().occupied() != target.occupied() {
+            let fixes = h.detector.corrections_to(&target);
+            prop_assert!(!fixes.is_empty(), "the board differs, but no instruction");
+            said.push(fixes[0]);
+            all_named_right &= h.follow(fixes[0]);
+            steps += 1;
+            prop_assert!(steps <= 40, "no end: {:?}", h.seen);
+        }
+        prop_assert!(
+            !h.seen.iter().any(|c| matches!(c, Conclusion::Moved { .. })),
+            "a move while following: {:?}", h.seen
+        );
+        prop_assert_eq!(h.game.ply_count(), 6);
+        if all_named_right {
+            prop_assert_eq!(&h.truth, &target, "the pieces are not the game's: {:?} {:?}", said, h.seen);
+        }
+        // And his next move counts.
+        let _ = Role::King;
+    }
+}

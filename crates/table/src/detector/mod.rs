@@ -263,12 +263,23 @@ impl MoveDetector {
         }
     }
 
-    /// Whether the peg lifted from `square` is still in the hand (occupancy boards): a piece to
-    /// be put back there is asked for as his own.
-    pub fn in_hand_from(&self, square: Square) -> bool {
-        self.kind == BoardKind::Occupancy
-            && !self.pegs.occ.contains(square)
-            && self.pegs.hand.iter().any(|p| p.origin == square)
+    /// Whether a peg believed to be `piece` is in the hand (occupancy boards): a piece to be
+    /// put on the board is then asked back from his hand.
+    pub fn holds(&self, piece: shakmaty::Piece) -> bool {
+        self.kind == BoardKind::Occupancy && self.pegs.hand.iter().any(|p| p.piece == Some(piece))
+    }
+
+    /// The fewest hand actions that bring the board to `target`, as its player can do them: on
+    /// an occupancy board the pieces it believes in name the pegs, and a piece still in his
+    /// hand is asked back rather than replaced by a peg nobody can name
+    /// ([`corrections::with_hand`](crate::corrections::with_hand)).
+    pub fn corrections_to(&self, target: &Board) -> Vec<crate::corrections::Correction> {
+        let fixes =
+            crate::corrections::corrections(&self.observed(), Some(self.believed()), target);
+        match self.kind {
+            BoardKind::Occupancy => crate::corrections::with_hand(fixes, target, |p| self.holds(p)),
+            BoardKind::Identity => fixes,
+        }
     }
 
     /// Whether a clock runs on this (identity) board: its player's moves are then complete at

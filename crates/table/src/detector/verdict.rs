@@ -8,7 +8,7 @@ use shakmaty::{Bitboard, Board, CastlingSide, Color, Move, Piece, Position, Rank
 use super::identity::CENTRE;
 use super::table::{Turn, board_after, captured_square, reachable};
 use super::{BoardKind, Conclusion, IllegalReason, MoveDetector, TouchMove};
-use crate::corrections::{self, Correction, Observed};
+use crate::corrections::Correction;
 use annabella_chess::game::GameResult;
 
 /// A pawn on the last rank waiting for its piece to be named.
@@ -197,18 +197,7 @@ impl MoveDetector {
 
     /// The fewest hand actions that bring the board to the game's position.
     fn corrections_now(&self) -> Vec<Correction> {
-        match self.kind {
-            BoardKind::Occupancy => corrections::corrections(
-                &Observed::Occupancy(self.pegs.occ),
-                Some(&self.pegs.belief),
-                &self.table.target,
-            ),
-            BoardKind::Identity => corrections::corrections(
-                &Observed::Pieces(self.pieces.observed.clone()),
-                None,
-                &self.table.target,
-            ),
-        }
+        self.corrections_to(&self.table.target)
     }
 
     /// Reports a board that stands wrong: with `reason` as illegal, without as a mismatch.

@@ -7,7 +7,7 @@
 use shakmaty::{Chess, Color, Position};
 
 use crate::board_feed::{BoardFeed, min_opt};
-use crate::corrections::{Correction, Observed, corrections};
+use crate::corrections::{Correction, Observed};
 use crate::detector::{BoardKind, Conclusion, DetectorSettings, TouchMove};
 use crate::event::BoardId;
 use crate::reconcile::BoardInput;
@@ -70,8 +70,7 @@ impl Board {
 
     /// The fewest hand actions that make the board show the game's position.
     fn corrections(&self, game: &Game) -> Vec<Correction> {
-        let d = self.feed.detector();
-        corrections(&d.observed(), Some(d.believed()), game.position().board())
+        self.feed.detector().corrections_to(game.position().board())
     }
 }
 

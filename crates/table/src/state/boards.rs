@@ -354,8 +354,8 @@ impl Table {
     /// A correction in `board`'s player's words: a piece still in his hand is asked back.
     pub(super) fn correction_words(&self, board: BoardId, c: &Correction) -> String {
         let detector = self.boards.get(board).map(|b| b.feed.detector());
-        spoken_with_hand(c, self.announcer.vocab(), |sq| {
-            detector.is_some_and(|d| d.in_hand_from(sq))
+        spoken_with_hand(c, self.announcer.vocab(), |p| {
+            detector.is_some_and(|d| d.holds(p))
         })
     }
 
