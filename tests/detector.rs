@@ -742,6 +742,21 @@ fn a_knocked_piece_is_judged_with_a_peg_still_in_hand() {
 }
 
 #[test]
+fn at_a_table_an_opponent_piece_in_another_hole_is_knocked_not_illegal() {
+    let opts = Opts {
+        mover: Some(Color::White),
+        moves: vec!["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"],
+        ..peg()
+    };
+    check_with(
+        &opts,
+        START,
+        "Lc6 Pb4 Lb4 Pc6",
+        &["touched c6 n", "mismatch nb4-c6 ?", "in-sync"],
+    );
+}
+
+#[test]
 fn a_dropped_peg_is_a_board_problem_not_an_illegal_move() {
     check(START, "Pe4 Le4", &["mismatch x?e4 ?", "in-sync"]);
 }

@@ -304,10 +304,14 @@ impl MoveDetector {
         let reason = (explained && self.table.turn != Turn::Owed)
             .then(|| self.classify())
             // A piece knocked over or a peg dropped is a board problem, not an illegal move
-            // (which at a tournament implies a penalty).
+            // (which at a tournament implies a penalty). At a table (only his side moves on
+            // this board) an opponent's piece in another hole on his turn is knocked; on a
+            // board where both sides move it is a move of the wrong side.
             .filter(|_| {
                 self.kind != BoardKind::Occupancy
-                    || !(self.extra_peg() || (self.knocked() && !self.pegs.hand.is_empty()))
+                    || !(self.extra_peg()
+                        || (self.knocked()
+                            && (!self.pegs.hand.is_empty() || self.settings.mover.is_some())))
             });
         self.report_wrong(reason, out);
     }
