@@ -215,8 +215,21 @@ fn the_next_game_starts_when_the_boards_are_set_up() {
     // Not a millisecond of his time ran before the board was set up; now it runs.
     let after = clock(&mut arbiter);
     assert!(after.ends_with("running white"), "{after}");
+    // No clock call before his first move either (a 5-minute game starts at five minutes).
     board.hand("d2d4");
-    watcher.expect_event("1.d4", |l| l.starts_with("event move 1 white d2d4"));
+    watcher.expect_event("1.d4", |l| {
+        assert!(
+            !(l.starts_with("event say ") && l.contains("fünf Minuten")),
+            "a clock call before move 1: {l}"
+        );
+        l.starts_with("event move 1 white d2d4")
+    });
+    let transcript = std::fs::read_to_string(dir.join("transcript.txt")).unwrap_or_default();
+    // At most the time control at each game's start (the transcript may lag, never lead).
+    assert!(
+        transcript.matches("fünf Minuten").count() <= 2,
+        "a clock call: {transcript}"
+    );
 }
 
 // ------------------------------------------------------------- the property, without a daemon
@@ -226,7 +239,7 @@ use annabella::chess::game::Game;
 use annabella::table::corrections::Correction;
 use annabella::table::detector::{BoardKind, Conclusion, DetectorSettings, MoveDetector};
 use proptest::prelude::*;
-use shakmaty::{Board, Color, Piece, Position, Role, Square};
+use shakmaty::{Board, Color, Piece, Position, Square};
 
 /// One slip of the hand.
 #[derive(Debug, Clone, Copy)]
@@ -426,7 +439,5 @@ proptest! {
         if all_named_right {
             prop_assert_eq!(&h.truth, &target, "the pieces are not the game's: {:?} {:?}", said, h.seen);
         }
-        // And his next move counts.
-        let _ = Role::King;
     }
 }
