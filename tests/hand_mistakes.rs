@@ -354,16 +354,19 @@ impl Hand {
         }
     }
 
-    /// The board was told wrong (a correction is due).
+    /// The board was told wrong and has not been in sync since (a correction is due).
     fn told_wrong(&self) -> bool {
-        self.seen.iter().any(|c| {
-            matches!(
-                c,
+        let mut wrong = false;
+        for c in &self.seen {
+            match c {
                 Conclusion::Illegal { .. }
-                    | Conclusion::Mismatch { .. }
-                    | Conclusion::Takeback { .. }
-            )
-        })
+                | Conclusion::Mismatch { .. }
+                | Conclusion::Takeback { .. } => wrong = true,
+                Conclusion::InSync => wrong = false,
+                _ => {}
+            }
+        }
+        wrong
     }
 
     /// Does the instruction to the letter; returns whether the piece it named was there.
