@@ -37,6 +37,15 @@
 //! coming). Identity boards settle when no update came for `settle_ms`, or on a dump, and wait
 //! while the board shows only pieces lifted or only part of one move's squares updated.
 //!
+//! # A correction in progress (occupancy boards)
+//! Once the board was reported wrong (illegal, mismatch, takeback), no move of the board's own
+//! side is concluded until its holes are the game's again: following the corrections can pass
+//! through a state that looks like a legal move (issue 24). A state needing no more corrections
+//! than before is a correction followed; the table says the next one. An opponent's piece in a
+//! hole where the game never had it, on the board's own turn, is judged at once even with pegs
+//! in the hand (knocked, not a move), and like a peg dropped from beside the board it is a
+//! mismatch, not an illegal move.
+//!
 //! # Deferral
 //! A complete legal move that is also half of a legal castling (the rook placed on its castling
 //! square first; in Chess960 the king placed on its castling square by an ordinary king step) is
