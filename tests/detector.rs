@@ -685,12 +685,80 @@ fn an_impossible_knight_move_with_corrections_then_in_sync() {
 }
 
 #[test]
-fn after_an_illegal_move_a_legal_one_counts() {
+fn after_an_illegal_move_a_legal_one_counts_once_the_board_is_right_again() {
+    // A correction in progress is finished before anything else counts (issue 24): the
+    // knight going on to f3 is not yet the move.
     check(
         START,
         "Lg1 Pg3 Lg3 Pf3",
-        &["touched g1 N", "illegal way:Ng1-g3 Ng3-g1", "move g1f3"],
+        &["touched g1 N", "illegal way:Ng1-g3 Ng3-g1"],
     );
+    check(
+        START,
+        "Lg1 Pg3 Lg3 Pf3 Lf3 Pg1 Lg1 Pf3",
+        &[
+            "touched g1 N",
+            "illegal way:Ng1-g3 Ng3-g1",
+            "in-sync",
+            "move g1f3",
+        ],
+    );
+}
+
+#[test]
+fn following_a_correction_never_plays_a_move() {
+    // Issue 24: 1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5, knight and bishop knocked into wrong holes. The
+    // first correction (the bishop back) leaves the knight on g5, which looks like 4.Ng5.
+    let opts = Opts {
+        moves: vec!["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"],
+        ..peg()
+    };
+    check_with(
+        &opts,
+        START,
+        "Lf3 Lc4 Pg5 Pb5 Lb5 Pc4 Lg5 Pf3",
+        &["touched f3 N", "illegal displaced Bb5-c4,Ng5-f3", "in-sync"],
+    );
+}
+
+#[test]
+fn a_knocked_piece_is_judged_with_a_peg_still_in_hand() {
+    // Issue 24: the h-pawn in his hand, the black knight knocked from c6 to b4.
+    let opts = Opts {
+        moves: vec!["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"],
+        ..peg()
+    };
+    check_with(
+        &opts,
+        START,
+        "Lh2 Lc6 Pb4 Lb4 Pc6 Ph2",
+        &[
+            "touched h2 P",
+            "touched c6 n",
+            "mismatch nb4-c6,+Ph2 ?",
+            "in-sync",
+        ],
+    );
+}
+
+#[test]
+fn at_a_table_an_opponent_piece_in_another_hole_is_knocked_not_illegal() {
+    let opts = Opts {
+        mover: Some(Color::White),
+        moves: vec!["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"],
+        ..peg()
+    };
+    check_with(
+        &opts,
+        START,
+        "Lc6 Pb4 Lb4 Pc6",
+        &["touched c6 n", "mismatch nb4-c6 ?", "in-sync"],
+    );
+}
+
+#[test]
+fn a_dropped_peg_is_a_board_problem_not_an_illegal_move() {
+    check(START, "Pe4 Le4", &["mismatch x?e4 ?", "in-sync"]);
 }
 
 #[test]
@@ -729,8 +797,13 @@ fn a_pinned_piece_may_not_capture_either() {
 fn the_king_may_not_walk_into_check() {
     check(
         "4k3/8/8/8/8/8/3r4/4K3 w - - 0 1",
-        "Le1 Pe2 Le2 Pf1",
-        &["touched e1 K", "illegal check:Ke1-e2 Ke2-e1", "move e1f1"],
+        "Le1 Pe2 Le2 Pe1 Le1 Pf1",
+        &[
+            "touched e1 K",
+            "illegal check:Ke1-e2 Ke2-e1",
+            "in-sync",
+            "move e1f1",
+        ],
     );
 }
 

@@ -264,7 +264,9 @@ impl Line {
 fn serve(state: &Path, config: &Path) -> Daemon {
     Serve::new(state)
         .config(config)
-        .args(["--peg", "sim", "--speech", "none"])
+        // No peg board: every move comes by the control port, and a new game's clock would
+        // otherwise wait for a set-up of the simulated board that nobody makes (issue 24).
+        .args(["--peg", "none", "--speech", "none"])
         .start()
 }
 

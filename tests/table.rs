@@ -1271,6 +1271,26 @@ fn a_new_game_from_a_position_guides_the_peg_board_to_its_set_up() {
         "{said}"
     );
     assert!(h.events.iter().any(|e| e.starts_with("event guide peg ")));
+    // The clock waits for the set-up (issue 24): stopped in the same step, no move taken.
+    assert!(
+        h.events.iter().any(|e| e == "event clock pause"),
+        "{:?}",
+        h.events
+    );
+    h.now += 60_000;
+    let refused = h.ask(Role::Player(Color::White), "move e3");
+    assert!(refused.starts_with("error state "), "{refused}");
+    let clock = h.ask(Role::Arbiter, "clock");
+    assert_eq!(
+        clock, "ok white 1:30:30 black 1:30:30 moves 0 running none",
+        "not a millisecond ran a minute after new-game"
+    );
+    // The arbiter's word starts it (the board is still not set up).
+    assert_eq!(h.ask(Role::Arbiter, "resume"), "ok clock running");
+    assert!(
+        h.ask(Role::Player(Color::White), "move e3")
+            .starts_with("ok e2e3")
+    );
 }
 
 // The peg board's keys (docs/peg-protocol.md): every answer is the blind player's alone.

@@ -317,6 +317,22 @@ pub fn correction_remove(piece: Piece, square: Square, v: &Vocabulary) -> String
     correction("correction_remove", piece, square, v)
 }
 
+/// A correction of the board: put the piece in the player's hand back where it came from
+/// ("weißen Springer zurück auf Felix drei stellen").
+pub fn correction_return(piece: Piece, square: Square, v: &Vocabulary) -> String {
+    correction("correction_return", piece, square, v)
+}
+
+/// A correction of the board: take off a peg whose piece nobody knows ("die Figur auf Felix
+/// drei entfernen"), never the square alone.
+pub fn correction_remove_unknown(square: Square, v: &Vocabulary) -> String {
+    let square = square_phrase(square, v);
+    fill(
+        v.event("setup_remove_unknown").unwrap_or("{square}"),
+        &[("square", &square)],
+    )
+}
+
 /// A correction of the board: put a piece on ("weißen Springer auf Felix drei stellen").
 pub fn correction_place(piece: Piece, square: Square, v: &Vocabulary) -> String {
     correction("correction_place", piece, square, v)

@@ -124,6 +124,7 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("correction_move", &["piece", "colored_piece", "from", "to"]),
     ("correction_remove", &["piece", "colored_piece", "square"]),
     ("correction_place", &["piece", "colored_piece", "square"]),
+    ("correction_return", &["piece", "colored_piece", "square"]),
     // The set-up of a position on the peg board (`crates/table/src/setup_guide.rs`).
     ("setup_check", &["piece", "colored_piece", "square"]),
     ("setup_aside", &["piece", "colored_piece", "from", "to"]),

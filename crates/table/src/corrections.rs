@@ -15,7 +15,8 @@
 //! squares with missing squares of the same piece as possible (a maximum matching), and among
 //! those pairings take the one with the least total Manhattan distance (an exact assignment,
 //! the Hungarian method; the sets never exceed 64 squares, so it is always exact). A surplus
-//! peg whose identity is unknown pairs with any missing square.
+//! peg whose identity is unknown pairs with any missing square, but only where no known piece
+//! can go (a known piece goes home first).
 //!
 //! # Order and application
 //! Removals first, then moves, then placements, each group by square; a move whose target
@@ -78,6 +79,11 @@ impl Observed {
 /// Costs above every sum of real distances (64 pairs × 14 at most): a pairing that would put
 /// the wrong piece on a square is only taken when nothing else is left, and then undone.
 const FORBIDDEN: i64 = 1 << 20;
+
+/// Added to a pairing of a peg nobody can name: a piece the table knows goes back to its hole
+/// before an unknown peg is sent there (a dropped peg must not take the place of a knocked
+/// rook). 64 such pairings stay far below [`FORBIDDEN`].
+const UNKNOWN: i64 = 1 << 10;
 
 /// (piece if known, from, to)
 type PlannedMove = (Option<Piece>, Square, Square);
@@ -169,6 +175,43 @@ pub fn corrections(
     out
 }
 
+/// Corrections for a player who may still hold pegs: a peg nobody can name is never sent to a
+/// hole whose piece he holds (`holds(piece)`), which would put an unknown piece where the game
+/// has a known one; it is removed, and the held piece asked back. Keeps the order removals,
+/// moves, placements.
+pub fn with_hand(
+    fixes: Vec<Correction>,
+    target: &Board,
+    holds: impl Fn(Piece) -> bool,
+) -> Vec<Correction> {
+    let mut removes = Vec::new();
+    let mut moves = Vec::new();
+    let mut places = Vec::new();
+    for c in fixes {
+        match c {
+            Correction::Move {
+                piece: None,
+                from,
+                to,
+            } if target.piece_at(to).is_some_and(&holds) => {
+                removes.push(Correction::Remove {
+                    piece: None,
+                    square: from,
+                });
+                if let Some(piece) = target.piece_at(to) {
+                    places.push(Correction::Place { piece, square: to });
+                }
+            }
+            Correction::Remove { .. } => removes.push(c),
+            Correction::Move { .. } => moves.push(c),
+            Correction::Place { .. } => places.push(c),
+        }
+    }
+    removes.extend(moves);
+    removes.extend(places);
+    removes
+}
+
 pub(crate) fn manhattan(a: Square, b: Square) -> i64 {
     i64::from(a.file().distance(b.file()) + a.rank().distance(b.rank()))
 }
@@ -186,7 +229,8 @@ pub(crate) fn assign(
         let (m, want) = missing[j];
         match have {
             Some(p) if p != want => FORBIDDEN,
-            _ => manhattan(s, m),
+            Some(_) => manhattan(s, m),
+            None => UNKNOWN + manhattan(s, m),
         }
     };
     // The Hungarian method wants no more rows than columns.
@@ -341,7 +385,16 @@ pub fn apply(observed: &Observed, corrections: &[Correction]) -> Observed {
 /// A correction in the player's words, square by square ("Springer von Felix vier nach Felix
 /// drei"); a peg whose piece nobody knows is named by its squares alone.
 pub fn spoken(c: &Correction, v: &Vocabulary) -> String {
+    spoken_with_hand(c, v, |_| false)
+}
+
+/// [`spoken`], where `holds(piece)` says whether the player holds that piece: a piece to be
+/// placed is then asked back ("weißen Bauern zurück auf Hector zwei stellen").
+pub fn spoken_with_hand(c: &Correction, v: &Vocabulary, holds: impl Fn(Piece) -> bool) -> String {
     match *c {
+        Correction::Place { piece, square } if holds(piece) => {
+            phrases::correction_return(piece, square, v)
+        }
         Correction::Move {
             piece: Some(p),
             from,
@@ -356,11 +409,11 @@ pub fn spoken(c: &Correction, v: &Vocabulary) -> String {
             piece: Some(p),
             square,
         } => phrases::correction_remove(p, square, v),
-        // Nothing says what stands there; the square alone is what the player can act on.
+        // Nothing says what stands there: "die Figur auf … entfernen".
         Correction::Remove {
             piece: None,
             square,
-        } => phrases::square_phrase(square, v),
+        } => phrases::correction_remove_unknown(square, v),
         Correction::Place { piece, square } => phrases::correction_place(piece, square, v),
     }
 }

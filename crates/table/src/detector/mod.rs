@@ -37,6 +37,15 @@
 //! coming). Identity boards settle when no update came for `settle_ms`, or on a dump, and wait
 //! while the board shows only pieces lifted or only part of one move's squares updated.
 //!
+//! # A correction in progress (occupancy boards)
+//! Once the board was reported wrong (illegal, mismatch, takeback), no move of the board's own
+//! side is concluded until its holes are the game's again: following the corrections can pass
+//! through a state that looks like a legal move (issue 24). A state needing no more corrections
+//! than before is a correction followed; the table says the next one. An opponent's piece in a
+//! hole where the game never had it, on the board's own turn, is judged at once even with pegs
+//! in the hand (knocked, not a move), and like a peg dropped from beside the board it is a
+//! mismatch, not an illegal move.
+//!
 //! # Deferral
 //! A complete legal move that is also half of a legal castling (the rook placed on its castling
 //! square first; in Chess960 the king placed on its castling square by an ordinary king step) is
@@ -260,6 +269,25 @@ impl MoveDetector {
         match self.kind {
             BoardKind::Occupancy => &self.pegs.belief,
             BoardKind::Identity => &self.pieces.observed,
+        }
+    }
+
+    /// Whether a peg believed to be `piece` is in the hand (occupancy boards): a piece to be
+    /// put on the board is then asked back from his hand.
+    pub fn holds(&self, piece: shakmaty::Piece) -> bool {
+        self.kind == BoardKind::Occupancy && self.pegs.hand.iter().any(|p| p.piece == Some(piece))
+    }
+
+    /// The fewest hand actions that bring the board to `target`, as its player can do them: on
+    /// an occupancy board the pieces it believes in name the pegs, and a piece still in his
+    /// hand is asked back rather than replaced by a peg nobody can name
+    /// ([`corrections::with_hand`](crate::corrections::with_hand)).
+    pub fn corrections_to(&self, target: &Board) -> Vec<crate::corrections::Correction> {
+        let fixes =
+            crate::corrections::corrections(&self.observed(), Some(self.believed()), target);
+        match self.kind {
+            BoardKind::Occupancy => crate::corrections::with_hand(fixes, target, |p| self.holds(p)),
+            BoardKind::Identity => fixes,
         }
     }
 

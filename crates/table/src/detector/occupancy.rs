@@ -182,15 +182,18 @@ impl MoveDetector {
     /// Which peg went into `sq`. An occupancy board cannot tell; the guess only names pieces in
     /// messages and never decides a move. In order: the mover's own peg put back where it came
     /// from; the mover's latest peg that could go there; any peg put back where it came from;
-    /// the mover's latest peg; the latest peg. A peg from beside the board is believed to be
-    /// what the game wants there.
+    /// any peg that could go there; the mover's latest peg; the latest peg. A peg from beside
+    /// the board is believed to be what the game wants there.
     fn take_from_hand(&mut self, sq: Square) -> Option<Piece> {
         let turn = self.line.base.turn();
         let own = |p: &Peg| p.piece.is_some_and(|pc| pc.color == turn);
-        let could_go = |p: &Peg| {
+        // The game has that piece there (a knocked piece put back), or it could get there.
+        let home = self.line.history[self.line.ply].piece_at(sq);
+        let reaches = |p: &Peg| {
             p.piece
-                .is_some_and(|pc| pc.color == turn && reachable(&self.line.base, pc, p.origin, sq))
+                .is_some_and(|pc| Some(pc) == home || reachable(&self.line.base, pc, p.origin, sq))
         };
+        let could_go = |p: &Peg| own(p) && reaches(p);
         let i = self
             .pegs
             .hand
@@ -198,6 +201,8 @@ impl MoveDetector {
             .rposition(|p| p.origin == sq && own(p))
             .or_else(|| self.pegs.hand.iter().rposition(could_go))
             .or_else(|| self.pegs.hand.iter().rposition(|p| p.origin == sq))
+            // A knocked piece lands where it could have gone more likely than a held one.
+            .or_else(|| self.pegs.hand.iter().rposition(reaches))
             .or_else(|| self.pegs.hand.iter().rposition(own))
             .or_else(|| self.pegs.hand.len().checked_sub(1));
         match i {
@@ -294,6 +299,25 @@ impl MoveDetector {
     /// After an event: concludes the one candidate the board and the window show (or holds it,
     /// or reports a promotion pending), else judges the board if it is at rest.
     pub(super) fn evaluate(&mut self, trigger: Trigger, out: &mut Vec<Conclusion>) {
+        // A correction in progress is finished before anything else counts: once the player
+        // was told his board is wrong, no move of his is concluded until the board shows the
+        // game again (following the guidance can pass through a position that looks like a
+        // legal move: the knight on g5 while the bishop goes back to c4 is not 4.Ng5).
+        if self.reported.out_of_sync && self.table.turn == Turn::Own {
+            self.pegs.deferred = None;
+            self.promotion.waiting = None;
+            if self.pegs.occ == self.line.history[self.line.ply].occupied() {
+                // The holes are the game's again (a peg taken off that was never meant to be
+                // there is not held for a move): the pegs are the game's pieces.
+                self.pegs.hand.clear();
+                self.back_at_base(out);
+                return;
+            }
+            if trigger != Trigger::Lift && (self.occ_at_rest() || self.knocked()) {
+                self.settled(trigger != Trigger::Unexplained, out);
+            }
+            return;
+        }
         // Complete candidates.
         let mut first: Option<usize> = None;
         let mut others = false;
@@ -370,7 +394,14 @@ impl MoveDetector {
             return;
         }
         self.promotion.waiting = None;
-        if self.in_partial() || trigger == Trigger::Lift || !self.occ_at_rest() {
+        if trigger == Trigger::Lift {
+            return;
+        }
+        // A piece of the opponent's knocked into another hole is wrong whatever the hand still
+        // holds: no move of his passes through it, so the board is judged now and the pegs in
+        // his hand are asked for.
+        let knocked = trigger == Trigger::Place && self.knocked();
+        if !knocked && (self.in_partial() || !self.occ_at_rest()) {
             return;
         }
         if self.pegs.deferred.is_some() {
@@ -416,6 +447,28 @@ impl MoveDetector {
         let missing = base & !self.pegs.occ;
         let extra = self.pegs.occ & !base;
         !(extra.is_empty() && missing.any() && missing.is_subset(self.table.capturable))
+    }
+
+    /// On the player's own turn, a piece believed to be the opponent's stands in a hole where
+    /// the game does not have it (knocked over and put back wrong): no move of his does that.
+    pub(super) fn knocked(&self) -> bool {
+        if self.table.turn != Turn::Own {
+            return false;
+        }
+        let base = &self.line.history[self.line.ply];
+        let theirs = self.pegs.belief.by_color(!self.line.base.turn()) & self.pegs.occ;
+        // A square where the game had that piece before is a takeback on its way, not a knock.
+        let history = &self.line.history[..self.line.ply];
+        theirs.into_iter().any(|sq| {
+            let p = self.pegs.belief.piece_at(sq);
+            base.piece_at(sq) != p && history.iter().all(|b| b.piece_at(sq) != p)
+        })
+    }
+
+    /// More pegs stand in the holes than the game has pieces: one came from beside the board
+    /// (dropped), which no move does.
+    pub(super) fn extra_peg(&self) -> bool {
+        self.pegs.occ.count() > self.line.history[self.line.ply].occupied().count()
     }
 
     /// Names the pieces of occupied holes the belief leaves empty (what the game wants there,

@@ -8,7 +8,7 @@ use shakmaty::{Bitboard, Board, CastlingSide, Color, Move, Piece, Position, Rank
 use super::identity::CENTRE;
 use super::table::{Turn, board_after, captured_square, reachable};
 use super::{BoardKind, Conclusion, IllegalReason, MoveDetector, TouchMove};
-use crate::corrections::{self, Correction, Observed};
+use crate::corrections::Correction;
 use annabella_chess::game::GameResult;
 
 /// A pawn on the last rank waiting for its piece to be named.
@@ -197,18 +197,7 @@ impl MoveDetector {
 
     /// The fewest hand actions that bring the board to the game's position.
     fn corrections_now(&self) -> Vec<Correction> {
-        match self.kind {
-            BoardKind::Occupancy => corrections::corrections(
-                &Observed::Occupancy(self.pegs.occ),
-                Some(&self.pegs.belief),
-                &self.table.target,
-            ),
-            BoardKind::Identity => corrections::corrections(
-                &Observed::Pieces(self.pieces.observed.clone()),
-                None,
-                &self.table.target,
-            ),
-        }
+        self.corrections_to(&self.table.target)
     }
 
     /// Reports a board that stands wrong: with `reason` as illegal, without as a mismatch.
@@ -312,7 +301,18 @@ impl MoveDetector {
                 return;
             }
         }
-        let reason = (explained && self.table.turn != Turn::Owed).then(|| self.classify());
+        let reason = (explained && self.table.turn != Turn::Owed)
+            .then(|| self.classify())
+            // A piece knocked over or a peg dropped is a board problem, not an illegal move
+            // (which at a tournament implies a penalty). At a table (only his side moves on
+            // this board) an opponent's piece in another hole on his turn is knocked; on a
+            // board where both sides move it is a move of the wrong side.
+            .filter(|_| {
+                self.kind != BoardKind::Occupancy
+                    || !(self.extra_peg()
+                        || (self.knocked()
+                            && (!self.pegs.hand.is_empty() || self.settings.mover.is_some())))
+            });
         self.report_wrong(reason, out);
     }
 

@@ -7,7 +7,6 @@
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::clock::{Bonus, TimeControl};
-use crate::corrections::{Correction, spoken};
 use crate::event::{About, BoardId, Listener, Say, Urgency};
 use crate::reconcile::Side;
 use crate::state::TableSettings;
@@ -95,9 +94,10 @@ impl Announcer {
 
     /// A board differs from the game: `header` (what is wrong) with the first correction
     /// only, urgently to its player; the next ones follow as he makes them.
-    pub fn guide(&mut self, board: BoardId, header: String, first: Option<&Correction>) -> Say {
+    /// `first` is the correction in words (`Table::correction_words`).
+    pub fn guide(&mut self, board: BoardId, header: String, first: Option<String>) -> Say {
         let mut words = vec![header];
-        words.extend(first.map(|c| spoken(c, self.vocab())));
+        words.extend(first);
         self.say(
             listener_of(board),
             words.join(". "),
@@ -107,9 +107,8 @@ impl Announcer {
     }
 
     /// The correction said last is done: the next one, to the board's player.
-    pub fn next_correction(&mut self, board: BoardId, next: &Correction) -> Say {
-        let text = spoken(next, self.vocab());
-        self.say(listener_of(board), text, Urgency::Polite, About::Other)
+    pub fn next_correction(&mut self, board: BoardId, next: String) -> Say {
+        self.say(listener_of(board), next, Urgency::Polite, About::Other)
     }
 
     /// The board that differed shows the game again ("Brett stimmt wieder"), with the move the
@@ -416,6 +415,7 @@ pub(super) fn listener_of(board: BoardId) -> Listener {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corrections::{Correction, spoken};
     use crate::name::TableName;
     use annabella_chess::game::GameResult;
     use shakmaty::uci::UciMove;
@@ -509,7 +509,8 @@ mod tests {
             square: shakmaty::Square::E2,
             piece: shakmaty::Piece::from_char('P').unwrap(),
         };
-        let guide = a.guide(BoardId::Peg, "Mismatch".to_owned(), Some(&fix));
+        let words = spoken(&fix, a.vocab());
+        let guide = a.guide(BoardId::Peg, "Mismatch".to_owned(), Some(words.clone()));
         assert_eq!(
             (guide.listener, guide.urgency),
             (Listener::BlindPlayer, Urgency::Urgent)
@@ -518,7 +519,7 @@ mod tests {
         assert!(
             guide
                 .text
-                .ends_with(&a.next_correction(BoardId::Peg, &fix).text)
+                .ends_with(&a.next_correction(BoardId::Peg, words).text)
         );
         let lost = a.link(BoardId::Normal, LinkNews::Disconnected).unwrap();
         assert_eq!(

@@ -7,7 +7,7 @@
 use shakmaty::{Chess, Color, Position};
 
 use crate::board_feed::{BoardFeed, min_opt};
-use crate::corrections::{Correction, Observed, corrections};
+use crate::corrections::{Correction, Observed};
 use crate::detector::{BoardKind, Conclusion, DetectorSettings, TouchMove};
 use crate::event::BoardId;
 use crate::reconcile::BoardInput;
@@ -70,8 +70,7 @@ impl Board {
 
     /// The fewest hand actions that make the board show the game's position.
     fn corrections(&self, game: &Game) -> Vec<Correction> {
-        let d = self.feed.detector();
-        corrections(&d.observed(), Some(d.believed()), game.position().board())
+        self.feed.detector().corrections_to(game.position().board())
     }
 }
 
@@ -101,6 +100,9 @@ pub(super) enum Guidance {
 pub(super) struct Boards {
     pub peg: Board,
     pub normal: Option<Board>,
+    /// A new game's clock waits for the boards to show its position (`new_game.rs`): set when
+    /// the clock was stopped for the set-up, cleared when it starts.
+    pub setup_hold: bool,
 }
 
 impl Boards {
@@ -118,7 +120,11 @@ impl Boards {
             // arbiter judges; the e-board only reports them.
             Board::new(BoardKind::Identity, !s.peg_side, TouchMove::Off, 0, game)
         });
-        Boards { peg, normal }
+        Boards {
+            peg,
+            normal,
+            setup_hold: false,
+        }
     }
 
     /// Both boards were in play before a restart: their first snapshot may show a move made
@@ -363,6 +369,16 @@ impl Boards {
         self.peg.feed = BoardFeed::new(kind, settings, debounce_ms, game);
         self.peg.differs = false;
         self.peg.guided = None;
+    }
+
+    /// Every physical board shows `position` as far as it can see (the peg board its holes,
+    /// the e-board its pieces).
+    pub fn all_show(&self, position: &Chess) -> bool {
+        self.peg_shows(position)
+            && self
+                .normal
+                .as_ref()
+                .is_none_or(|b| b.feed.detector().observed().matches(position.board()))
     }
 
     /// The peg board's holes are those of `position` (its player has not touched it since).

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use shakmaty::{Chess, Move, Position};
 
 use crate::control::{ErrorCode, Refusal};
-use crate::corrections::Correction;
+use crate::corrections::{Correction, spoken_with_hand};
 use crate::detector::Conclusion;
 use crate::event::{BoardId, Listener, TableEvent, Urgency};
 use crate::record::{Record, Source};
@@ -50,7 +50,7 @@ impl Table {
             let quiet = found.is_empty();
             self.conclude(board, now, found, out);
             if quiet {
-                self.follow_guidance(board, &event.event, out);
+                self.follow_guidance(board, now, &event.event, out);
             }
             if snapshot && self.boards.snapshot_agrees(board) {
                 out.event(TableEvent::InSync { board });
@@ -268,7 +268,7 @@ impl Table {
                 let header = self.announcer.word("board_mismatch");
                 self.start_guidance(board, header, &fixes, out);
             }
-            Conclusion::InSync => self.back_in_sync(board, out),
+            Conclusion::InSync => self.back_in_sync(board, now, out),
             Conclusion::ResultOffered { result } => {
                 // Not a move and nothing to correct: the arbiter confirms it (`result`), or
                 // the players put the kings back.
@@ -290,10 +290,11 @@ impl Table {
     /// The board that differed shows the game again: said once (`event in-sync`, "Brett
     /// stimmt wieder", and on the peg board the move it still owes), however the table and
     /// the detector both noticed it.
-    fn back_in_sync(&mut self, board: BoardId, out: &mut Step) {
+    fn back_in_sync(&mut self, board: BoardId, now: Now, out: &mut Step) {
         if !self.boards.back_in_sync(board) {
             return;
         }
+
         out.event(TableEvent::InSync { board });
         let owed = if board == BoardId::Peg {
             self.owed_phrase()
@@ -302,6 +303,8 @@ impl Table {
         };
         let say = self.announcer.board_correct(board, owed);
         out.event(TableEvent::Say(say));
+        // A new game's clock that waited for the set-up starts now.
+        self.set_up_done(now, out);
     }
 
     /// The board differs from the game: say so, with the first correction only; the next
@@ -322,7 +325,8 @@ impl Table {
                 self.say(listener_of(board), text, Urgency::Polite, out);
             }
         } else {
-            let say = self.announcer.guide(board, header, first.as_ref());
+            let words = first.map(|c| self.correction_words(board, &c));
+            let say = self.announcer.guide(board, header, words);
             out.event(TableEvent::Say(say));
         }
         out.event(TableEvent::Guide {
@@ -334,16 +338,25 @@ impl Table {
     /// After a hand action on a board that differs: when the correction said last is done,
     /// say the next one; when nothing is left, say the board is right (and, if the board
     /// still owes the opponent's move, repeat it).
-    fn follow_guidance(&mut self, board: BoardId, event: &SensorEvent, out: &mut Step) {
+    fn follow_guidance(&mut self, board: BoardId, now: Now, event: &SensorEvent, out: &mut Step) {
         match self.boards.follow(board, event, &self.state.game) {
             Guidance::Nothing => {}
-            Guidance::InSync => self.back_in_sync(board, out),
+            Guidance::InSync => self.back_in_sync(board, now, out),
             Guidance::Next(_) if self.analysing(board) => {}
             Guidance::Next(c) => {
-                let say = self.announcer.next_correction(board, &c);
+                let words = self.correction_words(board, &c);
+                let say = self.announcer.next_correction(board, words);
                 out.event(TableEvent::Say(say));
             }
         }
+    }
+
+    /// A correction in `board`'s player's words: a piece still in his hand is asked back.
+    pub(super) fn correction_words(&self, board: BoardId, c: &Correction) -> String {
+        let detector = self.boards.get(board).map(|b| b.feed.detector());
+        spoken_with_hand(c, self.announcer.vocab(), |p| {
+            detector.is_some_and(|d| d.holds(p))
+        })
     }
 
     pub(super) fn link(&mut self, board: BoardId, up: bool, detail: &str, out: &mut Step) {

@@ -11,7 +11,7 @@
 use shakmaty::Position;
 
 use crate::control::{Refusal, Role, TableRequest as Command};
-use crate::corrections::{Observed, spoken};
+use crate::corrections::Observed;
 use crate::event::{About, BoardId, Listener, TableEvent, Urgency};
 use crate::reconcile::Side;
 use crate::state::key_strip::{KeyAnswer, KeyContext, KeyRequest, KeyWord};
@@ -60,9 +60,16 @@ impl Table {
         match answer {
             KeyAnswer::Promotion(_) => {}
             KeyAnswer::LastSaid => {
-                let text = match self.announcer.last_to_blind() {
-                    Some(said) => said.to_owned(),
-                    None => self.last_move_words(),
+                // While his board is being corrected, the pending instruction is what he
+                // needs again (not the last move, nor a word said since).
+                // The words he was told it in (with what is wrong) when they were the last.
+                let pending = self.boards.peg.guided.filter(|_| self.boards.peg.differs);
+                let pending = pending.map(|c| self.correction_words(BoardId::Peg, &c));
+                let text = match (pending, self.announcer.last_to_blind()) {
+                    (Some(words), Some(said)) if said.ends_with(&words) => said.to_owned(),
+                    (Some(words), _) => words,
+                    (None, Some(said)) => said.to_owned(),
+                    (None, None) => self.last_move_words(),
                 };
                 self.tell(text, out);
             }
@@ -86,7 +93,7 @@ impl Table {
                     .unwrap_or_else(|| self.announcer.word(KeyWord::HistoryStart.key()));
                 self.tell(text, out);
             }
-            KeyAnswer::SetUp => self.key_set_up(out),
+            KeyAnswer::SetUp => self.key_set_up(now, out),
             KeyAnswer::Request(KeyRequest::OfferDraw) => {
                 // His offer, or the agreement when the opponent's offer stands, is announced
                 // to both players by the request itself.
@@ -260,7 +267,7 @@ impl Table {
     /// taken as the game's pieces (whatever the detector believed before: a belief lost after
     /// moves made out of sync can otherwise keep him correcting a board that is right);
     /// otherwise he hears how many holes differ and the first correction.
-    fn key_set_up(&mut self, out: &mut Step) {
+    fn key_set_up(&mut self, now: Now, out: &mut Step) {
         let Observed::Occupancy(occupied) = self.boards.peg.feed.detector().observed() else {
             // The peg board is an occupancy board; nothing else reaches this key.
             return;
@@ -275,6 +282,7 @@ impl Table {
             });
             let text = self.announcer.word("key_setup_taken");
             self.tell(text, out);
+            self.set_up_done(now, out);
             return;
         }
         let mut words = vec![if differing == 1 {
@@ -284,7 +292,11 @@ impl Table {
             fill_count(&template, differing as u64, self.announcer.vocab())
         }];
         let fixes = self.boards.corrections(BoardId::Peg, &self.state.game);
-        words.extend(fixes.first().map(|c| spoken(c, self.announcer.vocab())));
+        words.extend(
+            fixes
+                .first()
+                .map(|c| self.correction_words(BoardId::Peg, c)),
+        );
         self.tell(words.join(". "), out);
     }
 }

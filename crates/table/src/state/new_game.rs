@@ -47,6 +47,7 @@ impl Table {
                 .map_err(|e| Refusal::new(ErrorCode::State, e.to_string()))?;
         }
         self.announce_begin(out);
+        self.hold_clock_for_set_up(now, out)?;
         Ok(Answer::NewGame {
             fen: self.state.game.fen(),
         })
@@ -62,6 +63,43 @@ impl Table {
         });
         let say = self.announcer.begin(&self.settings.time_control);
         out.event(TableEvent::Say(say));
+    }
+
+    /// The next game starts when the boards are set up (issue 24): unless they already show its
+    /// position (or no connected peg board could show it, or the game is by mail), its clock
+    /// is stopped at once (no time has run) and starts by itself when every board shows the
+    /// position ([`Table::set_up_done`]), or when the arbiter says `resume`.
+    /// No move is taken meanwhile (a stopped clock takes none).
+    fn hold_clock_for_set_up(&mut self, now: Now, out: &mut Step) -> Result<(), Refusal> {
+        // A game by mail has no boards to set up (its time is days); a table whose peg board
+        // is not connected has nothing that could say it is set up.
+        let boards_to_set_up = self.settings.correspondence.is_none()
+            && self.boards.peg.connected
+            && !self.boards.all_show(self.state.game.position());
+        if !boards_to_set_up {
+            return Ok(());
+        }
+        self.commit(now, Record::Pause, out)
+            .map_err(|e| Refusal::new(ErrorCode::State, e.to_string()))?;
+        self.boards.setup_hold = true;
+        out.event(TableEvent::ClockRunning { running: false });
+        Ok(())
+    }
+
+    /// A board that was set up shows the game: when the new game's clock waits for the set-up
+    /// and no board differs any more, it starts.
+    pub(super) fn set_up_done(&mut self, now: Now, out: &mut Step) {
+        if !self.boards.setup_hold || !self.boards.agree() {
+            return;
+        }
+        if !self.state.clock.is_paused() {
+            self.boards.setup_hold = false;
+            return;
+        }
+        if self.commit(now, Record::Resume, out).is_ok() {
+            self.boards.setup_hold = false;
+            out.event(TableEvent::ClockRunning { running: true });
+        }
     }
 
     /// `tag white|black|event|site|round TEXT`: a PGN tag of the current game.

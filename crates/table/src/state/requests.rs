@@ -417,6 +417,8 @@ impl Table {
             Record::Pause
         };
         self.commit(now, record, out).map_err(state)?;
+        // The arbiter's word ends a wait for the set-up (issue 24) either way.
+        self.boards.setup_hold = false;
         out.event(TableEvent::ClockRunning { running });
         Ok(Answer::ClockRunning { running })
     }

@@ -1,0 +1,446 @@
+//! The hand's mistakes at the table (issue 24), end to end: the real daemon, a simulated peg
+//! board on a pseudo-terminal whose operator's hand knocks, slips, keeps a piece in his hand
+//! and drops a peg (`Lf3`/`Pg5`: lift, place), and what the blind player hears. Each scene
+//! is the one found at the board, followed by the table's own instructions to the letter: the
+//! board ends in sync, no move is played that he never meant, and nothing waits for a key.
+
+pub mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::board::SimulatedBoard;
+use common::control::ControlClient;
+use common::daemon::{Daemon, Serve};
+use common::fs::scratch_dir;
+
+/// `annabella serve` on the peg board at `DIR/peg`, the blind player White, 5 minutes.
+fn serve(dir: &Path) -> Daemon {
+    let peg = dir.join("peg");
+    let speech = format!("transcript:{}", dir.join("transcript.txt").display());
+    let daemon = Serve::new(&dir.join("state"))
+        .args(["--peg", peg.to_str().unwrap(), "--speech", &speech])
+        .args(["--time-control", "300"])
+        .start();
+    assert!(daemon.ready_after < Duration::from_secs(10));
+    daemon
+}
+
+/// Waits until the blind player hears exactly `want`; a move played meanwhile fails the test
+/// (no move is concluded while his board is being corrected).
+fn hears_no_move(watcher: &ControlClient, want: &str) {
+    let line = format!("event say blind {want}");
+    watcher.expect_event(want, |l| {
+        assert!(
+            !l.starts_with("event move "),
+            "a move was played while the board was corrected: {l} (waiting for {want})"
+        );
+        l == line
+    });
+}
+
+/// The table with 1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5 played (Black by the control interface, each
+/// replicated on the peg board): White, the blind player, to move.
+fn italian(dir: &Path) -> (SimulatedBoard, Daemon, ControlClient, ControlClient) {
+    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let daemon = serve(dir);
+    let black = daemon.connect("black");
+    let mut watcher = daemon.connect("observer");
+    assert!(watcher.ask("events").starts_with("ok events"));
+    watcher.wait_status("peg connected in-sync");
+    let mut black = black;
+    for (ply, (white, reply)) in [("e2e4", "e7e5"), ("g1f3", "b8c6"), ("f1c4", "f8c5")]
+        .into_iter()
+        .enumerate()
+    {
+        board.hand(white);
+        let n = 2 * ply + 1;
+        watcher.expect_event(white, |l| {
+            l.starts_with(&format!("event move {n} white {white}"))
+        });
+        let answer = black.ask(&format!("move {reply}"));
+        assert!(answer.starts_with(&format!("ok {reply}")), "{answer}");
+        board.hand(reply);
+        watcher.heard("in Ordnung");
+    }
+    (board, daemon, black, watcher)
+}
+
+#[test]
+fn following_a_correction_plays_no_move_he_never_meant() {
+    let dir = scratch_dir("hand-mistakes-follow");
+    let (mut board, _daemon, mut black, watcher) = italian(&dir);
+    // Knight and bishop knocked into wrong holes.
+    for line in ["Lf3", "Lc4", "Pg5", "Pb5"] {
+        board.hand(&format!("raw {line}"));
+    }
+    hears_no_move(
+        &watcher,
+        "Unzulässiger Zug: Figuren stehen falsch. Läufer von Bella fünf nach Cesar vier",
+    );
+    // He does exactly that: the knight on g5 is not 4.Ng5, and the next instruction comes
+    // by itself.
+    board.hand("raw Lb5");
+    board.hand("raw Pc4");
+    hears_no_move(&watcher, "Springer von Gustav fünf nach Felix drei");
+    board.hand("key A");
+    hears_no_move(&watcher, "Springer von Gustav fünf nach Felix drei");
+    board.hand("raw Lg5");
+    board.hand("raw Pf3");
+    hears_no_move(&watcher, "Brett stimmt wieder");
+    let status = black.ask("status");
+    assert!(status.contains(" ply 6 "), "no move was played: {status}");
+    // And his real move counts.
+    board.hand("e1g1");
+    watcher.expect_event("4.O-O", |l| l.starts_with("event move 7 white e1g1"));
+}
+
+#[test]
+fn a_knocked_piece_is_guided_back_while_a_peg_stays_in_his_hand() {
+    let dir = scratch_dir("hand-mistakes-knocked");
+    let (mut board, _daemon, mut black, watcher) = italian(&dir);
+    // The h-pawn in his hand, the black knight knocked from c6 to b4.
+    for line in ["Lh2", "Lc6", "Pb4"] {
+        board.hand(&format!("raw {line}"));
+    }
+    // Said at once, naming the piece the table believes is there.
+    hears_no_move(
+        &watcher,
+        "Brett stimmt nicht mit der Partie überein. Springer von Bella vier nach Cesar sechs",
+    );
+    board.hand("key A");
+    hears_no_move(
+        &watcher,
+        "Brett stimmt nicht mit der Partie überein. Springer von Bella vier nach Cesar sechs",
+    );
+    board.hand("raw Lb4");
+    board.hand("raw Pc6");
+    // The piece in his hand is asked for, without a key.
+    hears_no_move(&watcher, "weißen Bauern zurück auf Hector zwei stellen");
+    board.hand("raw Ph2");
+    hears_no_move(&watcher, "Brett stimmt wieder");
+    let status = black.ask("status");
+    assert!(status.contains(" ply 6 "), "no move was played: {status}");
+    board.hand("e1g1");
+    watcher.expect_event("4.O-O", |l| l.starts_with("event move 7 white e1g1"));
+}
+
+#[test]
+fn a_dropped_peg_is_to_be_removed_and_is_no_illegal_move() {
+    let dir = scratch_dir("hand-mistakes-dropped");
+    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let daemon = serve(&dir);
+    let mut watcher = daemon.connect("observer");
+    assert!(watcher.ask("events").starts_with("ok events"));
+    watcher.wait_status("peg connected in-sync");
+    board.hand("raw Pe4");
+    hears_no_move(
+        &watcher,
+        "Brett stimmt nicht mit der Partie überein. die Figur auf Eva vier entfernen",
+    );
+    board.hand("raw Le4");
+    hears_no_move(&watcher, "Brett stimmt wieder");
+    board.hand("e2e4");
+    watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+}
+
+/// Both times as the `clock` request answers them (a stopped clock reads the same twice).
+fn clock(client: &mut ControlClient) -> String {
+    let reply = client.ask("clock");
+    assert!(reply.starts_with("ok "), "{reply}");
+    reply
+}
+
+#[test]
+fn the_next_game_starts_when_the_boards_are_set_up() {
+    let dir = scratch_dir("hand-mistakes-new-game");
+    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let daemon = serve(&dir);
+    let mut black = daemon.connect("black");
+    let mut arbiter = daemon.connect("arbiter");
+    let mut watcher = daemon.connect("observer");
+    assert!(watcher.ask("events").starts_with("ok events"));
+    watcher.wait_status("peg connected in-sync");
+    board.hand("e2e4");
+    watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+    assert!(black.ask("move e7e5").starts_with("ok e7e5"));
+    board.hand("e7e5");
+    watcher.heard("in Ordnung");
+    assert_eq!(black.ask("resign"), "ok black resigns");
+    let reply = arbiter.ask("new-game");
+    assert!(reply.starts_with("ok new game"), "{reply}");
+    // The game is announced first, then the set-up is guided; the clock stands still.
+    let order = std::cell::RefCell::new(Vec::new());
+    watcher.expect_event("the first instruction", |l| {
+        if l.starts_with("event say ") || l.starts_with("event clock ") {
+            order.borrow_mut().push(l.to_owned());
+        }
+        l.starts_with("event say blind Brett stimmt nicht")
+    });
+    let mut order = order.into_inner();
+    order.retain(|l| !l.contains("gibt auf"));
+    assert!(
+        order[0].starts_with("event say all Neue Partie. Bedenkzeit fünf Minuten"),
+        "{order:#?}"
+    );
+    assert!(order.iter().any(|l| l == "event clock pause"), "{order:#?}");
+    let before = clock(&mut arbiter);
+    assert_eq!(
+        before,
+        "ok white 0:05:00 black 0:05:00 moves 0 running none"
+    );
+    // His move waits for the set-up.
+    board.hand("raw Le4");
+    board.hand("raw Pe2");
+    watcher.heard("Bauer von Eva fünf nach Eva sieben");
+    board.hand("raw Le5");
+    board.hand("raw Pe7");
+    let said = std::cell::RefCell::new(Vec::new());
+    watcher.expect_event("the clock started", |l| {
+        if l.starts_with("event say ") {
+            said.borrow_mut().push(l.to_owned());
+        }
+        l == "event clock resume"
+    });
+    let said = said.into_inner();
+    assert!(
+        said.iter()
+            .any(|l| l == "event say blind Brett stimmt wieder"),
+        "{said:#?}"
+    );
+    assert!(
+        !said.iter().any(|l| l.contains("fünf Minuten")),
+        "no clock call before move 1: {said:#?}"
+    );
+    // Not a millisecond of his time ran before the board was set up; now it runs.
+    let after = clock(&mut arbiter);
+    assert!(after.ends_with("running white"), "{after}");
+    // No clock call before his first move either (a 5-minute game starts at five minutes).
+    board.hand("d2d4");
+    watcher.expect_event("1.d4", |l| {
+        assert!(
+            !(l.starts_with("event say ") && l.contains("fünf Minuten")),
+            "a clock call before move 1: {l}"
+        );
+        l.starts_with("event move 1 white d2d4")
+    });
+    let transcript = std::fs::read_to_string(dir.join("transcript.txt")).unwrap_or_default();
+    // At most the time control at each game's start (the transcript may lag, never lead).
+    assert!(
+        transcript.matches("fünf Minuten").count() <= 2,
+        "a clock call: {transcript}"
+    );
+}
+
+// ------------------------------------------------------------- the property, without a daemon
+
+use annabella::boards::{SensorEvent, Timed};
+use annabella::chess::game::Game;
+use annabella::table::corrections::Correction;
+use annabella::table::detector::{BoardKind, Conclusion, DetectorSettings, MoveDetector};
+use proptest::prelude::*;
+use shakmaty::{Board, Color, Piece, Position, Square};
+
+/// One slip of the hand.
+#[derive(Debug, Clone, Copy)]
+enum Slip {
+    /// A piece knocked (or put) from an occupied hole into an empty one.
+    Knock(u8, u8),
+    /// A piece taken into the hand and kept there.
+    Keep(u8),
+    /// A peg from beside the board dropped into an empty hole.
+    Drop(u8),
+    /// The last piece kept in the hand put into an empty hole.
+    PutHeld(u8),
+}
+
+fn slip() -> impl Strategy<Value = Slip> {
+    prop_oneof![
+        (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Slip::Knock(a, b)),
+        any::<u8>().prop_map(Slip::Keep),
+        any::<u8>().prop_map(Slip::Drop),
+        any::<u8>().prop_map(Slip::PutHeld),
+    ]
+}
+
+/// The blind player's real pieces, his hand, and the peg board's detector reading them.
+struct Hand {
+    game: Game,
+    detector: MoveDetector,
+    truth: Board,
+    held: Vec<Piece>,
+    t: u64,
+    seen: Vec<Conclusion>,
+}
+
+impl Hand {
+    fn new() -> Hand {
+        let mut game = Game::new();
+        for uci in ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"] {
+            let m = shakmaty::uci::UciMove::from_ascii(uci.as_bytes())
+                .unwrap()
+                .to_move(game.position())
+                .unwrap();
+            game.play(m).unwrap();
+        }
+        let mut settings = DetectorSettings::for_kind(BoardKind::Occupancy);
+        settings.mover = Some(Color::White);
+        let detector = MoveDetector::new(BoardKind::Occupancy, settings, &game);
+        let truth = game.position().board().clone();
+        Hand {
+            game,
+            detector,
+            truth,
+            held: Vec::new(),
+            t: 0,
+            seen: Vec::new(),
+        }
+    }
+
+    fn event(&mut self, event: SensorEvent) {
+        self.t += 100;
+        let mut out = Vec::new();
+        self.detector
+            .handle(&self.game, &Timed { at: self.t, event }, &mut out);
+        self.seen.extend(out);
+    }
+
+    fn lift(&mut self, sq: Square) -> Piece {
+        let piece = self.truth.remove_piece_at(sq).expect("a piece to lift");
+        self.event(SensorEvent::Lift(sq));
+        piece
+    }
+
+    fn place(&mut self, sq: Square, piece: Piece) {
+        assert!(self.truth.piece_at(sq).is_none());
+        self.truth.set_piece_at(sq, piece);
+        self.event(SensorEvent::Place(sq));
+    }
+
+    fn nth(set: shakmaty::Bitboard, n: u8) -> Option<Square> {
+        let n = usize::from(n) % set.count().max(1);
+        set.into_iter().nth(n)
+    }
+
+    fn slip(&mut self, s: Slip) {
+        let occupied = self.truth.occupied();
+        // Pegs land in holes the game leaves empty: a peg put into the hole of a piece he
+        // holds is one the sensors cannot tell from that piece (see docs/reliability.md).
+        let empty = !occupied & !self.game.position().board().occupied();
+        match s {
+            Slip::Knock(a, b) => {
+                if let (Some(from), Some(to)) = (Self::nth(occupied, a), Self::nth(empty, b)) {
+                    let p = self.lift(from);
+                    self.place(to, p);
+                }
+            }
+            Slip::Keep(a) => {
+                if let Some(sq) = Self::nth(occupied, a) {
+                    let p = self.lift(sq);
+                    self.held.push(p);
+                }
+            }
+            Slip::Drop(b) => {
+                if let Some(sq) = Self::nth(empty, b) {
+                    self.place(sq, Piece::from_char('P').unwrap());
+                }
+            }
+            Slip::PutHeld(b) => {
+                if let (Some(sq), Some(&p)) = (Self::nth(empty, b), self.held.last()) {
+                    self.held.pop();
+                    self.place(sq, p);
+                }
+            }
+        }
+    }
+
+    /// The board was told wrong and has not been in sync since (a correction is due).
+    fn told_wrong(&self) -> bool {
+        let mut wrong = false;
+        for c in &self.seen {
+            match c {
+                Conclusion::Illegal { .. }
+                | Conclusion::Mismatch { .. }
+                | Conclusion::Takeback { .. } => wrong = true,
+                Conclusion::InSync => wrong = false,
+                _ => {}
+            }
+        }
+        wrong
+    }
+
+    /// Does the instruction to the letter; returns whether the piece it named was there.
+    fn follow(&mut self, c: Correction) -> bool {
+        match c {
+            Correction::Move { piece, from, to } => {
+                let named_right = piece.is_none_or(|p| self.truth.piece_at(from) == Some(p));
+                let p = self.lift(from);
+                self.place(to, p);
+                named_right
+            }
+            Correction::Remove { piece, square } => {
+                let named_right = piece.is_none_or(|p| self.truth.piece_at(square) == Some(p));
+                self.lift(square);
+                named_right
+            }
+            Correction::Place { piece, square } => {
+                // From his hand when he holds it, else from beside the board.
+                if let Some(i) = self.held.iter().position(|&h| h == piece) {
+                    self.held.remove(i);
+                }
+                self.place(square, piece);
+                true
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Any knocks, slips, pieces kept in hand and dropped pegs after 3...Bc5 (into holes the
+    /// game leaves empty), then the table's instructions followed one at a time: once the board was told wrong no move is played,
+    /// and the instructions end with the board showing the game; when every piece the
+    /// instructions named was the one on its square, the real pieces are the game's.
+    #[test]
+    fn following_the_instructions_always_ends_in_sync_and_plays_no_move(
+        slips in prop::collection::vec(slip(), 1..6),
+    ) {
+        let mut h = Hand::new();
+        for s in slips {
+            let told = h.told_wrong();
+            let before = h.seen.len();
+            h.slip(s);
+            if told {
+                prop_assert!(
+                    !h.seen[before..].iter().any(|c| matches!(c, Conclusion::Moved { .. })),
+                    "a move during a correction: {:?}", h.seen
+                );
+            }
+        }
+        // A slip that was one legal move before anything was wrong is his move.
+        prop_assume!(!h.seen.iter().any(|c| matches!(c, Conclusion::Moved { .. })));
+        // Nothing said: a peg in the hand on its way (a move being made), nothing to follow.
+        prop_assume!(h.told_wrong());
+        let target = h.game.position().board().clone();
+        let mut all_named_right = true;
+        let mut said = Vec::new();
+        let mut steps = 0;
+        while h.detector.observed().occupied() != target.occupied() {
+            let fixes = h.detector.corrections_to(&target);
+            prop_assert!(!fixes.is_empty(), "the board differs, but no instruction");
+            said.push(fixes[0]);
+            all_named_right &= h.follow(fixes[0]);
+            steps += 1;
+            prop_assert!(steps <= 40, "no end: {:?}", h.seen);
+        }
+        prop_assert!(
+            !h.seen.iter().any(|c| matches!(c, Conclusion::Moved { .. })),
+            "a move while following: {:?}", h.seen
+        );
+        prop_assert_eq!(h.game.ply_count(), 6);
+        if all_named_right {
+            prop_assert_eq!(&h.truth, &target, "the pieces are not the game's: {:?} {:?}", said, h.seen);
+        }
+    }
+}
