@@ -41,6 +41,14 @@ pub fn boot_ms() -> Option<u64> {
     u64::try_from(ms).ok()
 }
 
+/// The CPU time this process has used, in milliseconds: it goes on while the process runs
+/// (however busy), and stands still while it is stopped or the machine is suspended.
+pub fn process_cpu_ms() -> Option<u64> {
+    let t = nix::time::clock_gettime(nix::time::ClockId::CLOCK_PROCESS_CPUTIME_ID).ok()?;
+    let ms = i128::from(t.tv_sec()) * 1000 + i128::from(t.tv_nsec()) / 1_000_000;
+    u64::try_from(ms).ok()
+}
+
 /// This boot's identity (`/proc/sys/kernel/random/boot_id`), which changes at every reboot.
 pub fn boot_id() -> Option<String> {
     static ID: OnceLock<Option<String>> = OnceLock::new();
@@ -122,6 +130,9 @@ pub struct TableClock {
 struct StallWatch {
     last_alive: tokio::time::Instant,
     last_boot_ms: Option<u64>,
+    /// The process's CPU time then: a gap in which the process kept running (its other tasks
+    /// busy with a flood) is no stall of the daemon, only a late task.
+    last_cpu_ms: Option<u64>,
     /// After a stall: input until this instant is judged as of this table time at the latest.
     catch_up: Option<(tokio::time::Instant, Millis)>,
 }
@@ -151,6 +162,7 @@ impl TableClock {
         self.stalls = Some(StallWatch {
             last_alive: tokio::time::Instant::now(),
             last_boot_ms: boot_ms(),
+            last_cpu_ms: process_cpu_ms(),
             catch_up: None,
         });
         self
@@ -196,6 +208,7 @@ impl TableClock {
         if let Some(w) = &mut self.stalls {
             w.last_alive = tokio::time::Instant::now();
             w.last_boot_ms = boot_ms();
+            w.last_cpu_ms = process_cpu_ms();
         }
     }
 
@@ -212,11 +225,21 @@ impl TableClock {
             _ => 0,
         };
         let gap = mono_gap.max(boot_gap);
+        let cpu_now = process_cpu_ms();
+        // The process used a quarter of the gap's time or more: it was running (its other
+        // tasks serving a flood kept this one waiting), not stopped or suspended. Input read
+        // now was read late by this task, not sent while the daemon stood still, and judging
+        // it as of the gap's start would freeze the table's time under a long flood.
+        let ran = match (w.last_cpu_ms, cpu_now) {
+            (Some(then), Some(now)) => now.saturating_sub(then).saturating_mul(4) >= mono_gap,
+            _ => false,
+        };
         let from = self.table_ms_at(w.last_alive);
         let w = self.stalls.as_mut()?;
         w.last_alive = now;
         w.last_boot_ms = boot_now;
-        if gap <= STALL_MS {
+        w.last_cpu_ms = cpu_now;
+        if gap <= STALL_MS || (ran && boot_gap <= mono_gap + STALL_MS) {
             return None;
         }
         let at = match w.catch_up {
