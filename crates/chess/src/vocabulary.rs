@@ -76,8 +76,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::spoken_forms::replace_whole_words;
-
 use serde::Deserialize;
 use shakmaty::{CastlingSide, Color, File, Piece, Rank, Role};
 
@@ -299,11 +297,11 @@ pub struct Vocabulary {
     /// Written word or phrase → how the voice should say it (applied by the speech adapter just
     /// before synthesis, see [`Vocabulary::pronounce`]).
     #[serde(default)]
-    spoken: BTreeMap<String, String>,
+    pub(crate) spoken: BTreeMap<String, String>,
     /// Written word → espeak-ng's phonemes for it, where no spelling gets the stress right
     /// (see [`Vocabulary::pronounce_for_espeak`]); other engines get `spoken`.
     #[serde(default)]
-    phonemes: BTreeMap<String, String>,
+    pub(crate) phonemes: BTreeMap<String, String>,
     #[serde(default)]
     record: RecordWords,
     #[serde(default)]
@@ -625,41 +623,6 @@ impl Vocabulary {
         if let Some(t) = &self.record.move_heading {
             check_template("words.record.move", t, &["number", "color"], problems);
         }
-    }
-
-    /// The text as the voice should say it: every written word or phrase of `[words.spoken]`
-    /// replaced by its spoken form where it stands as a whole word (so "Cesar" becomes "Zäsar"
-    /// but "Cesare" is left alone). Longer phrases win over shorter ones they contain. Only the
-    /// speech adapter calls this, just before synthesis: transcripts, events, the page and
-    /// Braille keep the written words.
-    pub fn pronounce(&self, text: &str) -> String {
-        let pairs: Vec<(&str, String)> = self
-            .spoken
-            .iter()
-            .map(|(w, s)| (w.as_str(), s.clone()))
-            .collect();
-        replace_whole_words(text, pairs)
-    }
-
-    /// The text as espeak-ng should get it: like [`Vocabulary::pronounce`], but a word of
-    /// `[words.phonemes]` is given as espeak-ng's own phonemes (`[[rOS'A:d@]]`), for the
-    /// stress no spelling gets from it ("Rochade" on its second syllable).
-    pub fn pronounce_for_espeak(&self, text: &str) -> String {
-        let mut pairs: Vec<(&str, String)> = self
-            .spoken
-            .iter()
-            .filter(|(w, _)| !self.phonemes.contains_key(*w))
-            .map(|(w, s)| (w.as_str(), s.clone()))
-            .collect();
-        pairs.extend(
-            self.phonemes
-                .iter()
-                .map(|(w, p)| (w.as_str(), format!("[[{p}]]"))),
-        );
-        // Brackets in the words themselves (an opponent's message read aloud) must not become
-        // phonemes: only the language file's are given as such.
-        let text = text.replace("[[", "[ [").replace("]]", "] ]");
-        replace_whole_words(&text, pairs)
     }
 
     /// The written words that have a spoken form, with it.
