@@ -273,6 +273,7 @@ function onEvent(e) {
       break;
     }
     case 'move':
+      app.settingUp = false;
       app.last = {
         uci: e.uci, san_local: e.san_local || e.san, words: e.words || '', number: e.number, color: e.color,
       };
@@ -304,6 +305,9 @@ function onEvent(e) {
       $('sheet-result').textContent = 'The resolution was written to the table\'s record.';
       break;
     case 'undo': case 'begin': case 'restored': case 'lagged':
+      // A new game's clocks wait until the boards are set up: their stop and start then are
+      // the table's, not the arbiter's, and the guidance says what to do.
+      if (e.event === 'begin') app.settingUp = true;
       refreshClock(); refreshSheets();
       if (!app.hasView) refreshAll();
       break;
@@ -326,6 +330,11 @@ function onEvent(e) {
       break;
     case 'clock-adjusted': case 'clock': case 'penalty': case 'resumed': case 'stalled':
       refreshClock();
+      if (e.event === 'clock' && app.settingUp) {
+        // Held for the set-up (stopped), or started once it is done: no arbiter's act.
+        if (e.running) app.settingUp = false;
+        break;
+      }
       $('arbiter-result').textContent = arbiterEvent(e);
       break;
     case 'board': case 'in-sync': case 'unverifiable': case 'link':
