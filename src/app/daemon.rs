@@ -19,6 +19,7 @@ use crate::control::hub::Hub;
 use crate::control::session_driver::ControlService;
 use crate::control::web::WebSettings;
 use crate::io::clock::{TableClock, unix_ms};
+use crate::io::speech::devices::AudioOutputs;
 use crate::io::speech::{Speaker, SpeechSettings};
 use crate::io::store::{Store, StoreError, StoreHandle};
 use crate::io::tokens::Tokens;
@@ -110,8 +111,9 @@ pub async fn run(
     let (hub, simulated) = start_desk(&wiring, &mut tasks, tables, notices)?;
     drop(notices_tx);
 
+    let audio = Arc::new(AudioOutputs::new(Arc::clone(&speaker), lang));
     let (listen, control) =
-        serve_control(&config, hub.clone(), tokens, &mut tasks, &shutdown).await?;
+        serve_control(&config, hub.clone(), tokens, audio, &mut tasks, &shutdown).await?;
     let web = serve_page(&config, control, lang, &mut tasks, &shutdown).await?;
     spawn_heartbeat(&mut tasks, store.clone(), clocks.clone(), shutdown.clone());
     tracing::info!(
@@ -123,6 +125,7 @@ pub async fn run(
         startup_ms = started.elapsed().as_millis() as u64,
         "ready"
     );
+    crate::app::ready::announce(&speaker, lang, web, unix_ms());
     if let Some(tx) = options.on_ready {
         tx.send(Running {
             listen,
@@ -242,6 +245,7 @@ async fn serve_control(
     config: &Config,
     hub: Hub,
     tokens: Tokens,
+    audio: Arc<AudioOutputs>,
     tasks: &mut JoinSet<()>,
     shutdown: &watch::Receiver<bool>,
 ) -> anyhow::Result<(SocketAddr, ControlService)> {
@@ -251,7 +255,7 @@ async fn serve_control(
     let listen = listener.local_addr()?;
     // New connections speak English until they ask for another language (`lang`), as the
     // control protocol documents; the tables' words stay in their own languages.
-    let control = ControlService::new(hub, tokens, config.control.clone());
+    let control = ControlService::new(hub, tokens, config.control.clone()).with_audio(audio);
     tasks.spawn(crate::control::tcp::run(
         listener,
         control.clone(),

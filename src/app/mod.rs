@@ -15,5 +15,6 @@ pub mod daemon;
 pub mod desk;
 pub mod desk_link;
 pub mod mail_desk;
+pub mod ready;
 pub mod table_actor;
 pub mod table_wiring;

@@ -14,6 +14,7 @@ use crate::chess::language::Language;
 use crate::control::rate_limit::RateLimiter;
 use crate::control::wire::{RefusalLine, ok_line, one_line, reply_line};
 use crate::io::lines::Line;
+use crate::io::speech::devices::AudioAsk;
 use crate::io::tokens::{Grant, Tokens};
 use crate::table::control::{
     self, ConnectionRequest, DeskRequest, ErrorCode, KEYWORDS, MAX_LINE_BYTES, Refusal, Request,
@@ -140,6 +141,8 @@ pub enum Action {
     AskDesk(Ask<DeskRequest>),
     /// Forward `table`'s events from now on (and no other table's), then write `reply`.
     Subscribe { table: Arc<str>, reply: String },
+    /// List the audio devices or move a speech output (the driver runs `aplay -L`).
+    Audio(AudioAsk),
 }
 
 /// A request for a table (or, as `Ask<DeskRequest>`, for the desk), with who asks, in which
@@ -417,6 +420,17 @@ impl Session {
                 .line(),
             ),
             ConnectionRequest::Help => Action::Reply(ok_line(&format!("requests: {KEYWORDS}"))),
+            ConnectionRequest::AudioDevices | ConnectionRequest::AudioDevice { .. } => {
+                if let Err(refusal) = control::permitted_to_role(grant.role, request.spec()) {
+                    return Action::Reply(refusal.line());
+                }
+                Action::Audio(match request {
+                    ConnectionRequest::AudioDevice { output, device } => {
+                        AudioAsk::Choose { output, device }
+                    }
+                    _ => AudioAsk::List,
+                })
+            }
             ConnectionRequest::Quit => Action::Close(ok_line("bye")),
             ConnectionRequest::Lang { code } => match Language::builtin(&code) {
                 Ok(lang) => {

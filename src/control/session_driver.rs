@@ -20,10 +20,12 @@ use crate::control::session::{
     self, Action, Answer, ControlSettings, Notice, SHUTDOWN_LINE, Session, no_desk,
 };
 use crate::control::waiting_room::{DISPLACEABLE_AFTER_MS, WaitingRoom};
+use crate::control::wire::{RefusalLine, ok_line};
 use crate::io::clock;
 use crate::io::lines::Line;
+use crate::io::speech::devices::{self, AudioOutputs};
 use crate::io::tokens::{Grant, Tokens};
-use crate::table::control::{Refusal, Role};
+use crate::table::control::{ErrorCode, Refusal, Role};
 use crate::table::event::TableEvent;
 
 /// What a transport read.
@@ -78,6 +80,9 @@ pub struct ControlService {
     /// The addresses of the newcomers waiting for room: one each, so that an attacker's
     /// newcomers cannot take every place in the queue.
     room_waiters: RoomWaiters,
+    /// The speech outputs `audio-devices` lists and `audio-device` moves (none when embedded
+    /// without them).
+    audio: Option<Arc<AudioOutputs>>,
 }
 
 /// Newcomers that may wait for room at once (each from another address); more are refused.
@@ -195,7 +200,14 @@ impl ControlService {
             waiting: WaitingRoom::default(),
             room_waiters: RoomWaiters::default(),
             settings: Arc::new(settings),
+            audio: None,
         }
+    }
+
+    /// The same service, answering `audio-devices` and `audio-device` on `audio`.
+    pub fn with_audio(mut self, audio: Arc<AudioOutputs>) -> ControlService {
+        self.audio = Some(audio);
+        self
     }
 
     /// A slot for a client at `address`: refused (with the line to say) when that address
@@ -529,6 +541,13 @@ impl ControlService {
                     session.on_events_closed();
                 }
                 (vec![Out::Line(reply)], false)
+            }
+            Action::Audio(ask) => {
+                let line = match devices::answer(self.audio.clone(), ask, clock::now_ms()).await {
+                    Ok(text) => ok_line(&text),
+                    Err(why) => Refusal::new(ErrorCode::State, why).line(),
+                };
+                (vec![Out::Line(line)], false)
             }
         }
     }

@@ -86,7 +86,7 @@ impl Serve {
                 c.args(args).arg(BIN);
                 c
             }
-            None => Command::new(BIN),
+            None => super::process::bin_command(),
         };
         command.arg("serve");
         command.envs(self.env.iter().map(|(k, v)| (k, v)));

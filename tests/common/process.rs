@@ -19,9 +19,25 @@ const MAX_LINE: u64 = 1 << 20;
 /// How much of a child's other stream (the one not read as lines) is kept for messages.
 const KEPT_BYTES: usize = 64 * 1024;
 
+/// The binary under test as a command: run through `ANNABELLA_TEST_RUNNER` when that is set
+/// (`qemu-aarch64 -L /` for a cross-built binary, which the kernel cannot exec without
+/// binfmt_misc; scripts/cross/aarch64.sh sets it), else directly.
+pub fn bin_command() -> Command {
+    let runner = std::env::var("ANNABELLA_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut command = Command::new(program);
+            command.args(words).arg(BIN);
+            command
+        }
+        None => Command::new(BIN),
+    }
+}
+
 /// `annabella ARGS`, without the `ANNABELLA_TOKEN` of whoever runs the tests.
 fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(BIN);
+    let mut command = bin_command();
     command.args(args).env_remove("ANNABELLA_TOKEN");
     command
 }

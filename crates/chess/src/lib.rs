@@ -22,6 +22,7 @@ pub mod notation;
 pub mod page_words;
 pub mod pgn;
 pub mod phrases;
+pub mod ready;
 pub mod scoresheet;
 mod spoken_forms;
 pub mod vocabulary;

@@ -245,6 +245,14 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("desk_time_over_opponent", &["game", "color"]),
     ("desk_time_over_own", &["game"]),
     ("desk_greeting", &["games"]),
+    ("ready", &["listeners"]),
+    ("ready_blind", &[]),
+    ("ready_opponent", &[]),
+    ("ready_arbiter", &[]),
+    ("ready_everyone", &[]),
+    ("ready_and", &["first", "second"]),
+    ("ready_page", &["address", "port"]),
+    ("ready_dot", &[]),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

@@ -28,6 +28,7 @@
 //! - [`transcript::TranscriptBackend`] (`transcript:FILE`): one text line per utterance.
 //! - [`NoneBackend`] (`none`): silence.
 
+pub mod devices;
 pub mod espeak;
 mod outputs;
 mod queue;

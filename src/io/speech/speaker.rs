@@ -120,6 +120,9 @@ struct State {
     dropped: u64,
     /// Clock calls dropped as stale, for tests and logs.
     stale: u64,
+    /// A new backend to open before the next utterance: the output moved to another audio
+    /// device (`Speaker::set_device`).
+    reopen: Option<Opener>,
 }
 
 struct Shared {
@@ -128,6 +131,9 @@ struct Shared {
     voiced: bool,
     /// The listeners this output serves.
     listeners: Listeners,
+    /// The backend as configured, and as moved by `set_device` since; `None` for a backend the
+    /// caller built.
+    spec: Mutex<Option<BackendSpec>>,
     state: Mutex<State>,
     /// Wakes the worker: new work, an interrupt, or shutdown.
     work: Condvar,
@@ -176,6 +182,8 @@ struct Worker {
 /// blocking the caller.
 pub struct Speaker {
     workers: Vec<Worker>,
+    /// The rate outputs are opened with, again when one moves to another device.
+    rate_wpm: Option<u32>,
 }
 
 impl Speaker {
@@ -214,17 +222,22 @@ impl Speaker {
             .filter(|s| s.backend != BackendSpec::None)
             .map(|spec| {
                 let backend = spec.backend.clone();
-                spawn_worker(
+                let worker = spawn_worker(
                     spec.backend.to_string(),
                     capacity,
                     spec.backend.voiced(),
                     spec.listeners,
                     Arc::clone(&voicing),
                     Box::new(move || backend.open(rate)),
-                )
+                );
+                *lock(&worker.shared.spec) = Some(spec.backend.clone());
+                worker
             })
             .collect();
-        Speaker { workers }
+        Speaker {
+            workers,
+            rate_wpm: rate,
+        }
     }
 
     /// Parses a `--speech` spec and builds the speaker.
@@ -262,7 +275,10 @@ impl Speaker {
                 )
             })
             .collect();
-        Speaker { workers }
+        Speaker {
+            workers,
+            rate_wpm: None,
+        }
     }
 
     /// A speaker that only writes a transcript: for tests and benchmarks. The file is opened
@@ -312,6 +328,72 @@ impl Speaker {
                 w.shared.enqueue(u);
             }
         }
+    }
+
+    /// Queues on each voiced output the utterances `words` gives for the listeners it serves,
+    /// whatever their own listener: the appliance's ready phrase, which tells each player which
+    /// ear or speaker is his (`app::ready`). Outputs that only write (a transcript) get nothing.
+    pub fn say_on_each_voiced(&self, words: impl Fn(Listeners) -> Vec<Utterance>) {
+        for w in self.workers.iter().filter(|w| w.shared.voiced) {
+            for u in words(w.shared.listeners) {
+                w.shared.enqueue(u);
+            }
+        }
+    }
+
+    /// The outputs, numbered from one as `audio-devices` lists them: whom each serves and its
+    /// backend as it is now.
+    pub fn outputs(&self) -> Vec<(Listeners, String)> {
+        self.workers
+            .iter()
+            .map(|w| {
+                let now = lock(&w.shared.spec).as_ref().map(ToString::to_string);
+                (
+                    w.shared.listeners,
+                    now.unwrap_or_else(|| w.shared.name.clone()),
+                )
+            })
+            .collect()
+    }
+
+    /// Moves output `index` (from zero) to the audio device `device` (`default`: espeak-ng's
+    /// own output), then queues `words` on it, so that its listener hears where it now is.
+    /// Only an espeak-ng output can move; the refusal says why another cannot.
+    pub fn set_device(
+        &self,
+        index: usize,
+        device: &str,
+        words: Utterance,
+    ) -> Result<String, String> {
+        let w = self
+            .workers
+            .get(index)
+            .ok_or_else(|| format!("no output {}; there are {}", index + 1, self.workers.len()))?;
+        let mut spec = lock(&w.shared.spec);
+        match spec.as_ref() {
+            Some(BackendSpec::EspeakNg | BackendSpec::EspeakNgOn(_)) => {}
+            Some(other) => {
+                return Err(format!(
+                    "output {} is {other}, which plays through no audio device of its own; \
+                     only espeak-ng outputs can move",
+                    index + 1
+                ));
+            }
+            None => return Err(format!("output {} cannot move", index + 1)),
+        }
+        let backend = if device == "default" {
+            BackendSpec::EspeakNg
+        } else {
+            BackendSpec::EspeakNgOn(device.to_owned())
+        };
+        *spec = Some(backend.clone());
+        drop(spec);
+        let rate = self.rate_wpm;
+        let name = backend.to_string();
+        w.shared.lock().reopen = Some(Box::new(move || backend.open(rate)));
+        tracing::info!(output = index + 1, backend = %name, "speech output moved to another audio device");
+        w.shared.enqueue(words);
+        Ok(name)
     }
 
     /// Waits until every backend has finished everything queued, or until `timeout`. Returns
@@ -400,7 +482,9 @@ fn spawn_worker(
             closed: false,
             dropped: 0,
             stale: 0,
+            reopen: None,
         }),
+        spec: Mutex::new(None),
         work: Condvar::new(),
         idle: Condvar::new(),
     });
@@ -419,6 +503,27 @@ fn spawn_worker(
         }
     };
     Worker { shared, thread }
+}
+
+/// Locks a mutex that a panic elsewhere may have poisoned: what it guards is a plain value.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Opens a backend on its worker's thread; one that cannot be opened is logged and stays
+/// silent.
+fn open_logged(shared: &Shared, open: Opener) -> Option<Box<dyn SpeechBackend>> {
+    match guarded(open) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            tracing::warn!(
+                backend = %shared.name,
+                error = %e,
+                "speech backend unavailable: it stays silent, the game and the other backends go on"
+            );
+            None
+        }
+    }
 }
 
 /// Runs a backend call, turning a panic inside an engine binding into an error: a broken engine
@@ -441,17 +546,7 @@ enum Spoken {
 
 /// The worker loop of one backend.
 fn run(shared: &Shared, voicing: &Voicing, open: Opener) {
-    let mut backend = match guarded(open) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            tracing::warn!(
-                backend = %shared.name,
-                error = %e,
-                "speech backend unavailable: it stays silent, the game and the other backends go on"
-            );
-            None
-        }
-    };
+    let mut backend = open_logged(shared, open);
     let traits = BackendTraits {
         voiced: shared.voiced,
         records_score: backend.as_ref().is_some_and(|b| b.records_score()),
@@ -482,6 +577,14 @@ fn run(shared: &Shared, voicing: &Voicing, open: Opener) {
                 s = shared.work.wait(s).unwrap_or_else(PoisonError::into_inner);
             }
         };
+        let reopen = shared.lock().reopen.take();
+        if let Some(open) = reopen {
+            if let Some(mut old) = backend.take() {
+                old.stop();
+            }
+            backend = open_logged(shared, open);
+            failures = 0;
+        }
         let Some(b) = backend.as_mut() else {
             continue;
         };

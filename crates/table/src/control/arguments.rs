@@ -79,6 +79,23 @@ pub fn tables(a: &Args) -> Parsed {
     a.bare(Request::Connection(C::Tables))
 }
 
+pub fn audio_devices(a: &Args) -> Parsed {
+    a.bare(Request::Connection(C::AudioDevices))
+}
+
+pub fn audio_device(a: &Args) -> Parsed {
+    let what = "an output (its number, or blind, opponent or arbiter) and an audio device from \
+                audio-devices, e.g. audio-device blind plughw:CARD=Headphones,DEV=0";
+    let rest = a.needs(what)?;
+    match rest.split_whitespace().collect::<Vec<_>>().as_slice() {
+        [output, device] => Ok(Request::Connection(C::AudioDevice {
+            output: (*output).to_owned(),
+            device: (*device).to_owned(),
+        })),
+        _ => Err(syntax(format!("{} needs {what}", a.keyword))),
+    }
+}
+
 pub fn help(a: &Args) -> Parsed {
     a.bare(Request::Connection(C::Help))
 }

@@ -39,6 +39,13 @@ pub enum ConnectionRequest {
     },
     /// List the tables the connection's token may use.
     Tables,
+    /// The speech outputs and the machine's audio devices (`aplay -L`).
+    AudioDevices,
+    /// Move a speech output (by its number or a listener it serves) to an audio device.
+    AudioDevice {
+        output: String,
+        device: String,
+    },
     Help,
     Quit,
 }

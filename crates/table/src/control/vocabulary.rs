@@ -157,12 +157,29 @@ static NEW_GAME: RequestSpec = spec(
     a::new_game,
 );
 static TAG: RequestSpec = spec("tag", &["tag white Anna Müller"], Players, Table, a::tag);
+static AUDIO_DEVICES: RequestSpec = spec(
+    "audio-devices",
+    &["audio-devices"],
+    Players,
+    Connection,
+    a::audio_devices,
+);
+static AUDIO_DEVICE: RequestSpec = spec(
+    "audio-device",
+    &[
+        "audio-device blind plughw:CARD=Headphones,DEV=0",
+        "audio-device 2 default",
+    ],
+    Arbiter,
+    Connection,
+    a::audio_device,
+);
 static EVENTS: RequestSpec = spec("events", &["events"], Anyone, Connection, a::events);
 static HELP: RequestSpec = spec("help", &["help"], Anyone, Connection, a::help);
 static QUIT: RequestSpec = spec("quit", &["quit"], Anyone, Connection, a::quit);
 
 /// Every request, in the order `help` lists them.
-pub static REQUESTS: [&RequestSpec; 40] = [
+pub static REQUESTS: [&RequestSpec; 42] = [
     &AUTH,
     &TABLE,
     &TABLES,
@@ -200,6 +217,8 @@ pub static REQUESTS: [&RequestSpec; 40] = [
     &RESUME,
     &NEW_GAME,
     &TAG,
+    &AUDIO_DEVICES,
+    &AUDIO_DEVICE,
     &EVENTS,
     &HELP,
     &QUIT,
@@ -258,6 +277,8 @@ impl ConnectionRequest {
             ConnectionRequest::Lang { .. } => &LANG,
             ConnectionRequest::Table { .. } => &TABLE,
             ConnectionRequest::Tables => &TABLES,
+            ConnectionRequest::AudioDevices => &AUDIO_DEVICES,
+            ConnectionRequest::AudioDevice { .. } => &AUDIO_DEVICE,
             ConnectionRequest::Help => &HELP,
             ConnectionRequest::Quit => &QUIT,
         }
@@ -559,6 +580,17 @@ mod tests {
         check("tables", connection(C::Tables));
         check("table", Err("error syntax table needs a table name"));
         check("tables all", Err("error syntax tables takes no argument"));
+        check(
+            "audio-device opponent hw:CARD=Device,DEV=0",
+            connection(C::AudioDevice {
+                output: "opponent".into(),
+                device: "hw:CARD=Device,DEV=0".into(),
+            }),
+        );
+        check(
+            "audio-device blind",
+            Err("error syntax audio-device needs an output"),
+        );
         check(
             "promote q",
             table(T::Promote {

@@ -331,7 +331,20 @@ fn an_unwritable_directory_is_named() {
     let _ = fs::remove_file(dir.join("probe"));
     std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
     let exe = std::env::current_exe().unwrap();
-    let output = std::process::Command::new(exe)
+    // A cross-built test binary (scripts/cross/aarch64.sh) runs under qemu-user, and the kernel
+    // cannot exec it again by itself without binfmt_misc: the re-run goes through the same
+    // runner, which the script names in ANNABELLA_TEST_RUNNER.
+    let runner = std::env::var("ANNABELLA_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    let mut command = match words.next() {
+        Some(program) => {
+            let mut c = std::process::Command::new(program);
+            c.args(words).arg(&exe);
+            c
+        }
+        None => std::process::Command::new(&exe),
+    };
+    let output = command
         .args([
             "--exact",
             "io::store::journal::tests::an_unwritable_directory_is_named",
