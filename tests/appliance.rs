@@ -189,6 +189,12 @@ fn each_output_says_whom_it_is_for_and_the_page_and_moves_to_another_device() {
 
 #[test]
 fn a_peg_board_named_by_a_stable_by_id_link_is_accepted() {
+    if std::env::var_os("ANNABELLA_TEST_RUNNER").is_some() {
+        // Under qemu-user (scripts/cross/aarch64.sh) no pseudo-terminal can be a serial port:
+        // qemu 7.2 does not translate the TCGETS2 ioctl that sets its baud rate (ENOSYS).
+        eprintln!("skipped: a serial device under qemu-user (TCGETS2 is not translated)");
+        return;
+    }
     let dir = scratch_dir("appliance-by-id");
     // The shape udev gives a USB serial device: /dev/serial/by-id/usb-MAKER_MODEL_SERIAL-if00,
     // a link to /dev/ttyACM0. Here the link leads to the simulated board's pseudo-terminal.

@@ -519,12 +519,16 @@ fn a_daemon_game_on_one_shared_loudspeaker_says_each_utterance_once() {
         "the game addressed the same words to two listeners at once: {lines:#?}"
     );
     let played = speaker.wait_until(Duration::from_secs(60), |p| {
-        p.iter().filter(|p| p.what != "start").count() >= expected.len()
+        p.iter()
+            .filter(|p| p.what != "start" && !p.text.starts_with("annabella bereit."))
+            .count()
+            >= expected.len()
     });
     daemon.terminate();
+    // The loudspeaker's own ready phrase (app::ready) is said to it alone, never written.
     let started: Vec<&str> = played
         .iter()
-        .filter(|p| p.what == "start")
+        .filter(|p| p.what == "start" && !p.text.starts_with("annabella bereit."))
         .map(|p| p.text.as_str())
         .collect();
     let repeats = started.windows(2).filter(|w| w[0] == w[1]).count();
