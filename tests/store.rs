@@ -158,15 +158,24 @@ fn parse_acks(lines: &[String]) -> Vec<Ack> {
 /// no line: it was never a complete acknowledgement).
 fn start_writer(mode: &str, dir: &Path, shell_prefix: Option<&str>) -> Running {
     let exe = std::env::current_exe().unwrap();
+    // A cross-built test binary runs again through the same runner (qemu-user: the kernel
+    // cannot exec it by itself; scripts/cross/aarch64.sh names it in ANNABELLA_TEST_RUNNER).
+    let runner = std::env::var("ANNABELLA_TEST_RUNNER").unwrap_or_default();
+    let mut program: Vec<std::ffi::OsString> = runner.split_whitespace().map(Into::into).collect();
+    program.push(exe.into());
     let mut command = match shell_prefix {
         Some(prefix) => {
             let mut c = Command::new("bash");
             c.arg("-c")
                 .arg(format!("{prefix}; exec \"$0\" \"$@\""))
-                .arg(exe);
+                .args(&program);
             c
         }
-        None => Command::new(exe),
+        None => {
+            let mut c = Command::new(&program[0]);
+            c.args(&program[1..]);
+            c
+        }
     };
     command
         .args([

@@ -63,10 +63,13 @@ export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /"
 export ANNABELLA_TEST_RUNNER="qemu-aarch64 -L /"
 export QEMU_LD_PREFIX=/
 
-# The integration tests run under qemu by default: those that start the daemon and talk to it
-# over pipes, ptys and sockets, without a browser, the AVR simulator or a mail server, and
-# without timing margins that qemu's slower execution breaks (see docs/platforms.md).
-QEMU_TESTS=(cli replay serial control daemon_keys setup_guide store private_files strangers appliance)
+# The integration tests run under qemu by default: those that need no board on a
+# pseudo-terminal. qemu-user 7.2 (Debian 12) does not translate TCGETS2, the ioctl that sets a
+# serial port's baud rate, so every test with a pty board (serial, daemon, daemon_keys,
+# private_files, the e-board tests …) fails there with ENOSYS; a real Pi runs them as amd64
+# does. setup_guide passes but its exhaustive search takes many minutes in a debug build under
+# emulation. Name any test on the command line to run it anyway (docs/platforms.md).
+QEMU_TESTS=(appliance cli control replay store strangers)
 
 seconds() { date +%s; }
 
@@ -101,10 +104,9 @@ case "$mode" in
         passed=$(grep -o '[0-9]* passed' "$log" | awk '{s+=$1} END {print s+0}')
         failed=$(grep -o '[0-9]* failed' "$log" | awk '{s+=$1} END {print s+0}')
         ignored=$(grep -o '[0-9]* ignored' "$log" | awk '{s+=$1} END {print s+0}')
-        skipped=$(grep -c '^skipped' "$log" || true)
         echo
-        echo "aarch64 under qemu-user: $passed passed, $failed failed, $ignored ignored," \
-            "$skipped skipped with a reason (lines starting 'skipped' above)"
+        echo "aarch64 under qemu-user: $passed passed, $failed failed, $ignored ignored" \
+            "(a test that cannot run under qemu says \"skipped: …\" in its output and passes)"
         echo "aarch64: compiled in $((built - start)) s, ran in $((ran - built)) s;" \
             "integration tests run: ${tests[*]}"
         echo "aarch64: the whole output is in $log"
