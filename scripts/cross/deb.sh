@@ -105,7 +105,9 @@ check_amd64() {
         exit 1
     fi
     # apt resolves Depends from the archive; the package itself comes from the file.
-    apt-get install -y -qq --no-install-recommends "./$deb" >/dev/null
+    local file="$deb"
+    case "$file" in /*) ;; *) file="./$file" ;; esac
+    apt-get install -y -qq --no-install-recommends "$file" >/dev/null
     trap 'dpkg -P annabella >/dev/null 2>&1 || true' EXIT
     echo "deb test: installed: $(dpkg-query -W -f='${Package} ${Version} ${Architecture}' annabella)"
     id annabella
