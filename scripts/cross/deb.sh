@@ -98,6 +98,34 @@ EOF
     echo "deb: made $deb ($(du -h "$deb" | cut -f1))"
 }
 
+# Runs `PROGRAM… serve --config CONFIG` with the addresses on free ports, the state in
+# STATE/state and speech off, until it logs `ready`; checks that its page answers, stops it.
+# Sets `checked` to what was seen.
+serve_check() {
+    local state="$1" config="$2"
+    shift 2
+    local log="$state.log" web="" page
+    "$@" serve --config "$config" --state-dir "$state/state" --listen 127.0.0.1:0 \
+        --web 127.0.0.1:0 --speech none 2>"$log" &
+    local pid=$!
+    for _ in $(seq 1 600); do
+        web=$(grep -o 'web=http://[0-9.:]*/' "$log" | head -1 | cut -d= -f2 || true)
+        [ -n "$web" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$web" ]; then
+        cat "$log" >&2
+        echo "deb test: the packaged binary did not get ready" >&2
+        exit 1
+    fi
+    page=$(curl -fsS "$web" | head -c 200 | tr -d '\n')
+    kill -TERM "$pid"
+    wait "$pid" || true
+    rm -f "$log"
+    checked="page $web answered: ${page:0:60}…"
+}
+
 check_amd64() {
     export DEBIAN_FRONTEND=noninteractive
     if dpkg-query -W annabella >/dev/null 2>&1; then
@@ -115,33 +143,13 @@ check_amd64() {
     dpkg-query -W -f='${Conffiles}\n' annabella | grep -q /etc/annabella/annabella.toml
     echo "deb test: /etc/annabella/annabella.toml is a conffile"
 
-    # The installed binary with the installed configuration, as the service's user: the
-    # addresses on free ports and the state in a scratch directory, so nothing here is taken.
-    local state log
+    # The installed binary with the installed configuration, as the service's user.
+    local state
     state=$(mktemp -d /tmp/annabella-deb-test.XXXXXX)
     chown annabella:annabella "$state"
-    log="$state.log"
-    runuser -u annabella -- /usr/bin/annabella serve --config /etc/annabella/annabella.toml \
-        --state-dir "$state/state" --listen 127.0.0.1:0 --web 127.0.0.1:0 --speech none \
-        2>"$log" &
-    local pid=$! web=""
-    for _ in $(seq 1 300); do
-        web=$(grep -o 'web=http://[0-9.:]*/' "$log" | head -1 | cut -d= -f2 || true)
-        [ -n "$web" ] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if [ -z "$web" ]; then
-        cat "$log" >&2
-        echo "deb test: the installed binary did not get ready" >&2
-        exit 1
-    fi
-    local page
-    page=$(curl -fsS "$web" | head -c 200 | tr -d '\n')
-    kill -TERM "$pid"
-    wait "$pid" || true
-    echo "deb test: the installed binary got ready as user annabella, page $web answered: ${page:0:60}…"
-    rm -rf "$state" "$log"
+    serve_check "$state" /etc/annabella/annabella.toml runuser -u annabella -- /usr/bin/annabella
+    echo "deb test: the installed binary got ready as user annabella; $checked"
+    rm -rf "$state"
 
     if ! command -v systemd-analyze >/dev/null; then
         apt-get install -y -qq --no-install-recommends systemd >/dev/null
@@ -172,6 +180,9 @@ check_arm64() {
     file "$x/usr/bin/annabella" | grep -q 'ARM aarch64'
     echo "deb test: the packaged binary is aarch64; under qemu-user it says:"
     qemu-aarch64 -L / "$x/usr/bin/annabella" --version
+    # The packaged binary with the packaged configuration, under qemu.
+    serve_check "$x" "$x/etc/annabella/annabella.toml" qemu-aarch64 -L / "$x/usr/bin/annabella"
+    echo "deb test: the packaged binary with the packaged configuration got ready under qemu; $checked"
     rm -rf "$x"
 }
 
