@@ -75,8 +75,14 @@ pub async fn wire_table(
         None => wiring.lang,
     };
     let settings = table_settings(config, tc, lang);
-    let (table, startup, game_no, clock) =
-        open_table(wiring.store, settings, wiring.last_alive, config).await?;
+    let (table, startup, game_no, clock) = open_table(
+        wiring.store,
+        settings,
+        wiring.last_alive,
+        config,
+        tc.peg != PegSource::None,
+    )
+    .await?;
     let (requests_tx, requests) = mpsc::channel(REQUEST_BACKLOG);
     let (events, _) = broadcast::channel(EVENT_BACKLOG);
     let (boards_tx, boards) = mpsc::channel::<BoardMessage>(BOARD_BACKLOG);
@@ -293,12 +299,15 @@ pub fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language
 }
 
 /// Restores the table's game from the journal, or begins a new one when there is none or the
-/// last one is over. Returns the outputs to perform before the table runs.
+/// last one is over. Returns the outputs to perform before the table runs. A game begun after
+/// a finished one waits for its boards to be set up (`peg_board`: the table has one to set up),
+/// as after the arbiter's `new-game`.
 async fn open_table(
     store: &StoreHandle,
     settings: TableSettings,
     last_alive: Option<u64>,
     config: &Config,
+    peg_board: bool,
 ) -> anyhow::Result<(Table, Step, u64, TableClock)> {
     let name = settings.name.clone();
     crate::app::archive_repair::archive_missing(store, &config.state_dir, &settings).await;
@@ -341,6 +350,11 @@ async fn open_table(
             return Ok((table, out, game, clock));
         }
         tracing::info!(target: "annabella::app::daemon", table = %name, "the last game is over; a new one begins");
+        let game = store.begin_game(&name, wall).await?;
+        let clock = TableClock::starting_at(0);
+        let (table, out) =
+            Table::next_game(settings, clock.now(), peg_board).map_err(anyhow::Error::msg)?;
+        return Ok((table, out, game, clock));
     }
     let game = store.begin_game(&name, wall).await?;
     let clock = TableClock::starting_at(0);

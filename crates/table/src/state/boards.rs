@@ -54,6 +54,9 @@ impl Table {
             }
             if snapshot && self.boards.snapshot_agrees(board) {
                 out.event(TableEvent::InSync { board });
+                // A board that connects already set up (a game begun at a restart, or one
+                // whose set-up was done while the daemon was down) starts the clock.
+                self.set_up_done(now, out);
             }
         }
     }
