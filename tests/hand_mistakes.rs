@@ -136,7 +136,7 @@ fn a_dropped_peg_is_to_be_removed_and_is_no_illegal_move() {
     board.hand("raw Pe4");
     hears_no_move(
         &watcher,
-        "Brett stimmt nicht mit der Partie überein. die Figur auf Eva vier entfernen",
+        "Brett stimmt nicht mit der Partie überein. die Figur auf Eva vier, ich weiß nicht welche, entfernen",
     );
     board.hand("raw Le4");
     hears_no_move(&watcher, "Brett stimmt wieder");
@@ -230,6 +230,162 @@ fn the_next_game_starts_when_the_boards_are_set_up() {
         transcript.matches("fünf Minuten").count() <= 2,
         "a clock call: {transcript}"
     );
+}
+
+/// Waits until the transcript has something ending in `text` said to `listener` at or after
+/// `since` (Unix ms): what a restarted daemon says before a new connection could subscribe to
+/// its events.
+fn transcript_says(dir: &Path, since: u64, listener: &str, text: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let to = format!(" {listener} ");
+    loop {
+        let transcript = std::fs::read_to_string(dir.join("transcript.txt")).unwrap_or_default();
+        let said = transcript.lines().any(|l| {
+            l.contains(&to)
+                && l.ends_with(text)
+                && l.split(' ')
+                    .next()
+                    .and_then(|ms| ms.parse::<u64>().ok())
+                    .is_some_and(|ms| ms >= since)
+        });
+        if said {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{text:?} never said to {listener} after {since}:\n{transcript}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The table after 1.e4 e5 and Black's resignation: the game is over, the peg board shows
+/// the two pawns moved.
+fn a_finished_game(dir: &Path) -> (SimulatedBoard, Daemon, ControlClient) {
+    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let daemon = serve(dir);
+    let mut black = daemon.connect("black");
+    let mut watcher = daemon.connect("observer");
+    assert!(watcher.ask("events").starts_with("ok events"));
+    watcher.wait_status("peg connected in-sync");
+    board.hand("e2e4");
+    watcher.expect_event("1.e4", |l| l.starts_with("event move 1 white e2e4"));
+    assert!(black.ask("move e7e5").starts_with("ok e7e5"));
+    board.hand("e7e5");
+    watcher.heard("in Ordnung");
+    assert_eq!(black.ask("resign"), "ok black resigns");
+    watcher.expect_event("the result", |l| l.starts_with("event end "));
+    (board, daemon, watcher)
+}
+
+/// The rest of the set-up after 1.e4 e5 (the white pawn back already), with the clock still
+/// stopped until the last peg, then started by the board being right: no time ran before.
+fn finish_the_set_up(board: &mut SimulatedBoard, daemon: &Daemon) {
+    let mut arbiter = daemon.connect("arbiter");
+    let mut watcher = daemon.connect("observer");
+    assert!(watcher.ask("events").starts_with("ok events"));
+    assert_eq!(
+        clock(&mut arbiter),
+        "ok white 0:05:00 black 0:05:00 moves 0 running none"
+    );
+    board.hand("raw Le5");
+    board.hand("raw Pe7");
+    let said = std::cell::RefCell::new(Vec::new());
+    watcher.expect_event("the clock started", |l| {
+        if l.starts_with("event say ") {
+            said.borrow_mut().push(l.to_owned());
+        }
+        l == "event clock resume"
+    });
+    let said = said.into_inner();
+    assert!(
+        said.iter()
+            .any(|l| l == "event say blind Brett stimmt wieder"),
+        "{said:#?}"
+    );
+    let after = clock(&mut arbiter);
+    assert!(after.ends_with("running white"), "{after}");
+    board.hand("d2d4");
+    watcher.expect_event("1.d4", |l| l.starts_with("event move 1 white d2d4"));
+}
+
+#[test]
+fn a_restart_during_the_set_up_waits_on_and_starts_the_clock_when_it_is_done() {
+    let dir = scratch_dir("hand-mistakes-restart-set-up");
+    let (mut board, daemon, watcher) = a_finished_game(&dir);
+    let mut arbiter = daemon.connect("arbiter");
+    let reply = arbiter.ask("new-game");
+    assert!(reply.starts_with("ok new game"), "{reply}");
+    watcher.heard("Brett stimmt nicht mit der Partie überein. Bauer von Eva vier nach Eva zwei");
+    board.hand("raw Le4");
+    board.hand("raw Pe2");
+    watcher.heard("Bauer von Eva fünf nach Eva sieben");
+    drop((watcher, arbiter));
+    daemon.kill9();
+    // The same state directory: the journal says the clock waits for the set-up.
+    let restarted = unix_ms();
+    let daemon = serve(&dir);
+    let mut arbiter = daemon.connect("arbiter");
+    arbiter.wait_status("peg connected differs");
+    // The guidance goes on by itself (the peg board came back still differing; after the
+    // restart the table cannot know which piece the peg on e5 is, and says so).
+    transcript_says(
+        &dir,
+        restarted,
+        "blind",
+        "Brett stimmt nicht mit der Partie überein. die Figur auf Eva fünf, ich weiß nicht welche, nach Eva sieben",
+    );
+    finish_the_set_up(&mut board, &daemon);
+}
+
+#[test]
+fn a_game_begun_at_a_restart_waits_for_the_set_up() {
+    let dir = scratch_dir("hand-mistakes-begun-at-restart");
+    let (mut board, daemon, watcher) = a_finished_game(&dir);
+    drop(watcher);
+    daemon.kill9();
+    // The last game is over: the restarted daemon begins the next one, announced first, then
+    // the set-up guided, the clock stopped until it is done.
+    let restarted = unix_ms();
+    let daemon = serve(&dir);
+    let mut arbiter = daemon.connect("arbiter");
+    arbiter.wait_status("peg connected differs");
+    transcript_says(
+        &dir,
+        restarted,
+        "all",
+        "Neue Partie. Bedenkzeit fünf Minuten",
+    );
+    transcript_says(
+        &dir,
+        restarted,
+        "blind",
+        // A board this game's table has never seen: which piece each peg is it cannot know.
+        "Brett stimmt nicht mit der Partie überein. die Figur auf Eva vier, ich weiß nicht welche, nach Eva zwei",
+    );
+    let transcript = std::fs::read_to_string(dir.join("transcript.txt")).unwrap_or_default();
+    let new_game = transcript.rfind("Neue Partie").unwrap();
+    let guidance = transcript
+        .rfind("Eva vier, ich weiß nicht welche, nach Eva zwei")
+        .unwrap();
+    assert!(
+        new_game < guidance,
+        "the game is announced first: {transcript}"
+    );
+    assert_eq!(
+        clock(&mut arbiter),
+        "ok white 0:05:00 black 0:05:00 moves 0 running none"
+    );
+    board.hand("raw Le4");
+    board.hand("raw Pe2");
+    transcript_says(&dir, restarted, "blind", "nach Eva sieben");
+    finish_the_set_up(&mut board, &daemon);
 }
 
 // ------------------------------------------------------------- the property, without a daemon

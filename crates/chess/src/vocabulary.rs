@@ -123,6 +123,9 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("correction_remove", &["piece", "colored_piece", "square"]),
     ("correction_place", &["piece", "colored_piece", "square"]),
     ("correction_return", &["piece", "colored_piece", "square"]),
+    // A peg whose piece the holes cannot name (issue 24: the table says it cannot know).
+    ("correction_move_unknown", &["from", "to"]),
+    ("correction_remove_unknown", &["square"]),
     // The set-up of a position on the peg board (`crates/table/src/setup_guide.rs`).
     ("setup_check", &["piece", "colored_piece", "square"]),
     ("setup_aside", &["piece", "colored_piece", "from", "to"]),

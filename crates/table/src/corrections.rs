@@ -409,7 +409,7 @@ pub fn spoken_with_hand(c: &Correction, v: &Vocabulary, holds: impl Fn(Piece) ->
             piece: Some(p),
             square,
         } => phrases::correction_remove(p, square, v),
-        // Nothing says what stands there: "die Figur auf … entfernen".
+        // Nothing says what stands there: "die Figur auf …, ich weiß nicht welche, entfernen".
         Correction::Remove {
             piece: None,
             square,
