@@ -76,7 +76,8 @@ fn following_a_correction_plays_no_move_he_never_meant() {
     }
     hears_no_move(
         &watcher,
-        "Unzulässiger Zug: Figuren stehen falsch. Läufer von Bella fünf nach Cesar vier",
+        // Two of his pieces knocked, his hand empty: a board problem, not an illegal move.
+        "Brett stimmt nicht mit der Partie überein. Läufer von Bella fünf nach Cesar vier",
     );
     // He does exactly that: the knight on g5 is not 4.Ng5, and the next instruction comes
     // by itself.
@@ -93,6 +94,26 @@ fn following_a_correction_plays_no_move_he_never_meant() {
     // And his real move counts.
     board.hand("e1g1");
     watcher.expect_event("4.O-O", |l| l.starts_with("event move 7 white e1g1"));
+}
+
+#[test]
+fn one_piece_of_his_moved_the_wrong_way_is_an_illegal_move() {
+    let dir = scratch_dir("hand-mistakes-wrong-way");
+    let (mut board, _daemon, mut black, watcher) = italian(&dir);
+    // The bishop moved like a rook: one piece lifted and put down elsewhere, an attempted
+    // move (two pieces knocked at once are a board problem, above).
+    board.hand("raw Lc4");
+    board.hand("raw Pc3");
+    watcher.expect_event("the illegal move", |l| {
+        assert!(!l.starts_with("event move "), "a move was played: {l}");
+        l.starts_with("event say blind Unzulässiger Zug: ")
+            && l.ends_with(". Läufer von Cesar drei nach Cesar vier")
+    });
+    board.hand("raw Lc3");
+    board.hand("raw Pc4");
+    hears_no_move(&watcher, "Brett stimmt wieder");
+    let status = black.ask("status");
+    assert!(status.contains(" ply 6 "), "no move was played: {status}");
 }
 
 #[test]
