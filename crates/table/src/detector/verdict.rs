@@ -272,6 +272,7 @@ impl MoveDetector {
             // The holes are the game's: whatever the hand guessed while the board was wrong,
             // the pegs are the game's pieces now (a guess must never keep a right board wrong).
             self.pegs.belief = self.line.history[self.line.ply].clone();
+            self.pegs.forget_unsure();
         }
         if self.reported.out_of_sync {
             self.reported.out_of_sync = false;
