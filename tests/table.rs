@@ -1735,3 +1735,70 @@ fn view_gives_a_late_page_the_last_move_and_the_end_in_the_tables_words() {
             .any(|e| e.starts_with("event move 4 black d8h4 Qh4#"))
     );
 }
+
+/// A capture's three lines reach a table that was busy (a flood on the line): all in one
+/// moment, although the board's reader read them 60 ms apart. Stamped when they arrived, the
+/// captured piece's lift and the capturing piece's placement on one square fall within the
+/// debounce window and vanish as contact chatter, and the move never counts (found by
+/// `tests/faults_attacks.rs` under every attack at once); stamped when they were read, it does.
+#[test]
+fn a_capture_read_apart_but_handled_together_is_played() {
+    let mut s = settings(Color::White, "600");
+    // The daemon's window (the harness's other tests switch the filter off).
+    s.debounce_ms = annabella::boards::debounce::DEFAULT_WINDOW;
+    let mut h = Harness::new(s.clone());
+    h.connect_peg();
+    hand(&mut h, BoardId::Peg, "e2e4");
+    h.ask(Role::Player(Color::Black), "move d7d5");
+    hand_owed(&mut h);
+    assert_eq!(h.table.game().ply_count(), 2);
+    let read = h.now + 100;
+    h.now += 500;
+    for (i, event) in [
+        SensorEvent::Lift(Square::E4),
+        SensorEvent::Lift(Square::D5),
+        SensorEvent::Place(Square::D5),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = h.table.handle(
+            Now::at(h.now),
+            Input::SensorRead {
+                board: BoardId::Peg,
+                event,
+                read_ms: read + 60 * i as u64,
+            },
+        );
+        h.take(out);
+    }
+    h.now += 1_000;
+    h.tick();
+    assert_eq!(h.table.game().ply_count(), 3, "{:#?}", h.events);
+    assert_eq!(h.last_record(), "move e4d5 peg");
+
+    // The same lines stamped on arrival: the capture is lost (what the table did before).
+    let mut h = Harness::new(s);
+    h.connect_peg();
+    hand(&mut h, BoardId::Peg, "e2e4");
+    h.ask(Role::Player(Color::Black), "move d7d5");
+    hand_owed(&mut h);
+    h.now += 500;
+    for event in [
+        SensorEvent::Lift(Square::E4),
+        SensorEvent::Lift(Square::D5),
+        SensorEvent::Place(Square::D5),
+    ] {
+        let out = h.table.handle(
+            Now::at(h.now),
+            Input::Sensor {
+                board: BoardId::Peg,
+                event,
+            },
+        );
+        h.take(out);
+    }
+    h.now += 1_000;
+    h.tick();
+    assert_eq!(h.table.game().ply_count(), 2);
+}
