@@ -202,6 +202,17 @@ fn a_shared_loudspeaker_says_whose_board_keeps_the_arbiters_notes_and_never_repe
             expected.push(spoken);
         }
     }
+    // The table told no listener the same words twice in a row.
+    for listener in [Listener::BlindPlayer, Listener::Opponent] {
+        let to: Vec<&str> = transcript
+            .lines()
+            .filter_map(transcript::parse_line)
+            .filter(|(_, who, _)| *who == listener || *who == Listener::Everyone)
+            .map(|(_, _, text)| text)
+            .collect();
+        let twice = to.windows(2).filter(|w| w[0] == w[1]).count();
+        assert_eq!(twice, 0, "told {listener} twice in a row: {to:#?}");
+    }
     let (started, ended) = heard(&t.speaker, expected.len());
     t.daemon.terminate();
     eprintln!("said: {said:#?}\nloudspeaker: {started:#?}");

@@ -397,3 +397,22 @@ fn forward_stdin(operator: std::sync::mpsc::Sender<String>) {
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::shared_speaker;
+    use crate::io::speech::parse_outputs;
+
+    #[test]
+    fn a_voice_both_players_hear_is_a_shared_speaker_a_record_is_not() {
+        let shared = |spec: &str| shared_speaker(&parse_outputs(spec).unwrap());
+        assert!(shared("tts"), "the default: one voice for everyone");
+        assert!(shared("blind+opponent=espeak-ng,arbiter=tts"));
+        assert!(shared("blind+opponent+arbiter=espeak-ng@plughw:1"));
+        assert!(!shared(
+            "blind=espeak-ng@plughw:1,opponent+arbiter=espeak-ng@plughw:2"
+        ));
+        assert!(!shared("blind=tts,wav:/srv/rec,transcript:/tmp/t.txt"));
+        assert!(!shared("none"));
+    }
+}
