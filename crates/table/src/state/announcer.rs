@@ -154,12 +154,24 @@ impl Announcer {
 
     /// A board differs from the game: `header` (what is wrong) with the first correction
     /// only, urgently to its player; the next ones follow as he makes them.
-    /// `first` is the correction in words (`Table::correction_words`). `None` when he was told
-    /// exactly this last.
-    pub fn guide(&mut self, board: BoardId, header: String, first: Option<String>) -> Option<Say> {
+    /// `first` is the correction in words (`Table::correction_words`). `again`: the board
+    /// already differed (judged again before the hand put it right); then `None` when its
+    /// player was told exactly this last.
+    pub fn guide(
+        &mut self,
+        board: BoardId,
+        header: String,
+        first: Option<String>,
+        again: bool,
+    ) -> Option<Say> {
         let mut words = vec![header];
         words.extend(first);
-        self.guidance(listener_of(board), words.join(". "), Urgency::Urgent)
+        let text = words.join(". ");
+        if again {
+            self.guidance(listener_of(board), text, Urgency::Urgent)
+        } else {
+            Some(self.say(listener_of(board), text, Urgency::Urgent, About::Other))
+        }
     }
 
     /// The correction said last is done: the next one, to the board's player (`None` when he
@@ -576,7 +588,12 @@ mod tests {
         };
         let words = spoken(&fix, a.vocab());
         let guide = a
-            .guide(BoardId::Peg, "Mismatch".to_owned(), Some(words.clone()))
+            .guide(
+                BoardId::Peg,
+                "Mismatch".to_owned(),
+                Some(words.clone()),
+                false,
+            )
             .unwrap();
         assert_eq!(
             (guide.listener, guide.urgency),
@@ -677,7 +694,7 @@ mod tests {
         let fix = knight_home(&shared);
         let header = shared.mismatch_words(BoardId::Peg);
         let his = shared
-            .guide(BoardId::Peg, header, Some(fix.clone()))
+            .guide(BoardId::Peg, header, Some(fix.clone()), false)
             .unwrap();
         assert_eq!(
             his.text,
@@ -707,7 +724,9 @@ mod tests {
         assert_eq!(lost.text, "The opponent's board is disconnected");
         // On his own output each hears of his own board only: no needless words.
         let header = own.mismatch_words(BoardId::Peg);
-        let plain = own.guide(BoardId::Peg, header, Some(fix.clone())).unwrap();
+        let plain = own
+            .guide(BoardId::Peg, header, Some(fix.clone()), false)
+            .unwrap();
         assert_eq!(
             plain.text,
             "The board does not match the game. knight from Gustav five to Felix three"
@@ -749,15 +768,12 @@ mod tests {
         let mut a = announcer(Color::White, |s| s.shared_speaker = true);
         let fix = knight_home(&a);
         let header = a.mismatch_words(BoardId::Peg);
-        assert!(
-            a.guide(BoardId::Peg, header.clone(), Some(fix.clone()))
-                .is_some()
-        );
-        // Judged again before the hand moved: the same words are not said again.
-        assert_eq!(
-            a.guide(BoardId::Peg, header.clone(), Some(fix.clone())),
-            None
-        );
+        let guide = |a: &mut Announcer, again| {
+            a.guide(BoardId::Peg, header.clone(), Some(fix.clone()), again)
+        };
+        assert!(guide(&mut a, false).is_some());
+        // Judged again before the hand put it right: the same words are not said again.
+        assert_eq!(guide(&mut a, true), None);
         // A word to the opponent in between is no reason to repeat it to him.
         a.say(
             Listener::Opponent,
@@ -765,10 +781,9 @@ mod tests {
             Urgency::Polite,
             About::Other,
         );
-        assert_eq!(
-            a.guide(BoardId::Peg, header.clone(), Some(fix.clone())),
-            None
-        );
+        assert_eq!(guide(&mut a, true), None);
+        // A board that was right in between is told again, even in the same words.
+        assert!(guide(&mut a, false).is_some());
         // The opponent, told nothing of it yet, hears it about his board.
         assert!(a.next_correction(BoardId::Normal, fix.clone()).is_some());
         assert_eq!(a.next_correction(BoardId::Normal, fix.clone()), None);
@@ -782,7 +797,7 @@ mod tests {
             About::Result,
         );
         assert_eq!(words.listener, Listener::Everyone);
-        assert!(a.guide(BoardId::Peg, header, Some(fix.clone())).is_some());
+        assert!(guide(&mut a, true).is_some());
         assert!(a.next_correction(BoardId::Normal, fix).is_some());
     }
 }

@@ -317,6 +317,9 @@ impl Table {
         fixes: &[Correction],
         out: &mut Step,
     ) {
+        // Judged again while it already differed (before the hand put it right): the same
+        // words as last time are not said again.
+        let again = self.boards.get(board).is_some_and(|b| b.differs);
         let first = self.boards.guide(board, fixes);
         if self.analysing(board) {
             // His move waits for `send` and he moves pieces to analyse: no corrections (the
@@ -327,7 +330,7 @@ impl Table {
             }
         } else {
             let words = first.map(|c| self.correction_words(board, &c));
-            if let Some(say) = self.announcer.guide(board, header, words) {
+            if let Some(say) = self.announcer.guide(board, header, words, again) {
                 out.event(TableEvent::Say(say));
             }
         }
