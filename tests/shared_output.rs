@@ -248,3 +248,51 @@ fn a_shared_loudspeaker_says_whose_board_keeps_the_arbiters_notes_and_never_repe
     expected.sort();
     assert_eq!(ended, expected, "each utterance said once");
 }
+
+/// The peg board alone, one voice for everyone (an output without listeners): his board's
+/// sentences say "Ihr Brett" too, since the opponent's wooden board stands beside it.
+#[test]
+fn with_the_peg_board_alone_one_voice_for_everyone_says_ihr_brett() {
+    assert!(
+        stand_in::available(),
+        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
+    );
+    let dir = scratch_dir("shared-output-peg-only");
+    let speaker = StandIn::create(&dir.join("bin")).unwrap();
+    let mut peg = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let path = format!(
+        "{}:{}",
+        speaker.dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut daemon = Serve::new(&dir.join("state"))
+        .env("PATH", path)
+        .args(["--peg", dir.join("peg").to_str().unwrap()])
+        .args(["--speech", "espeak-ng", "--speech-rate", "400"])
+        .start();
+    let mut watcher = daemon.connect("observer");
+    assert!(watcher.ask("events").starts_with("ok events"));
+    watcher.wait_status("peg connected in-sync");
+    // A peg dropped into an empty hole, and taken out again.
+    peg.hand("raw Pe4");
+    let wrong = "Ihr Brett stimmt nicht mit der Partie überein. die Figur auf Eva vier entfernen";
+    told(&watcher, "blind", wrong);
+    peg.hand("raw Le4");
+    told(&watcher, "blind", "Ihr Brett stimmt wieder");
+    let played = speaker.wait_until(Duration::from_secs(60), |p| {
+        p.iter()
+            .any(|p| p.what == "end" && p.text == "Ihr Brett stimmt wieder")
+    });
+    daemon.terminate();
+    let started: Vec<&str> = played
+        .iter()
+        .filter(|p| p.what == "start")
+        .map(|p| p.text.as_str())
+        .collect();
+    let german = annabella::chess::language::Language::german().vocabulary();
+    assert!(
+        started.contains(&german.pronounce_for_espeak(wrong).as_str()),
+        "{started:#?}"
+    );
+    assert_eq!(started.windows(2).filter(|w| w[0] == w[1]).count(), 0);
+}
