@@ -248,13 +248,14 @@ impl Table {
                     event_phrase(Event::IllegalMove, self.announcer.vocab()),
                     refusal_phrase(reason.spoken(), self.announcer.vocab())
                 );
+                let header = self.announcer.on_board(board, header);
                 self.start_guidance(board, header, &corrections, out);
             }
             Conclusion::Mismatch {
                 corrections,
                 unverifiable,
             } => {
-                let header = self.announcer.word("board_mismatch");
+                let header = self.announcer.mismatch_words(board);
                 self.start_guidance(board, header, &corrections, out);
                 if unverifiable {
                     out.event(TableEvent::Unverifiable { board });
@@ -265,7 +266,7 @@ impl Table {
                 // A made move is taken back only by the arbiter (or an undo): the board is
                 // told how to show the game again.
                 let fixes = self.boards.corrections(board, &self.state.game);
-                let header = self.announcer.word("board_mismatch");
+                let header = self.announcer.mismatch_words(board);
                 self.start_guidance(board, header, &fixes, out);
             }
             Conclusion::InSync => self.back_in_sync(board, now, out),
@@ -316,6 +317,9 @@ impl Table {
         fixes: &[Correction],
         out: &mut Step,
     ) {
+        // Judged again while it already differed (before the hand put it right): the same
+        // words as last time are not said again.
+        let again = self.boards.get(board).is_some_and(|b| b.differs);
         let first = self.boards.guide(board, fixes);
         if self.analysing(board) {
             // His move waits for `send` and he moves pieces to analyse: no corrections (the
@@ -326,8 +330,9 @@ impl Table {
             }
         } else {
             let words = first.map(|c| self.correction_words(board, &c));
-            let say = self.announcer.guide(board, header, words);
-            out.event(TableEvent::Say(say));
+            if let Some(say) = self.announcer.guide(board, header, words, again) {
+                out.event(TableEvent::Say(say));
+            }
         }
         out.event(TableEvent::Guide {
             board,
@@ -345,8 +350,9 @@ impl Table {
             Guidance::Next(_) if self.analysing(board) => {}
             Guidance::Next(c) => {
                 let words = self.correction_words(board, &c);
-                let say = self.announcer.next_correction(board, words);
-                out.event(TableEvent::Say(say));
+                if let Some(say) = self.announcer.next_correction(board, words) {
+                    out.event(TableEvent::Say(say));
+                }
             }
         }
     }

@@ -130,6 +130,9 @@ pub struct TableSettings {
     /// At a correspondence table, the confirm step (`[desk] confirm`): the blind player's move
     /// is tentative until `send` (`KS`); he may take it back on the board or analyse there.
     pub confirm_send: bool,
+    /// One voiced output serves both the blind player and the opponent (a loudspeaker between
+    /// them): each board's sentences then say whose board they are about.
+    pub shared_speaker: bool,
 }
 
 impl TableSettings {
@@ -161,6 +164,7 @@ impl TableSettings {
             correspondence: None,
             days: None,
             confirm_send: false,
+            shared_speaker: false,
         }
     }
 }
