@@ -1802,3 +1802,66 @@ fn a_capture_read_apart_but_handled_together_is_played() {
     h.tick();
     assert_eq!(h.table.game().ply_count(), 2);
 }
+
+/// The sighted player copies the blind player's move wrongly on his e-board, hears that his
+/// board differs, and puts it right: he hears that it is right again (before, nothing was said
+/// on this path and he could not know the table had seen his fix).
+#[test]
+fn a_wrong_copy_on_the_e_board_put_right_is_told_right_again() {
+    let mut s = settings(Color::White, "600");
+    s.normal = NormalBoard::Identity;
+    let mut h = Harness::new(s);
+    h.connect_peg();
+    let out = h.table.handle(
+        Now::at(h.now),
+        Input::Link {
+            board: BoardId::Normal,
+            up: true,
+            detail: "dgt".into(),
+        },
+    );
+    h.take(out);
+    let start = shakmaty::Chess::default().board().clone();
+    let show = |h: &mut Harness, board: shakmaty::Board| {
+        h.now += 50;
+        let out = h.table.handle(
+            Now::at(h.now),
+            Input::Sensor {
+                board: BoardId::Normal,
+                event: SensorEvent::Pieces(board),
+            },
+        );
+        h.take(out);
+        h.now += 1_000;
+        h.tick();
+    };
+    show(&mut h, start.clone());
+    hand(&mut h, BoardId::Peg, "d2d4");
+    assert_eq!(h.table.game().ply_count(), 1);
+    // d2-d3 instead of d2-d4.
+    let mut wrong = start.clone();
+    let pawn = wrong.remove_piece_at(Square::D2).unwrap();
+    wrong.set_piece_at(Square::D3, pawn);
+    show(&mut h, wrong);
+    assert!(
+        h.last_said(Listener::Opponent).contains("stimmt nicht"),
+        "{:?}",
+        h.said
+    );
+    let mut right = start.clone();
+    let pawn = right.remove_piece_at(Square::D2).unwrap();
+    right.set_piece_at(Square::D4, pawn);
+    show(&mut h, right);
+    assert!(
+        h.ask(Role::Observer, "status")
+            .contains("normal connected in-sync"),
+        "{:?}",
+        h.events
+    );
+    assert_eq!(
+        h.last_said(Listener::Opponent),
+        "Brett stimmt wieder",
+        "{:?}",
+        h.said
+    );
+}

@@ -26,7 +26,11 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     }
     Err(io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("{} is {}, not a regular file", path.display(), kind_of(&meta)),
+        format!(
+            "{} is {}, not a regular file",
+            path.display(),
+            kind_of(&meta)
+        ),
     ))
 }
 

@@ -227,6 +227,11 @@ impl Table {
                 }
             }
             Conclusion::Replicated { .. } => {
+                // The sighted player put a wrong copy right: he was told his board differed,
+                // so he is told it is right again (the peg board hears "in Ordnung" below).
+                if board == BoardId::Normal {
+                    self.back_in_sync(board, now, out);
+                }
                 self.boards.set_differs(board, false);
                 if board == BoardId::Peg {
                     let text = event_phrase(Event::MoveConfirmed, self.announcer.vocab());
