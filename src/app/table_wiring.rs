@@ -19,7 +19,7 @@ use crate::control::hub::{EVENT_BACKLOG, REQUEST_BACKLOG, TableHandle};
 use crate::io::clock::{TableClock, restart_gap, unix_ms};
 use crate::io::link::Endpoint;
 use crate::io::simulator::{self, SimulatedBoard};
-use crate::io::speech::Speaker;
+use crate::io::speech::{BackendSpec, OutputSpec, Speaker};
 use crate::io::store::StoreHandle;
 use crate::table::control::GameTag;
 use crate::table::name::TableName;
@@ -295,7 +295,22 @@ pub fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language
             TableKind::Board => None,
         },
         confirm_send: config.desk.confirm,
+        shared_speaker: matches!(tc.kind, TableKind::Board) && shared_speaker(&config.speech),
     }
+}
+
+/// Whether one voice at the table (`tts`, `espeak-ng`, `espeak-ng@DEVICE`) serves both the
+/// blind player and the opponent (the default single output, or `blind+opponent=…`): then a
+/// board's sentences say whose board. The audio record (`wav:DIR`) and the transcript are
+/// heard by nobody at the table. A game by mail has no opponent at the table.
+pub fn shared_speaker(outputs: &[OutputSpec]) -> bool {
+    outputs.iter().any(|o| {
+        let heard = matches!(
+            o.backend,
+            BackendSpec::Tts | BackendSpec::EspeakNg | BackendSpec::EspeakNgOn(_)
+        );
+        heard && o.listeners.blind && o.listeners.opponent
+    })
 }
 
 /// Restores the table's game from the journal, or begins a new one when there is none or the
@@ -395,4 +410,23 @@ fn forward_stdin(operator: std::sync::mpsc::Sender<String>) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shared_speaker;
+    use crate::io::speech::parse_outputs;
+
+    #[test]
+    fn a_voice_both_players_hear_is_a_shared_speaker_a_record_is_not() {
+        let shared = |spec: &str| shared_speaker(&parse_outputs(spec).unwrap());
+        assert!(shared("tts"), "the default: one voice for everyone");
+        assert!(shared("blind+opponent=espeak-ng,arbiter=tts"));
+        assert!(shared("blind+opponent+arbiter=espeak-ng@plughw:1"));
+        assert!(!shared(
+            "blind=espeak-ng@plughw:1,opponent+arbiter=espeak-ng@plughw:2"
+        ));
+        assert!(!shared("blind=tts,wav:/srv/rec,transcript:/tmp/t.txt"));
+        assert!(!shared("none"));
+    }
 }

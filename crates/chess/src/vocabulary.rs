@@ -112,6 +112,15 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("board_reconnected", &[]),
     ("board_mismatch", &[]),
     ("board_correct", &[]),
+    // On an output both players hear, whose board a board's sentence is about
+    // (`crates/table/src/state/announcer.rs`).
+    ("board_of_blind", &[]),
+    ("board_of_opponent", &[]),
+    ("board_mismatch_of", &["board"]),
+    ("board_correct_of", &["board"]),
+    ("board_disconnected_of", &["board"]),
+    ("board_reconnected_of", &["board"]),
+    ("on_board", &["board", "words"]),
     ("move_withdrawn", &[]),
     ("move_amended", &[]),
     ("result_offered", &["result"]),

@@ -167,6 +167,12 @@ impl Boards {
         }
     }
 
+    /// The time to stamp an event `board`'s reader read at `read_at`, reaching the table at
+    /// `now` (see [`BoardFeed::stamp`]); `now` for a board the table does not have.
+    pub fn stamp(&self, board: BoardId, read_at: Millis, now: Millis) -> Millis {
+        self.get(board).map_or(now, |b| b.feed.stamp(read_at, now))
+    }
+
     /// `board`'s debounce window looks at the time: what has settled is released.
     pub fn poll_debouncer(&mut self, board: BoardId, now_ms: Millis) {
         if let Some(b) = self.get_mut(board) {

@@ -73,7 +73,8 @@ impl Table {
                 });
                 let text = match (pending, self.announcer.last_to_blind()) {
                     (Some(words), Some(said)) if said.ends_with(&words) => said.to_owned(),
-                    (Some(words), _) => words,
+                    // On a shared output it says whose board, as the guidance did.
+                    (Some(words), _) => self.announcer.on_board(BoardId::Peg, words),
                     (None, Some(said)) => said.to_owned(),
                     (None, None) => self.last_move_words(),
                 };
