@@ -276,7 +276,8 @@ fn with_the_peg_board_alone_one_voice_for_everyone_says_ihr_brett() {
     watcher.wait_status("peg connected in-sync");
     // A peg dropped into an empty hole, and taken out again.
     peg.hand("raw Pe4");
-    let wrong = "Ihr Brett stimmt nicht mit der Partie überein. die Figur auf Eva vier entfernen";
+    // (The table cannot know which piece the dropped peg is, and says so.)
+    let wrong = "Ihr Brett stimmt nicht mit der Partie überein. die Figur auf Eva vier, ich weiß nicht welche, entfernen";
     told(&watcher, "blind", wrong);
     peg.hand("raw Le4");
     told(&watcher, "blind", "Ihr Brett stimmt wieder");
