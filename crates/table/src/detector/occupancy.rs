@@ -192,9 +192,11 @@ impl MoveDetector {
         self.pegs.seq += 1;
         self.pegs.occ.add(sq);
         let (piece, a_move) = self.take_from_hand(sq);
-        // A hole whose peg was lifted: that piece back, or any other peg — unless the peg is
-        // read as his own piece going there (a capture), which his hand just did.
-        if self.pegs.lifted.contains(sq) && !a_move {
+        // A hole whose peg was lifted: that piece back, or any other peg — unless, on a board
+        // that was right, the peg is read as his own piece going there (a capture he is
+        // making, which an illegal move's reason names too). While a correction is followed
+        // no such reading holds.
+        if self.pegs.lifted.contains(sq) && !(a_move && !self.reported.out_of_sync) {
             self.pegs.unsure.add(sq);
         } else {
             self.pegs.unsure.discard(sq);
@@ -211,7 +213,8 @@ impl MoveDetector {
     /// messages and never decides a move. In order: the mover's own peg put back where it came
     /// from; the mover's latest peg that could go there; any peg put back where it came from;
     /// any peg that could go there; the mover's latest peg; the latest peg. A peg from beside
-    /// the board is believed to be what the game wants there. Also returns whether the guess
+    /// the board is believed to be what the game wants there, and so is, while a correction
+    /// is followed, a peg he holds that is believed to be that piece. Also returns whether the guess
     /// reads the peg as his own piece going there from elsewhere (a move, or its attempt).
     fn take_from_hand(&mut self, sq: Square) -> (Option<Piece>, bool) {
         let turn = self.line.base.turn();
@@ -223,6 +226,19 @@ impl MoveDetector {
                 .is_some_and(|pc| Some(pc) == home || reachable(&self.line.base, pc, p.origin, sq))
         };
         let could_go = |p: &Peg| own(p) && reaches(p);
+        // While a correction is followed, a peg put where the game wants a piece he is
+        // believed to hold is that piece (he was told to put it there); a peg he took off the
+        // board stays in the hand's list and must not come back as it.
+        let wanted = self
+            .table
+            .target
+            .piece_at(sq)
+            .filter(|_| self.reported.out_of_sync);
+        if let Some(i) =
+            wanted.and_then(|w| self.pegs.hand.iter().rposition(|p| p.piece == Some(w)))
+        {
+            return (self.pegs.hand.remove(i).piece, false);
+        }
         let put_back = self
             .pegs
             .hand
