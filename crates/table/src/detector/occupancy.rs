@@ -196,7 +196,7 @@ impl MoveDetector {
         // that was right, the peg is read as his own piece going there (a capture he is
         // making, which an illegal move's reason names too). While a correction is followed
         // no such reading holds.
-        if self.pegs.lifted.contains(sq) && !(a_move && !self.reported.out_of_sync) {
+        if self.pegs.lifted.contains(sq) && (!a_move || self.reported.out_of_sync) {
             self.pegs.unsure.add(sq);
         } else {
             self.pegs.unsure.discard(sq);
