@@ -10,10 +10,6 @@ const ROLE_KEYS = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', 
 // Filled glyphs for both colours, told apart by an outline (white) or a solid body (black):
 // shape and contrast, not colour alone, and the grid reads every square in words.
 const GLYPHS = { k: '♚', q: '♛', r: '♜', b: '♝', n: '♞', p: '♟' };
-const CODE_WORDS = {
-  syntax: 'not understood', auth: 'not logged in', forbidden: 'not allowed',
-  move: 'not a legal move', state: 'not possible now', rate: 'too many requests',
-};
 
 const app = {
   token: '',
@@ -62,10 +58,10 @@ function readingMs(text) {
   return Math.min(2000, 200 + 25 * text.length);
 }
 
-// `lang`: the phrase's language (the table's for the daemon's words, English for the page's
-// own). `kind`: `said` for a daemon utterance (see `saidAgain`); `reply` for the answer to a key or command, which replaces an earlier answer not yet
+// `lang`: the phrase's language (the table's for the daemon's words, the labels' language
+// for the page's own: `labelLang()`). `kind`: `said` for a daemon utterance (see `saidAgain`); `reply` for the answer to a key or command, which replaces an earlier answer not yet
 // read (the user asked something new); `note` for the page's own notices.
-function announce(text, urgent = false, lang = 'en', kind = 'note') {
+function announce(text, urgent = false, lang = labelLang(), kind = 'note') {
   if (!text) return;
   if (kind === 'reply') speech.queue = speech.queue.filter((item) => item.kind !== 'reply');
   speech.queue.push({ text, urgent: Boolean(urgent), lang, kind });
@@ -193,8 +189,8 @@ const LABELS = {
   no_room: 'The daemon has no room for this page right now: {reason}. Trying again by itself.',
   waiting_room: 'Waiting for room on the daemon…',
   connected_as: 'Connected as {role}.',
-  role_white: 'White',
-  role_black: 'Black',
+  role_white: 'white',
+  role_black: 'black',
   role_observer: 'observer',
   role_arbiter: 'arbiter',
   closed_relogin: 'The connection to the daemon is closed. Log in again to reconnect.',
@@ -257,7 +253,7 @@ const LABELS = {
   takeback_done: 'Takeback carried out: back to {plies}; taken back: {taken}. Clocks: White {white}, Black {black}.',
   clocks_put_back: 'The clocks were put back: White {white}, Black {black}.',
   wrong_claim: 'Wrong draw claim by {color}: {why}',
-  result_shown: 'Result shown on the {board} board (DGT\'s kings): {result}. The arbiter confirms it with: result {code}',
+  result_shown: 'Result shown with the DGT kings ({board}): {result}. The arbiter confirms it with: result {code}',
   action_failed: 'The table could not record the last action ({message}); nothing changed.',
   daemon_stopping: 'The daemon is stopping; the page will reconnect when it is back.',
   result_white: 'White wins',
@@ -349,7 +345,6 @@ const LABELS = {
   token: 'Token',
   log_in: 'Log in',
   tables_text: 'Your token may see these tables.',
-  table: 'Table',
   board_help: 'Arrow keys move square by square. Letters a to h jump to a file, digits 1 to 8 to a rank; J then a piece letter jumps to the next white piece of that kind, J then Shift and the letter to the next black one. Shift+W and Shift+B list the white and black pieces, Shift+F and Shift+R read the file and the rank, Shift+M the moves and Shift+A the attackers of the square, Shift+L the last move, Shift+C the clocks. Enter on two squares fills in the move. Question mark: all keys.',
   white: 'White',
   black: 'Black',
@@ -420,15 +415,57 @@ const LABELS = {
   key_undo: 'U (Alt+U anywhere)',
   key_undo_do: 'undo my own last move',
   close: 'Close',
+  fetching_audio: 'Fetching the audio record…',
+  nav_label: 'Page',
 };
 
-// A label in the table's language (filled: `{color}`, `{square}`).
+// A label in the table's language, its `{name}`s filled from `args` (every place the name
+// stands; a value is put in as it is, whatever characters it has).
 function L(key, args = {}) {
   const page = app.words && app.words.page;
   const own = page && page[key];
   let text = own || LABELS[key] || key;
-  for (const [k, v] of Object.entries(args)) text = text.replace(`{${k}}`, v);
+  for (const [k, v] of Object.entries(args)) text = text.split(`{${k}}`).join(String(v));
   return text;
+}
+
+// A label with a count: `key_one` for one (where the labels have it), `key` with `{n}`
+// otherwise. Two forms are enough for the seven languages of the page.
+function Ln(key, n, args = {}) {
+  const one = n === 1 && (LABELS[`${key}_one`] !== undefined);
+  return L(one ? `${key}_one` : key, { n, ...args });
+}
+
+// A label whose `{name}`s are filled with nodes (words in another language, marked with
+// their own `lang`): the parts, for `append` or `replaceChildren`.
+function LN(key, args) {
+  const parts = [];
+  let text = L(key);
+  for (;;) {
+    const m = /\{(\w+)\}/.exec(text);
+    if (!m) break;
+    parts.push(text.slice(0, m.index));
+    const v = args[m[1]];
+    parts.push(v === undefined ? m[0] : v);
+    text = text.slice(m.index + m[0].length);
+  }
+  parts.push(text);
+  return parts.filter((p) => p !== '');
+}
+
+// A colour ('white', 'black') in the table's words.
+function colorName(c) {
+  return (app.words && app.words[c]) || L(c);
+}
+
+// A role ('white', 'black', 'observer', 'arbiter') in the page's labels.
+function roleName(role) {
+  return LABELS[`role_${role}`] !== undefined ? L(`role_${role}`) : role;
+}
+
+// A refusal code of the control protocol in words.
+function codeWords(code) {
+  return LABELS[`code_${code}`] !== undefined ? L(`code_${code}`) : code;
 }
 
 // The language the page's labels are in: the table's when its file has them.
@@ -468,13 +505,14 @@ function durationWords(total) {
 
 // A time control as the daemon writes it ("5400+30", "40/7200:1800+30") in words.
 function timeControlWords(tc) {
-  if (!tc) return 'unknown';
+  if (!tc) return L('tc_unknown');
   return tc.split(':').map((period) => {
     const m = /^(?:(\d+)\/)?(\d+)(?:\+(\d+))?$/.exec(period);
     if (!m) return period;
-    let w = (m[1] ? `${plural(Number(m[1]), 'move', 'moves')} in ` : '') + durationWords(Number(m[2]));
-    if (m[3]) w += ` plus ${plural(Number(m[3]), 'second', 'seconds')} a move`;
+    const time = durationWords(Number(m[2]));
+    let w = m[1] ? L('tc_moves_in', { moves: Ln('moves_n', Number(m[1])), time }) : time;
+    if (m[3]) w = Ln('tc_plus', Number(m[3]), { time: w });
     return w;
-  }).join(', then ');
+  }).join(`, ${L('tc_then')} `);
 }
 

@@ -240,7 +240,6 @@ pub const PAGE_KEYS: &[(&str, &[&str])] = &[
     ("token", &[]),
     ("log_in", &[]),
     ("tables_text", &[]),
-    ("table", &[]),
     ("board_help", &[]),
     ("white", &[]),
     ("black", &[]),
@@ -311,6 +310,8 @@ pub const PAGE_KEYS: &[(&str, &[&str])] = &[
     ("key_undo", &[]),
     ("key_undo_do", &[]),
     ("close", &[]),
+    ("fetching_audio", &[]),
+    ("nav_label", &[]),
 ];
 
 /// The problems of a `[words.page]` table: none when it is empty (not given); otherwise every
