@@ -201,8 +201,8 @@ function physicalBoard(b, game, summary) {
     return L('sq_peg', { square: sq });
   });
   const text = differ.length
-    ? Ln('board_differs', differ.length, { board: b.name, link: b.link, squares: words.join(', ') })
-    : L('board_agrees', { board: b.name, link: b.link });
+    ? Ln('board_differs', differ.length, { board: b.name, link: linkWords(b.link), squares: words.join(', ') })
+    : L('board_agrees', { board: b.name, link: linkWords(b.link) });
   cap.textContent = text;
   summary.push(text);
   fig.append(svg, cap);
@@ -400,8 +400,44 @@ function replyWords(ok) {
   m = /^white (\S+) black (\S+) moves (\d+) running (\S+)$/.exec(ok);
   if (m) return L('clocks_told', { white: durationWords(seconds(m[1])), black: durationWords(seconds(m[2])) });
   if (/^result (\S+)$/.test(ok)) return L('result_is', { result: resultWords(ok.split(' ')[1]) });
-  // Any other reply is the daemon's own line (the protocol's words), shown as it is.
+  return otherReplyWords(ok);
+}
+
+// The rest of the replies the page's buttons get (docs/control-protocol.md), in words; a reply
+// it does not know is the daemon's own line, shown as it is.
+function otherReplyWords(ok) {
+  let m = /^(white|black) offers a draw$/.exec(ok);
+  if (m) return L('draw_offered', { color: colorName(m[1]) });
+  if (ok === 'draw agreed') return L('draw_agreed');
+  m = /^(white|black) resigns$/.exec(ok);
+  if (m) return L('resigns', { color: colorName(m[1]) });
+  m = /^lang (\S+)$/.exec(ok);
+  if (m) return L('lang_set', { code: m[1] });
+  if (ok === 'clock paused') return L('clocks_paused');
+  if (ok === 'clock running') return L('clocks_again');
+  if (ok === 'the proposed takeback is dropped') return L('mm_rejected');
+  if (/^new game /.test(ok)) return L('new_game_started');
+  m = /^(white|black) gets the penalty time; (\S+) left$/.exec(ok);
+  if (m) return L('penalty_time', { color: colorName(m[1]), left: durationWords(seconds(m[2])) });
+  m = /^second illegal move by (white|black): the game is over$/.exec(ok);
+  if (m) return L('second_illegal', { color: colorName(m[1]) });
+  m = /^(white|black|event|site|round) (.+)$/.exec(ok);
+  if (m) return L('tag_set', { tag: L({ white: 'white', black: 'black', event: 'tag_event', site: 'tag_site', round: 'tag_round' }[m[1]]), text: m[2] });
+  m = /^sheet ([ab]): (\d+) half-moves; (.*)$/.exec(ok);
+  if (m) return `${L('sheet_recorded', { side: m[1].toUpperCase(), plies: Ln('half_moves', Number(m[2])) })} ${verdictWords(m[3])}`;
+  m = /^sheet ([ab]) (confirmed|disputed); (.*)$/.exec(ok);
+  if (m) return `${L(`sheet_${m[2]}`, { side: m[1].toUpperCase() })} ${verdictWords(m[3])}`;
   return ok ? capital(ok) + (/[.!?]$/.test(ok) ? '' : '.') : L('done');
+}
+
+// The comparison of the sheets in a reply: agree, one lags, or they differ.
+function verdictWords(v) {
+  if (v === 'the sheets agree') return L('sheets_agree');
+  let m = /^sheet ([ab]) lags by (\d+) half-moves/.exec(v);
+  if (m) return L('sheet_lags_by', { side: m[1].toUpperCase(), plies: Ln('half_moves', Number(m[2])) });
+  m = /^the sheets differ after (\d+) half-moves/.exec(v);
+  if (m) return L('sheets_differ_after', { plies: Ln('half_moves', Number(m[1])) });
+  return v;
 }
 
 function arbiterEvent(e) {

@@ -180,7 +180,7 @@ function renderStatus() {
     if (b.virtual) li.textContent = L('board_virtual', { board: name });
     else {
       const key = { 'in-sync': 'sync_in', differs: 'sync_differs', 'owes-move': 'sync_owes' }[b.sync];
-      li.textContent = L('board_line', { board: name, link: b.link, sync: key ? L(key) : b.sync });
+      li.textContent = L('board_line', { board: name, link: linkWords(b.link), sync: key ? L(key) : b.sync });
       if (app.guide[board] && b.sync !== 'in-sync') li.append(' ', ...LN('needs', { guide: inLang(app.guide[board], tableLang()) }));
       if (b.sync === 'differs') differs = board;
     }

@@ -417,6 +417,20 @@ const LABELS = {
   close: 'Close',
   fetching_audio: 'Fetching the audio record…',
   nav_label: 'Page',
+  link_connected: 'connected',
+  link_disconnected: 'disconnected',
+  draw_agreed: 'Draw agreed.',
+  resigns: '{color} resigns.',
+  lang_set: 'Language of moves typed: {code}.',
+  new_game_started: 'New game started.',
+  tag_set: '{tag}: {text}.',
+  sheet_recorded: 'Sheet {side}: {plies}.',
+  sheet_confirmed: 'Sheet {side} confirmed.',
+  sheet_disputed: 'Sheet {side} disputed.',
+  sheet_lags_by: 'Sheet {side} lags by {plies}.',
+  sheets_differ_after: 'The scoresheets differ; they agree up to {plies}. A takeback to there is proposed to the arbiter.',
+  penalty_time: '{color} gets the penalty time; {left} left.',
+  second_illegal: 'Second illegal move by {color}: the game is over.',
 };
 
 // A label in the table's language, its `{name}`s filled from `args` (every place the name
@@ -461,6 +475,11 @@ function colorName(c) {
 // A role ('white', 'black', 'observer', 'arbiter') in the page's labels.
 function roleName(role) {
   return LABELS[`role_${role}`] !== undefined ? L(`role_${role}`) : role;
+}
+
+// A board's link as the protocol says it (`connected`, `disconnected`) in words.
+function linkWords(link) {
+  return LABELS[`link_${link}`] !== undefined ? L(`link_${link}`) : link;
 }
 
 // A refusal code of the control protocol in words.

@@ -312,6 +312,20 @@ pub const PAGE_KEYS: &[(&str, &[&str])] = &[
     ("close", &[]),
     ("fetching_audio", &[]),
     ("nav_label", &[]),
+    ("link_connected", &[]),
+    ("link_disconnected", &[]),
+    ("draw_agreed", &[]),
+    ("resigns", &["color"]),
+    ("lang_set", &["code"]),
+    ("new_game_started", &[]),
+    ("tag_set", &["tag", "text"]),
+    ("sheet_recorded", &["side", "plies"]),
+    ("sheet_confirmed", &["side"]),
+    ("sheet_disputed", &["side"]),
+    ("sheet_lags_by", &["side", "plies"]),
+    ("sheets_differ_after", &["plies"]),
+    ("penalty_time", &["color", "left"]),
+    ("second_illegal", &["color"]),
 ];
 
 /// The problems of a `[words.page]` table: none when it is empty (not given); otherwise every
