@@ -24,12 +24,12 @@ class Connection {
       this.ws = new WebSocket(url);
       let opened = false;
       this.ws.onopen = () => { opened = true; resolve(); };
-      this.ws.onerror = () => reject(new Error('the page could not open its connection to the daemon'));
+      this.ws.onerror = () => reject(new Error(L('ws_failed')));
       this.ws.onmessage = (m) => this.receive(String(m.data));
       this.ws.onclose = () => {
         clearInterval(this.timer);
         // A page the daemon had no room for is told why before it is closed.
-        const why = this.refusedWith || 'error state the connection to the daemon is closed';
+        const why = this.refusedWith || `error state ${L('ws_closed')}`;
         for (const p of this.pending) p.resolve(why);
         for (const p of this.backlog) p.resolve(why);
         this.pending = [];
@@ -67,7 +67,7 @@ class Connection {
     while (this.tokens >= 1 && this.backlog.length) {
       const { line, resolve } = this.backlog.shift();
       if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
-        resolve('error state the connection to the daemon is closed');
+        resolve(`error state ${L('ws_closed')}`);
         continue;
       }
       this.tokens -= 1;
@@ -81,7 +81,7 @@ class Connection {
     // and never sent.
     const bytes = new TextEncoder().encode(line).length;
     if (bytes > MAX_LINE_BYTES) {
-      return Promise.resolve(`error syntax the entry is ${bytes} bytes long; a request is at most ${MAX_LINE_BYTES} bytes`);
+      return Promise.resolve(`error syntax ${L('entry_bytes', { bytes, max: MAX_LINE_BYTES })}`);
     }
     return new Promise((resolve) => {
       this.backlog.push({ line, resolve });
@@ -97,7 +97,7 @@ class Connection {
 let conn = null;
 
 async function ask(line) {
-  if (!conn) return 'error state not connected to the daemon';
+  if (!conn) return `error state ${L('not_connected_daemon')}`;
   return conn.request(line);
 }
 
@@ -137,7 +137,7 @@ async function connect(token) {
   try {
     await c.open();
   } catch (e) {
-    return { error: e.message + '. Is annabella serve running?' };
+    return { error: L('is_it_running', { why: e.message }) };
   }
   conn = c;
   const reply = await c.request('auth ' + token);

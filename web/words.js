@@ -431,6 +431,11 @@ const LABELS = {
   sheets_differ_after: 'The scoresheets differ; they agree up to {plies}. A takeback to there is proposed to the arbiter.',
   penalty_time: '{color} gets the penalty time; {left} left.',
   second_illegal: 'Second illegal move by {color}: the game is over.',
+  ws_failed: 'the page could not open its connection to the daemon',
+  is_it_running: '{why}. Is annabella serve running?',
+  ws_closed: 'the connection to the daemon is closed',
+  entry_bytes: 'the entry is {bytes} bytes long; a request is at most {max} bytes',
+  not_connected_daemon: 'not connected to the daemon',
 };
 
 // A label in the table's language, its `{name}`s filled from `args` (every place the name

@@ -326,6 +326,11 @@ pub const PAGE_KEYS: &[(&str, &[&str])] = &[
     ("sheets_differ_after", &["plies"]),
     ("penalty_time", &["color", "left"]),
     ("second_illegal", &["color"]),
+    ("ws_failed", &[]),
+    ("is_it_running", &["why"]),
+    ("ws_closed", &[]),
+    ("entry_bytes", &["bytes", "max"]),
+    ("not_connected_daemon", &[]),
 ];
 
 /// The problems of a `[words.page]` table: none when it is empty (not given); otherwise every
