@@ -717,7 +717,44 @@ fn following_a_correction_never_plays_a_move() {
         &opts,
         START,
         "Lf3 Lc4 Pg5 Pb5 Lb5 Pc4 Lg5 Pf3",
-        &["touched f3 N", "illegal displaced Bb5-c4,Ng5-f3", "in-sync"],
+        // Two of his pieces knocked at once, his hand empty: a board problem, no illegal move.
+        &["touched f3 N", "mismatch Bb5-c4,Ng5-f3 ?", "in-sync"],
+    );
+}
+
+#[test]
+fn one_piece_moved_the_wrong_way_is_illegal_two_knocked_at_once_are_a_board_problem() {
+    let opts = Opts {
+        moves: vec!["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"],
+        mover: Some(Color::White),
+        ..peg()
+    };
+    // The bishop moved like a rook: an attempted move, and illegal.
+    check_with(
+        &opts,
+        START,
+        "Lc4 Pc3 Lc3 Pc4",
+        &["touched c4 B", "illegal way:Bc4-c3 Bc3-c4", "in-sync"],
+    );
+    // The knight moved the wrong way, then the bishop: each is one piece moved, each an
+    // attempted move and illegal, though two of his pieces then stand off their squares.
+    check_with(
+        &opts,
+        START,
+        "Lf3 Pf4 Lc4 Pc3 Lc3 Pc4 Lf4 Pf3",
+        &[
+            "touched f3 N",
+            "illegal way:Nf3-f4 Nf4-f3",
+            "illegal displaced Bc3-c4,Nf4-f3",
+            "in-sync",
+        ],
+    );
+    // Both lifted before either is put down (knocked together): a board problem.
+    check_with(
+        &opts,
+        START,
+        "Lf3 Lc4 Pb5 Pg5 Lg5 Pf3 Lb5 Pc4",
+        &["touched f3 N", "mismatch Bb5-c4,Ng5-f3 ?", "in-sync"],
     );
 }
 

@@ -537,6 +537,11 @@ impl Table {
                 Some((at, line)) if want(&line) => return at,
                 Some((_, line)) => {
                     seen += 1;
+                    // The line's noise is reported a few times a second; what the table did
+                    // besides is what tells why the move did not come.
+                    if line.starts_with("event board-error") {
+                        continue;
+                    }
                     if last.len() == 8 {
                         last.pop_front();
                     }

@@ -662,14 +662,18 @@ proptest! {
 }
 
 #[test]
-fn a_correction_of_an_unknown_peg_names_the_squares_only() {
+fn a_correction_of_an_unknown_peg_says_the_table_cannot_know_which_piece() {
     use annabella::chess::language::Language;
     use annabella::chess::phrases::correction_move_unknown;
     use shakmaty::Square;
     let de = Language::german().vocabulary();
     assert_eq!(
         correction_move_unknown(Square::E4, Square::E2, de),
-        "von Eva vier nach Eva zwei"
+        "die Figur auf Eva vier, ich weiß nicht welche, nach Eva zwei"
+    );
+    assert_eq!(
+        annabella::chess::phrases::correction_remove_unknown(Square::F3, de),
+        "die Figur auf Felix drei, ich weiß nicht welche, entfernen"
     );
     for lang in Language::all_builtin() {
         let text = correction_move_unknown(Square::A1, Square::H8, lang.vocabulary());

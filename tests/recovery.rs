@@ -440,6 +440,43 @@ fn an_illegal_move_says_why_once() {
     assert_eq!(h.said_to_blind_since(step), ["Brett stimmt wieder"]);
 }
 
+/// Two knights knocked one after the other: the second knock leaves the same first
+/// correction, which is not said again (issue 24: "one correction was said twice in a row");
+/// the second knight's follows when the first is back.
+#[test]
+fn a_second_knock_with_the_same_first_correction_is_not_said_twice() {
+    let mut h = Harness::new(TouchMove::Warn);
+    h.hand_move(uci_move(&h, "e2e4"));
+    h.ask(Role::Player(Color::Black), "move e7e5");
+    h.hand_move(uci_move_before(&h, "e7e5"));
+    let step = h.steps;
+    h.lift(Square::B8);
+    h.place(Square::B6);
+    h.lift(Square::G8);
+    h.place(Square::H6);
+    let first =
+        "Brett stimmt nicht mit der Partie überein. Springer von Bella sechs nach Bella acht";
+    assert_eq!(h.said_to_blind_since(step), [first]);
+    let step = h.steps;
+    h.lift(Square::B6);
+    h.place(Square::B8);
+    h.lift(Square::H6);
+    h.place(Square::G8);
+    assert_eq!(
+        h.said_to_blind_since(step),
+        [
+            "Springer von Hector sechs nach Gustav acht",
+            "Brett stimmt wieder"
+        ]
+    );
+    // Asked for with KA, it is said again.
+    h.lift(Square::B8);
+    h.place(Square::B6);
+    let step = h.steps;
+    h.sense(SensorEvent::Key(annabella::boards::BoardKey::Repeat));
+    assert_eq!(h.said_to_blind_since(step), [first]);
+}
+
 #[test]
 fn a_strict_touch_move_refusal_says_why_once() {
     let mut h = Harness::new(TouchMove::Strict);

@@ -1735,3 +1735,133 @@ fn view_gives_a_late_page_the_last_move_and_the_end_in_the_tables_words() {
             .any(|e| e.starts_with("event move 4 black d8h4 Qh4#"))
     );
 }
+
+/// A capture's three lines reach a table that was busy (a flood on the line): all in one
+/// moment, although the board's reader read them 60 ms apart. Stamped when they arrived, the
+/// captured piece's lift and the capturing piece's placement on one square fall within the
+/// debounce window and vanish as contact chatter, and the move never counts (found by
+/// `tests/faults_attacks.rs` under every attack at once); stamped when they were read, it does.
+#[test]
+fn a_capture_read_apart_but_handled_together_is_played() {
+    let mut s = settings(Color::White, "600");
+    // The daemon's window (the harness's other tests switch the filter off).
+    s.debounce_ms = annabella::boards::debounce::DEFAULT_WINDOW;
+    let mut h = Harness::new(s.clone());
+    h.connect_peg();
+    hand(&mut h, BoardId::Peg, "e2e4");
+    h.ask(Role::Player(Color::Black), "move d7d5");
+    hand_owed(&mut h);
+    assert_eq!(h.table.game().ply_count(), 2);
+    let read = h.now + 100;
+    h.now += 500;
+    for (i, event) in [
+        SensorEvent::Lift(Square::E4),
+        SensorEvent::Lift(Square::D5),
+        SensorEvent::Place(Square::D5),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = h.table.handle(
+            Now::at(h.now),
+            Input::SensorRead {
+                board: BoardId::Peg,
+                event,
+                read_ms: read + 60 * i as u64,
+            },
+        );
+        h.take(out);
+    }
+    h.now += 1_000;
+    h.tick();
+    assert_eq!(h.table.game().ply_count(), 3, "{:#?}", h.events);
+    assert_eq!(h.last_record(), "move e4d5 peg");
+
+    // The same lines stamped on arrival: the capture is lost (what the table did before).
+    let mut h = Harness::new(s);
+    h.connect_peg();
+    hand(&mut h, BoardId::Peg, "e2e4");
+    h.ask(Role::Player(Color::Black), "move d7d5");
+    hand_owed(&mut h);
+    h.now += 500;
+    for event in [
+        SensorEvent::Lift(Square::E4),
+        SensorEvent::Lift(Square::D5),
+        SensorEvent::Place(Square::D5),
+    ] {
+        let out = h.table.handle(
+            Now::at(h.now),
+            Input::Sensor {
+                board: BoardId::Peg,
+                event,
+            },
+        );
+        h.take(out);
+    }
+    h.now += 1_000;
+    h.tick();
+    assert_eq!(h.table.game().ply_count(), 2);
+}
+
+/// The sighted player copies the blind player's move wrongly on his e-board, hears that his
+/// board differs, and puts it right: he hears that it is right again (before, nothing was said
+/// on this path and he could not know the table had seen his fix).
+#[test]
+fn a_wrong_copy_on_the_e_board_put_right_is_told_right_again() {
+    let mut s = settings(Color::White, "600");
+    s.normal = NormalBoard::Identity;
+    let mut h = Harness::new(s);
+    h.connect_peg();
+    let out = h.table.handle(
+        Now::at(h.now),
+        Input::Link {
+            board: BoardId::Normal,
+            up: true,
+            detail: "dgt".into(),
+        },
+    );
+    h.take(out);
+    let start = shakmaty::Chess::default().board().clone();
+    let show = |h: &mut Harness, board: shakmaty::Board| {
+        h.now += 50;
+        let out = h.table.handle(
+            Now::at(h.now),
+            Input::Sensor {
+                board: BoardId::Normal,
+                event: SensorEvent::Pieces(board),
+            },
+        );
+        h.take(out);
+        h.now += 1_000;
+        h.tick();
+    };
+    show(&mut h, start.clone());
+    hand(&mut h, BoardId::Peg, "d2d4");
+    assert_eq!(h.table.game().ply_count(), 1);
+    // d2-d3 instead of d2-d4.
+    let mut wrong = start.clone();
+    let pawn = wrong.remove_piece_at(Square::D2).unwrap();
+    wrong.set_piece_at(Square::D3, pawn);
+    show(&mut h, wrong);
+    assert!(
+        h.last_said(Listener::Opponent).contains("stimmt nicht"),
+        "{:?}",
+        h.said
+    );
+    let mut right = start.clone();
+    let pawn = right.remove_piece_at(Square::D2).unwrap();
+    right.set_piece_at(Square::D4, pawn);
+    show(&mut h, right);
+    assert!(
+        h.ask(Role::Observer, "status")
+            .contains("normal connected in-sync"),
+        "{:?}",
+        h.events
+    );
+    assert_eq!(
+        h.last_said(Listener::Opponent),
+        "Brett stimmt wieder",
+        "{:?}",
+        h.said
+    );
+}

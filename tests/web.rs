@@ -484,6 +484,88 @@ fn the_login_form_never_puts_the_token_in_a_url() {
     );
 }
 
+/// The page's English fallbacks (`LABELS` in web/words.js) and the labels of `[words.page]`
+/// are the same keys with the same placeholders, and every label the scripts and the HTML ask
+/// for by name (`L('key'`, `Ln('key'`, `LN('key'`, `data-l="key"`, `data-l-label="key"`)
+/// is one of them: a text added to the page in English only, or a key misspelt, fails here
+/// (issue 24, point 8). Every built-in language has every key (src/control/web.rs checks it).
+#[test]
+fn every_page_text_is_a_label_of_every_language() {
+    use annabella::chess::page_words::PAGE_KEYS;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    let read = |name: &str| std::fs::read_to_string(web.join(name)).unwrap();
+    let words = read("words.js");
+    let block = words
+        .split("const LABELS = {\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n};").next())
+        .expect("the LABELS object in web/words.js");
+    // One label a line: `  key: 'English text',`.
+    let labels: BTreeMap<&str, &str> = block
+        .lines()
+        .map(|line| {
+            let (key, text) = line
+                .trim()
+                .split_once(": '")
+                .unwrap_or_else(|| panic!("web/words.js LABELS: not `key: 'text',`: {line}"));
+            (key, text.trim_end_matches("',"))
+        })
+        .collect();
+    let placeholders = |text: &str| -> BTreeSet<String> {
+        text.split('{')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.to_owned()))
+            .collect()
+    };
+    let declared: BTreeMap<&str, BTreeSet<String>> = PAGE_KEYS
+        .iter()
+        .map(|(key, names)| (*key, names.iter().map(|n| (*n).to_owned()).collect()))
+        .collect();
+    let js: BTreeSet<&str> = labels.keys().copied().collect();
+    let rust: BTreeSet<&str> = declared.keys().copied().collect();
+    assert_eq!(
+        js.difference(&rust).collect::<Vec<_>>(),
+        Vec::<&&str>::new(),
+        "in LABELS, not in PAGE_KEYS"
+    );
+    assert_eq!(
+        rust.difference(&js).collect::<Vec<_>>(),
+        Vec::<&&str>::new(),
+        "in PAGE_KEYS, not in LABELS"
+    );
+    for (key, text) in &labels {
+        assert_eq!(&placeholders(text), &declared[key], "placeholders of {key}");
+    }
+    // Every key asked for by name exists.
+    let mut asked = 0;
+    for name in [
+        "words.js",
+        "chess.js",
+        "events.js",
+        "render.js",
+        "app.js",
+        "index.html",
+    ] {
+        let source = read(name);
+        for opener in ["L('", "Ln('", "LN('", "data-l=\"", "data-l-label=\""] {
+            for rest in source.split(opener).skip(1) {
+                let key: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                assert!(
+                    labels.contains_key(key.as_str()),
+                    "web/{name} asks for the label {key:?}, which LABELS and PAGE_KEYS lack"
+                );
+                asked += 1;
+            }
+        }
+    }
+    assert!(asked > 200, "only {asked} labels asked for by name");
+}
+
 /// Issue 24's lost move, on the real daemon's page wire: with `confirm_own_moves = false`,
 /// 4.Nxd4 on the peg board is said to the opponent and 4…Nxd4 relayed at once to the blind
 /// player, both "Springer schlägt David vier": two utterances, so two identities, and the page

@@ -24,12 +24,12 @@ class Connection {
       this.ws = new WebSocket(url);
       let opened = false;
       this.ws.onopen = () => { opened = true; resolve(); };
-      this.ws.onerror = () => reject(new Error('the page could not open its connection to the daemon'));
+      this.ws.onerror = () => reject(new Error(L('ws_failed')));
       this.ws.onmessage = (m) => this.receive(String(m.data));
       this.ws.onclose = () => {
         clearInterval(this.timer);
         // A page the daemon had no room for is told why before it is closed.
-        const why = this.refusedWith || 'error state the connection to the daemon is closed';
+        const why = this.refusedWith || `error state ${L('ws_closed')}`;
         for (const p of this.pending) p.resolve(why);
         for (const p of this.backlog) p.resolve(why);
         this.pending = [];
@@ -67,7 +67,7 @@ class Connection {
     while (this.tokens >= 1 && this.backlog.length) {
       const { line, resolve } = this.backlog.shift();
       if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
-        resolve('error state the connection to the daemon is closed');
+        resolve(`error state ${L('ws_closed')}`);
         continue;
       }
       this.tokens -= 1;
@@ -81,7 +81,7 @@ class Connection {
     // and never sent.
     const bytes = new TextEncoder().encode(line).length;
     if (bytes > MAX_LINE_BYTES) {
-      return Promise.resolve(`error syntax the entry is ${bytes} bytes long; a request is at most ${MAX_LINE_BYTES} bytes`);
+      return Promise.resolve(`error syntax ${L('entry_bytes', { bytes, max: MAX_LINE_BYTES })}`);
     }
     return new Promise((resolve) => {
       this.backlog.push({ line, resolve });
@@ -97,7 +97,7 @@ class Connection {
 let conn = null;
 
 async function ask(line) {
-  if (!conn) return 'error state not connected to the daemon';
+  if (!conn) return `error state ${L('not_connected_daemon')}`;
   return conn.request(line);
 }
 
@@ -109,7 +109,13 @@ function okText(reply) {
 function refusal(reply) {
   const m = /^error (\S+) ?(.*)$/.exec(reply);
   if (!m) return reply;
-  return `Refused (${CODE_WORDS[m[1]] || m[1]}): ${m[2]}`;
+  return L('refused', { code: codeWords(m[1]), why: m[2] });
+}
+
+// The daemon's own message of a refusal, without the kind ("error move illegal move …").
+function refusalWhy(reply) {
+  const m = /^error (\S+) ?(.*)$/.exec(reply);
+  return m ? m[2] : reply;
 }
 
 // ---------- login and the tables ----------
@@ -121,6 +127,7 @@ function show(view) {
 
 function setConnection(text) {
   $('connection').textContent = text;
+  $('connection').lang = labelLang();
 }
 
 // Opens a connection and logs in: the role and table, or why not (`error` in words, and
@@ -130,7 +137,7 @@ async function connect(token) {
   try {
     await c.open();
   } catch (e) {
-    return { error: e.message + '. Is annabella serve running?' };
+    return { error: L('is_it_running', { why: e.message }) };
   }
   conn = c;
   const reply = await c.request('auth ' + token);
@@ -144,7 +151,7 @@ async function connect(token) {
     // page says so and tries again by itself.
     const busy = reply.startsWith('error rate') && !/wrong token/.test(reply);
     const reason = reply.replace(/^error \S+ /, '');
-    return { error: 'Login failed. ' + refusal(reply), auth: reply.startsWith('error auth'), busy, reason };
+    return { error: L('login_failed', { why: refusal(reply) }), auth: reply.startsWith('error auth'), busy, reason };
   }
   const [role, table] = ok.split(' ');
   return { role, table };
@@ -164,19 +171,18 @@ async function login(token, again) {
   $('login-error').textContent = '';
   app.token = token.trim();
   if (!app.token) {
-    $('login-error').textContent = 'Enter a token.';
+    $('login-error').textContent = L('enter_token');
     return;
   }
   if (/\s/.test(app.token)) {
-    $('login-error').textContent = 'A token has no spaces or line breaks; check what was pasted.';
+    $('login-error').textContent = L('token_spaces');
     return;
   }
   if (!app.words) {
     try {
-      const r = await fetch('/words.json');
-      app.words = await r.json();
+      await loadWords();
     } catch (e) {
-      $('login-error').textContent = 'The page could not load the chess words from the daemon: ' + e.message;
+      $('login-error').textContent = L('words_failed', { error: e.message });
       return;
     }
   }
@@ -187,9 +193,9 @@ async function login(token, again) {
     const delay = BACKOFF_MS[Math.min(noRoom.attempt, BACKOFF_MS.length - 1)];
     noRoom.attempt += 1;
     // Said once (the error is an alert): the same words on every attempt are not set again.
-    const words = `The daemon has no room for this page right now: ${got.reason}. Trying again by itself.`;
+    const words = L('no_room', { reason: got.reason });
     if ($('login-error').textContent !== words) $('login-error').textContent = words;
-    setConnection('Waiting for room on the daemon…');
+    setConnection(L('waiting_room'));
     const waiting = app.token;
     noRoom.timer = setTimeout(() => { if (app.token === waiting) login(waiting, true); }, delay);
     return;
@@ -203,7 +209,7 @@ async function login(token, again) {
   app.role = got.role;
   app.hearing = sessionStorage.getItem('annabella-hearing') || '';
   sessionStorage.setItem('annabella-token', app.token);
-  setConnection(`Connected as ${app.role}.`);
+  setConnection(L('connected_as', { role: roleName(app.role) }));
   fillLanguages();
   applyRole();
   const tables = okText(await ask('tables'));
@@ -228,8 +234,8 @@ function onClosed(closed) {
   if (closed !== conn) return;
   conn = null;
   if (!app.token || !app.table) {
-    setConnection('The connection to the daemon is closed. Log in again to reconnect.');
-    announce('The connection to the daemon is closed.', true);
+    setConnection(L('closed_relogin'));
+    announce(L('closed'), true);
     show('login-view');
     $('token').focus();
     return;
@@ -273,23 +279,23 @@ async function reconnect() {
     app.table = '';
     show('login-view');
     $('login-error').textContent = got.error;
-    setConnection('Not connected.');
+    setConnection(L('not_connected'));
     $('token').focus();
     return;
   }
   if (got.error && got.busy) {
-    setConnection(`The daemon has no room for this page right now: ${got.reason}. Reconnecting (attempt ${reconnecting.attempt + 1})…`);
+    setConnection(L('no_room_retry', { reason: got.reason, n: reconnecting.attempt + 1 }));
     scheduleReconnect();
     return;
   }
   if (got.error) {
-    setConnection(`The connection to the daemon was lost; reconnecting (attempt ${reconnecting.attempt + 1})…`);
+    setConnection(L('lost_retry', { n: reconnecting.attempt + 1 }));
     scheduleReconnect();
     return;
   }
   app.role = got.role;
   const chosen = await ask('table ' + app.table);
-  if (okText(chosen) === null) { setConnection('Reconnected, but ' + refusal(chosen)); return; }
+  if (okText(chosen) === null) { setConnection(L('reconnected_but', { why: refusal(chosen) })); return; }
   // A restarted daemon numbers its utterances anew.
   speech.heard.clear();
   await ask('lang ' + $('lang').value);
@@ -297,7 +303,7 @@ async function reconnect() {
   await refreshAll();
   const took = Math.round(performance.now() - reconnecting.since);
   document.body.dataset.reconnectedMs = String(took);
-  setConnection(`Connected as ${app.role}. ${L('reconnected')}`);
+  setConnection(`${L('connected_as', { role: roleName(app.role) })} ${L('reconnected')}`);
   reconnecting.outage = false;
   announce(L('reconnected'), false, labelLang());
   const back = reconnecting.focus;
@@ -311,14 +317,14 @@ function renderTables() {
   list.replaceChildren();
   if (!app.tables.length) {
     const li = document.createElement('li');
-    li.textContent = 'This token may see no table.';
+    li.textContent = L('no_tables');
     list.append(li);
   }
   for (const name of app.tables) {
     const li = document.createElement('li');
     const b = document.createElement('button');
     b.type = 'button';
-    b.textContent = 'Open ' + name;
+    b.textContent = L('open_table', { table: name });
     b.addEventListener('click', () => openTable(name));
     li.append(b);
     list.append(li);
@@ -346,9 +352,8 @@ function applyRole() {
   document.body.dataset.role = role;
   $('game-actions').hidden = reads;
   $('send-move').hidden = reads;
-  $('move-label').textContent = reads
-    ? 'Command (c clocks, l last move, h all commands)'
-    : 'Move, in any notation (SAN, 5254, e2e4, spoken words), or a command (h lists them)';
+  $('move-label').textContent = L(reads ? 'command_label' : 'move_label');
+  $('move-label').lang = labelLang();
   $('lang-row').hidden = false;
   $('record-form').hidden = reads || !app.sheets.twoSheets;
   $('arbiter-tools').hidden = !arbiter;
@@ -368,7 +373,7 @@ async function openTable(name) {
   }
   app.table = name;
   $('where').textContent = '— ' + name;
-  $('table-title').textContent = 'Table ' + name + ' (you are ' + app.role + ')';
+  $('table-title').textContent = L('table_title', { table: name, role: roleName(app.role) });
   document.title = 'annabella — ' + name;
   show('table-view');
   // Moves typed here are read in the table's language unless the user picks another.
@@ -376,8 +381,7 @@ async function openTable(name) {
   await ask('events');
   // Two scoresheets once the daemon keeps both (sheet a / sheet b); one record until then.
   app.sheets.twoSheets = okText(await ask('sheet a')) !== null;
-  $('sheet-a-title').textContent = app.sheets.twoSheets ? 'Sheet A (blind player)' : 'Game record';
-  $('sheet-b-title').textContent = app.sheets.twoSheets ? 'Sheet B (sighted player)' : 'Second scoresheet';
+  sheetTitles();
   applyRole();
   await refreshAll();
   labelsInTableLanguage();
@@ -408,14 +412,38 @@ const LABELLED = {
   'hear-moves': 'hear_moves', 'hear-all': 'hear_all',
 };
 
+// The page's language is its labels' (the daemon's words inside are marked with the table's);
+// the static texts name their label with `data-l`.
 function pageLabels() {
   const lang = labelLang();
+  document.documentElement.lang = lang;
   for (const [id, key] of Object.entries(LABELLED)) {
     const node = $(id);
     if (!node) continue;
     node.textContent = L(key);
     node.lang = lang;
   }
+  for (const node of document.querySelectorAll('[data-l]')) {
+    node.textContent = L(node.dataset.l);
+    node.lang = lang;
+  }
+  for (const node of document.querySelectorAll('[data-l-label]')) node.setAttribute('aria-label', L(node.dataset.lLabel));
+  if (app.role) applyRole();
+  if (app.table) sheetTitles();
+}
+
+function sheetTitles() {
+  $('sheet-a-title').textContent = L(app.sheets.twoSheets ? 'sheet_a_blind' : 'game_record');
+  $('sheet-b-title').textContent = L(app.sheets.twoSheets ? 'sheet_b_sighted' : 'second_sheet');
+}
+
+// The table's words (`/words.json`, no token needed): the page's labels in its language from
+// the start, the login included.
+async function loadWords() {
+  const r = await fetch('/words.json');
+  app.words = await r.json();
+  pageLabels();
+  if (!conn) setConnection(L('not_connected'));
 }
 
 // ---------- move entry and actions ----------
@@ -427,17 +455,17 @@ function preview() {
   const text = $('move-text').value.trim();
   $('move-error').textContent = '';
   if (!text) { $('preview').textContent = ''; return; }
-  if (isCommand(text)) { $('preview').textContent = 'A command: Enter runs it.'; return; }
+  if (isCommand(text)) { $('preview').textContent = L('command_preview'); return; }
   if (tooLong(text)) { $('preview').textContent = ''; $('move-error').textContent = tooLongText(text); return; }
   previewTimer = setTimeout(async () => {
     const seq = ++previewSeq;
     const r = await ask('parse ' + text);
     if (seq !== previewSeq) return;
     const ok = okText(r);
-    if (ok === null) { $('preview').textContent = 'Not yet a move: ' + refusal(r).replace(/^Refused \([^)]*\): /, ''); return; }
+    if (ok === null) { $('preview').textContent = L('not_yet_move', { why: refusalWhy(r) }); return; }
     const [uci, san, ...spoken] = ok.split(' ');
-    $('preview').textContent = `Understood: ${san} (${uci}), “${spoken.join(' ')}”. Press Enter to send.`;
-    announce($('preview').textContent, false, 'en', 'reply');
+    $('preview').textContent = L('understood', { san, uci, spoken: spoken.join(' ') });
+    announce($('preview').textContent, false, labelLang(), 'reply');
   }, 250);
 }
 
@@ -449,19 +477,19 @@ function tooLong(text) {
 
 function tooLongText(text) {
   const bytes = new TextEncoder().encode(text).length;
-  return `Refused (too long): the entry has ${bytes} bytes; a move or command is at most ${MAX_LINE_BYTES - 5}. Nothing was sent.`;
+  return L('refused', { code: L('code_too_long'), why: L('too_long', { bytes, max: MAX_LINE_BYTES - 5 }) });
 }
 
 async function sendMove(e) {
   e.preventDefault();
   const text = $('move-text').value.trim();
-  if (!text) { showError('error syntax type a move first, e.g. e4, 5254 or Springer Felix drei; or h for the commands'); return; }
+  if (!text) { showError(`error syntax ${L('type_move_first')}`); return; }
   clearTimeout(previewTimer);
   previewSeq++;
   if (tooLong(text)) {
     const why = tooLongText(text);
     $('move-error').textContent = why;
-    announce(why, true, 'en', 'reply');
+    announce(why, true, labelLang(), 'reply');
     return;
   }
   if (isCommand(text)) {
@@ -476,7 +504,7 @@ async function sendMove(e) {
   const ok = okText(r);
   if (ok === null) { showError(r); return; }
   $('move-error').textContent = '';
-  $('preview').replaceChildren('Played ', inLang(ok.split(' ')[1] || '', tableLang()), '.');
+  $('preview').replaceChildren(...LN('played', { move: inLang(ok.split(' ')[1] || '', tableLang()) }));
   $('move-text').value = '';
 }
 
@@ -485,9 +513,9 @@ async function sendMove(e) {
 async function undoOwn() {
   const last = app.last;
   if ((app.role === 'white' || app.role === 'black') && (!last || last.color !== app.role)) {
-    const text = 'Refused (not possible now): the last move is not yours.';
+    const text = L('refused', { code: codeWords('state'), why: L('not_yours') });
     $('action-result').textContent = text;
-    announce(text, true, 'en', 'reply');
+    announce(text, true, labelLang(), 'reply');
     return;
   }
   await simple('undo', 'action-result');
@@ -499,7 +527,7 @@ async function simple(line, out) {
   const text = ok === null ? refusal(r) : replyWords(ok);
   $(out).textContent = text;
   // The result lines are no live regions: each answer is read once, through the queue.
-  announce(text, ok === null, 'en', 'reply');
+  announce(text, ok === null, labelLang(), 'reply');
   return ok !== null;
 }
 
@@ -520,20 +548,20 @@ async function exportAs(format) {
   if (ok === null) { $('export-result').textContent = refusal(r); return; }
   let text;
   try { text = JSON.parse(ok); } catch (e) {
-    $('export-result').textContent = 'The daemon\'s export could not be read: ' + e.message;
+    $('export-result').textContent = L('export_unreadable', { error: e.message });
     return;
   }
   const ext = { pgn: 'pgn', iccf: 'txt', braille: 'txt', brf: 'brf' }[format];
   const name = `${app.table}.${format === 'braille' ? 'braille.txt' : format === 'iccf' ? 'iccf.txt' : ext}`;
   download(name, text, format === 'brf' ? 'application/octet-stream' : 'text/plain;charset=utf-8');
-  $('export-result').textContent = `Saved ${name} (${text.length} characters).`;
+  $('export-result').textContent = L('saved_chars', { name, n: text.length });
 }
 
 async function exportAudio() {
-  $('export-result').textContent = 'Fetching the audio record…';
+  $('export-result').textContent = L('fetching_audio');
   try {
     const r = await fetch('/audio/' + encodeURIComponent(app.table), { headers: { Authorization: 'Bearer ' + app.token } });
-    if (!r.ok) { $('export-result').textContent = 'No audio record: ' + (await r.text()).trim(); return; }
+    if (!r.ok) { $('export-result').textContent = L('no_audio', { why: (await r.text()).trim() }); return; }
     const blob = await r.blob();
     const url = URL.createObjectURL(blob);
     const a = document.createElement('a');
@@ -543,9 +571,9 @@ async function exportAudio() {
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
-    $('export-result').textContent = `Saved ${app.table}.wav (${blob.size} bytes).`;
+    $('export-result').textContent = L('saved_bytes', { name: `${app.table}.wav`, n: blob.size });
   } catch (e) {
-    $('export-result').textContent = 'The audio record could not be fetched: ' + e.message;
+    $('export-result').textContent = L('audio_failed', { error: e.message });
   }
 }
 
@@ -561,7 +589,7 @@ function wire() {
     app.token = '';
     app.table = '';
     $('token').value = '';
-    setConnection('Logged out.');
+    setConnection(L('logged_out'));
     show('login-view');
     $('token').focus();
   });
@@ -575,7 +603,7 @@ function wire() {
     $('flip').setAttribute('aria-pressed', String(app.flipped));
     renderGrid();
     renderBoard();
-    announce('Board seen from ' + (app.flipped ? 'Black' : 'White'));
+    announce(L(app.flipped ? 'seen_black' : 'seen_white'));
   });
   $('board-grid').addEventListener('keydown', onGridKey);
   $('board-grid').addEventListener('click', (e) => {
@@ -629,7 +657,7 @@ function wire() {
   // confirming only acknowledges the board's guided correction.
   $('mm-confirm').addEventListener('click', () => {
     if (app.resolution) { simple('resolve confirm', 'mm-result'); return; }
-    $('mm-result').textContent = 'Confirmed: the game stands; the board is being corrected as guided.';
+    $('mm-result').textContent = L('mm_confirmed');
     announce($('mm-result').textContent);
   });
   $('mm-reject').addEventListener('click', () => simple('resolve reject', 'mm-result'));
@@ -641,7 +669,7 @@ function wire() {
   $('record-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const moves = $('record-moves').value.trim();
-    if (!moves) { $('sheet-result').textContent = 'Type the sheet\'s moves first, e.g. 1. e4 e5 2. Sf3'; return; }
+    if (!moves) { $('sheet-result').textContent = L('type_sheet_first'); return; }
     if (await simple(`record ${$('record-side').value} ${moves}`, 'sheet-result')) refreshSheets();
   });
   $('lag-confirm').addEventListener('click', async () => {
@@ -658,9 +686,10 @@ function wire() {
     const secs = $('adjust-seconds').value.trim().replace('−', '-');
     const r = await ask(`adjust ${color} ${secs}`);
     const ok = okText(r);
-    const text = ok === null ? refusal(r) : `Clock adjusted: ${color} ${secs} s, ${durationWords(seconds(ok.slice(color.length + 1)))} left.`;
+    const text = ok === null ? refusal(r)
+      : L('clock_adjusted', { color: colorName(color), delta: secs, left: durationWords(seconds(ok.slice(color.length + 1))) });
     $('arbiter-result').textContent = text;
-    announce(text, ok === null, 'en', 'reply');
+    announce(text, ok === null, labelLang(), 'reply');
   });
   $('penalty-form').addEventListener('submit', (e) => { e.preventDefault(); simple('penalty ' + $('penalty-color').value, 'arbiter-result'); });
   $('pause').addEventListener('click', () => simple('pause', 'arbiter-result'));
@@ -678,8 +707,11 @@ function wire() {
   const fromLink = hash.get('token');
   const saved = fromLink || sessionStorage.getItem('annabella-token');
   if (fromLink) history.replaceState(null, '', location.pathname);
-  if (saved) { $('token').value = saved; login(saved); }
-  else $('token').focus();
+  // The labels first (the login's own texts in the table's language), then the login.
+  loadWords().catch(() => {}).finally(() => {
+    if (saved) { $('token').value = saved; login(saved); }
+    else $('token').focus();
+  });
 }
 
 wire();

@@ -108,61 +108,59 @@ function legalTargets(pos, from) {
 // starting with "/". No move in any notation the daemon reads is a lone letter (SAN, ICCF and
 // UCI moves name a square; spoken moves are whole words), so commands never hide a move.
 const COMMAND = /^\/?\s*([a-z\[\]?])(?:\s+(\S+))?$/i;
-const COMMAND_HELP = 'Commands: c clocks; l last move; t whose turn; i game information; '
-  + 'p and a piece letter: those pieces (p N white knights, p n black knights, p white or p black all of a colour); '
-  + 's and a file or rank: scan it (s e, s 4); m and a square: its legal moves (m g1); '
-  + 'a and a square: who attacks and defends it (a e4); x the pieces captured; [ and ]: step back and forward through the game; '
-  + 'h this list.';
 
 function isCommand(text) {
   const m = COMMAND.exec(text.trim());
   return Boolean(m) && (text.trim().startsWith('/') || 'cltipsmahx[]?'.includes(m[1].toLowerCase()));
 }
 
-// What a command answers: { text, lang } — the table's language where the answer is its words.
+// What a command answers: { text, lang } — the table's language where the answer is its words,
+// the labels' where it is the page's own (the command letters stay: they are what one types).
 function commandAnswer(text) {
+  const own = labelLang();
+  const notCommand = { text: `${L('not_command', { text })} ${L('command_help')}`, lang: own };
   const m = COMMAND.exec(text.trim());
-  if (!m) return { text: `Not a command: ${text}. ${COMMAND_HELP}`, lang: 'en' };
+  if (!m) return notCommand;
   const cmd = m[1];
   const arg = m[2] || '';
   const lang = tableLang();
   const squares = parseFen(app.fen);
   const v = app.view;
   switch (cmd.toLowerCase() === 'p' || cmd.toLowerCase() === 's' ? cmd.toLowerCase() : cmd) {
-    case 'c': return { text: clockWords(), lang: 'en' };
-    case 'l': return app.last ? { text: lastMoveText(), lang } : { text: 'No move yet.', lang: 'en' };
+    case 'c': return { text: clockWords(), lang: own };
+    case 'l': return app.last ? { text: lastMoveText(), lang } : { text: L('no_move_yet'), lang: own };
     case 't': {
-      if (app.end || (app.status.result && app.status.result !== '*')) return { text: $('status-line').textContent, lang: 'en' };
-      const turn = position(app.fen).turn === 'w' ? 'White' : 'Black';
-      return { text: `${turn} to move.`, lang: 'en' };
+      if (app.end || (app.status.result && app.status.result !== '*')) return { text: $('status-line').textContent, lang: own };
+      const turn = colorName(position(app.fen).turn === 'w' ? 'white' : 'black');
+      return { text: `${L('to_move', { color: turn })}.`, lang: own };
     }
     case 'i': {
-      const who = (name) => name || 'not named';
+      const who = (name) => name || L('info_unnamed');
       const parts = [
-        `Table ${app.table}.`,
-        `White: ${who(v && v.white)}. Black: ${who(v && v.black)}.`,
-        `Time control: ${timeControlWords(v && v.time_control)}.`,
-        v && v.peg_side ? `The blind player plays ${v.peg_side}.` : '',
-        `${plural(Number(app.status.ply) || 0, 'half-move', 'half-moves')} played.`,
+        L('info_table', { table: app.table }),
+        L('info_players', { white: who(v && v.white), black: who(v && v.black) }),
+        L('info_time', { tc: timeControlWords(v && v.time_control) }),
+        v && v.peg_side ? L('info_blind', { color: colorName(v.peg_side) }) : '',
+        Ln('info_played', Number(app.status.ply) || 0),
       ];
-      return { text: parts.filter(Boolean).join(' '), lang: 'en' };
+      return { text: parts.filter(Boolean).join(' '), lang: own };
     }
     case 'p': {
-      if (!arg) return { text: 'p needs a piece letter or a colour: p N, p n, p white.', lang: 'en' };
+      if (!arg) return { text: L('p_needs'), lang: own };
       const colour = arg.toLowerCase();
       if (colour === 'white' || colour === app.words.white.toLowerCase()) return { text: listPieces(true), lang };
       if (colour === 'black' || colour === app.words.black.toLowerCase()) return { text: listPieces(false), lang };
       const kind = pieceKind(arg[0]);
-      if (!kind || arg.length > 1) return { text: `No piece has the letter ${arg}.`, lang: 'en' };
+      if (!kind || arg.length > 1) return { text: L('no_letter', { letter: arg }), lang: own };
       return { text: listPieces(arg[0] === arg[0].toUpperCase(), kind), lang };
     }
     case 's': {
       if (/^[a-h]$/.test(arg)) return { text: `${app.words.files[FILES.indexOf(arg)]}: ${readLine(fileCells(arg))}`, lang };
       if (/^[1-8]$/.test(arg)) return { text: `${app.words.ranks[Number(arg) - 1]}: ${readLine(rankCells(arg))}`, lang };
-      return { text: 's needs a file a to h or a rank 1 to 8: s e, s 4.', lang: 'en' };
+      return { text: L('s_needs'), lang: own };
     }
     case 'm': case 'M': {
-      if (!/^[a-h][1-8]$/.test(arg)) return { text: 'm needs a square: m g1.', lang: 'en' };
+      if (!/^[a-h][1-8]$/.test(arg)) return { text: L('m_needs'), lang: own };
       const p = squares[arg];
       if (!p) return { text: `${squareWords(arg)}: –`, lang };
       const pos = position(app.fen);
@@ -174,14 +172,14 @@ function commandAnswer(text) {
       return { text: `${squareWords(arg)}, ${pieceWords(p)}: ${targets.map(squareWords).join(', ') || '–'}`, lang };
     }
     case 'a': case 'A': {
-      if (!/^[a-h][1-8]$/.test(arg)) return { text: 'a needs a square: a e4.', lang: 'en' };
+      if (!/^[a-h][1-8]$/.test(arg)) return { text: L('a_needs'), lang: own };
       const side = (c) => attackersOf(squares, arg, c).map((sq) => `${pieceWords(squares[sq])} ${squareWords(sq)}`).join(', ') || '–';
       return { text: `${squareWords(arg)}. ${app.words.white}: ${side('w')}. ${app.words.black}: ${side('b')}.`, lang };
     }
     case 'x': return { text: capturedWords(app.fen), lang };
     case '[': case ']': return stepThroughGame(cmd === '[' ? -1 : 1);
-    case 'h': case '?': return { text: COMMAND_HELP, lang: 'en' };
-    default: return { text: `Not a command: ${text}. ${COMMAND_HELP}`, lang: 'en' };
+    case 'h': case '?': return { text: L('command_help'), lang: own };
+    default: return notCommand;
   }
 }
 
@@ -215,7 +213,7 @@ function capturedWords(fen) {
 // [ and ]: the game's record read move by move, from the last move backwards or forwards.
 function stepThroughGame(delta) {
   const moves = sheetMoves(app.sheets.a);
-  if (!moves.length) return { text: 'No move yet.', lang: 'en' };
+  if (!moves.length) return { text: L('no_move_yet'), lang: labelLang() };
   let at = app.step === null ? moves.length : app.step;
   at = Math.max(0, Math.min(moves.length - 1, at + delta));
   if (app.step === null && delta > 0) at = moves.length - 1;
@@ -245,7 +243,7 @@ function pickSquare(sq) {
   if (!app.from) {
     app.from = sq;
     updateGridLabels(parseFen(app.fen));
-    announce('From ' + squareWords(sq), false, 'en', 'reply');
+    announce(L('from_square', { square: squareWords(sq) }), false, labelLang(), 'reply');
     return;
   }
   const text = app.from + sq;

@@ -128,12 +128,12 @@ const refreshBoards = coalesce(async () => {
   const game = parseFen(app.fen);
   const boxes = [];
   const summary = [];
-  const peg = { name: 'Peg board', link: m[1], occupied: occupiedSquares(m[2]), pieces: parseFen(m[3]) };
+  const peg = { name: L('peg_board'), link: m[1], occupied: occupiedSquares(m[2]), pieces: parseFen(m[3]) };
   boxes.push(physicalBoard(peg, game, summary));
   if (m[4] !== 'virtual') {
     const pieces = parseFen(m[6]);
     const occupied = new Set(Object.keys(pieces));
-    boxes.push(physicalBoard({ name: 'Opponent\'s board', link: m[5], occupied, pieces }, game, summary));
+    boxes.push(physicalBoard({ name: L('opponent_board'), link: m[5], occupied, pieces }, game, summary));
   }
   $('mm-boards').replaceChildren(...boxes);
   $('mm-boards-summary').textContent = summary.join(' ');
@@ -196,13 +196,13 @@ function physicalBoard(b, game, summary) {
   const words = differ.map((sq) => {
     const has = b.occupied.has(sq);
     const p = b.pieces[sq];
-    if (!has) return `${sq} is empty`;
-    if (p) return `${sq} has ${pieceWords(p)}`;
-    return `${sq} has a peg`;
+    if (!has) return L('sq_empty', { square: sq });
+    if (p) return L('sq_has', { square: sq, piece: pieceWords(p) });
+    return L('sq_peg', { square: sq });
   });
   const text = differ.length
-    ? `${b.name} (${b.link}): ${differ.length} ${differ.length === 1 ? 'square differs' : 'squares differ'} from the game: ${words.join(', ')}.`
-    : `${b.name} (${b.link}): shows the game's position.`;
+    ? Ln('board_differs', differ.length, { board: b.name, link: linkWords(b.link), squares: words.join(', ') })
+    : L('board_agrees', { board: b.name, link: linkWords(b.link) });
   cap.textContent = text;
   summary.push(text);
   fig.append(svg, cap);
@@ -293,16 +293,17 @@ function onEvent(e) {
       break;
     case 'takeback': {
       app.resolution = null;
-      const taken = e.retracted.length ? e.retracted.map(uciWords).join('; ') : 'none';
-      $('mm-result').textContent = `Takeback carried out: back to ${plural(e.plies, 'half-move', 'half-moves')}; taken back: ${taken}. Clocks: White ${durationWords(seconds(e.white))}, Black ${durationWords(seconds(e.black))}.`;
-      $('mm-clocks').textContent = `The clocks were put back: White ${durationWords(seconds(e.white))}, Black ${durationWords(seconds(e.black))}.`;
+      const taken = e.retracted.length ? e.retracted.map(uciWords).join('; ') : L('nothing');
+      const clocks = { white: durationWords(seconds(e.white)), black: durationWords(seconds(e.black)) };
+      $('mm-result').textContent = L('takeback_done', { plies: Ln('half_moves', Number(e.plies)), taken, ...clocks });
+      $('mm-clocks').textContent = L('clocks_put_back', clocks);
       announce($('mm-result').textContent);
       app.last = null;
       refreshAll();
       break;
     }
     case 'recorded':
-      $('sheet-result').textContent = 'The resolution was written to the table\'s record.';
+      $('sheet-result').textContent = L('recorded');
       break;
     case 'undo': case 'begin': case 'restored': case 'lagged':
       // A new game's clocks wait until the boards are set up: their stop and start then are
@@ -316,17 +317,19 @@ function onEvent(e) {
       // in their turn, after the move that ended the game.
       refreshClock(); refreshSheets();
       if (!app.hasView) refreshAll();
-      $('action-result').textContent = `${L('game_over')}: ${resultWords(e.result)}${e.description ? ' — ' + e.description : ''}.`;
+      $('action-result').textContent = e.description
+        ? L('game_over_why', { result: resultWords(e.result), why: e.description })
+        : L('game_over_result', { result: resultWords(e.result) });
       break;
     case 'draw-offer':
       if (!app.hasView) refreshStatus();
       refreshClock();
-      $('action-result').textContent = `${capital(e.color)} offers a draw.`;
+      $('action-result').textContent = L('draw_offered', { color: colorName(e.color) });
       break;
     case 'wrong-claim':
       if (!app.hasView) refreshStatus();
       refreshClock();
-      $('action-result').textContent = `Wrong draw claim by ${e.color}: ${e.why}`;
+      $('action-result').textContent = L('wrong_claim', { color: colorName(e.color), why: e.why });
       break;
     case 'clock-adjusted': case 'clock': case 'penalty': case 'resumed': case 'stalled':
       refreshClock();
@@ -356,13 +359,13 @@ function onEvent(e) {
     }
     case 'result-offered':
       $('arbiter-result').textContent =
-        `Result shown on the ${e.board} board (DGT's kings): ${resultWords(e.result)}. The arbiter confirms it with: result ${e.result}`;
+        L('result_shown', { board: L(e.board === 'peg' ? 'peg_board' : 'opponent_board'), result: resultWords(e.result), code: e.result });
       break;
     case 'journal-error':
-      $('action-result').textContent = `The table could not record the last action (${e.message}); nothing changed.`;
+      $('action-result').textContent = L('action_failed', { message: e.message });
       break;
     case 'shutdown':
-      setConnection('The daemon is stopping; the page will reconnect when it is back.');
+      setConnection(L('daemon_stopping'));
       break;
     default:
       break;
@@ -374,48 +377,89 @@ function capital(w) {
 }
 
 function resultWords(r) {
-  return { '1-0': 'White wins', '0-1': 'Black wins', '1/2-1/2': 'draw', '*': 'game in progress' }[r] || r;
+  const key = { '1-0': 'result_white', '0-1': 'result_black', '1/2-1/2': 'result_draw', '*': 'result_open' }[r];
+  return key ? L(key) : r;
 }
 
 // A move given as UCI ("e7e5") in the table's words: "from Eva sieben to Eva fünf".
 function uciWords(uci) {
   const m = /^([a-h][1-8])([a-h][1-8])([qrbn])?$/.exec(uci || '');
   if (!m || !app.words) return uci;
-  const promo = m[3] ? `, becoming ${app.words.pieces[ROLE_KEYS[m[3]]]}` : '';
-  return `from ${squareWords(m[1])} to ${squareWords(m[2])}${promo}`;
+  const squares = { from: squareWords(m[1]), to: squareWords(m[2]) };
+  return m[3] ? L('uci_promo', { ...squares, piece: app.words.pieces[ROLE_KEYS[m[3]]] }) : L('uci_words', squares);
 }
 
 // A reply of the daemon in words for the page's result lines ("withdrawn e7e5" is no sentence).
 function replyWords(ok) {
   let m = /^withdrawn (\S+)$/.exec(ok);
-  if (m) return `Move withdrawn (${uciWords(m[1])}); the clocks are back to their readings before it.`;
+  if (m) return L('withdrawn', { move: uciWords(m[1]) });
   m = /^back to (\d+) half-moves; white (\S+) black (\S+)$/.exec(ok);
-  if (m) return `Taken back to ${plural(Number(m[1]), 'half-move', 'half-moves')}; clocks White ${durationWords(seconds(m[2]))}, Black ${durationWords(seconds(m[3]))}.`;
+  if (m) return L('taken_back', { plies: Ln('half_moves', Number(m[1])), white: durationWords(seconds(m[2])), black: durationWords(seconds(m[3])) });
   m = /^(white|black) (-?\d+:\d\d:\d\d(?:\.\d+)?)$/.exec(ok);
-  if (m) return `${capital(m[1])}'s clock: ${durationWords(seconds(m[2]))}.`;
+  if (m) return L('clock_of', { color: colorName(m[1]), time: durationWords(seconds(m[2])) });
   m = /^white (\S+) black (\S+) moves (\d+) running (\S+)$/.exec(ok);
-  if (m) return `The clocks were told to the blind player: White ${durationWords(seconds(m[1]))}, Black ${durationWords(seconds(m[2]))}.`;
-  if (/^result (\S+)$/.test(ok)) return `Result: ${resultWords(ok.split(' ')[1])}.`;
-  return ok ? capital(ok) + (/[.!?]$/.test(ok) ? '' : '.') : 'Done.';
+  if (m) return L('clocks_told', { white: durationWords(seconds(m[1])), black: durationWords(seconds(m[2])) });
+  if (/^result (\S+)$/.test(ok)) return L('result_is', { result: resultWords(ok.split(' ')[1]) });
+  return otherReplyWords(ok);
+}
+
+// The rest of the replies the page's buttons get (docs/control-protocol.md), in words; a reply
+// it does not know is the daemon's own line, shown as it is.
+function otherReplyWords(ok) {
+  let m = /^(white|black) offers a draw$/.exec(ok);
+  if (m) return L('draw_offered', { color: colorName(m[1]) });
+  if (ok === 'draw agreed') return L('draw_agreed');
+  m = /^(white|black) resigns$/.exec(ok);
+  if (m) return L('resigns', { color: colorName(m[1]) });
+  m = /^lang (\S+)$/.exec(ok);
+  if (m) return L('lang_set', { code: m[1] });
+  if (ok === 'clock paused') return L('clocks_paused');
+  if (ok === 'clock running') return L('clocks_again');
+  if (ok === 'the proposed takeback is dropped') return L('mm_rejected');
+  if (/^new game /.test(ok)) return L('new_game_started');
+  m = /^(white|black) gets the penalty time; (\S+) left$/.exec(ok);
+  if (m) return L('penalty_time', { color: colorName(m[1]), left: durationWords(seconds(m[2])) });
+  m = /^second illegal move by (white|black): the game is over$/.exec(ok);
+  if (m) return L('second_illegal', { color: colorName(m[1]) });
+  m = /^(white|black|event|site|round) (.+)$/.exec(ok);
+  if (m) return L('tag_set', { tag: L({ white: 'white', black: 'black', event: 'tag_event', site: 'tag_site', round: 'tag_round' }[m[1]]), text: m[2] });
+  m = /^sheet ([ab]): (\d+) half-moves; (.*)$/.exec(ok);
+  if (m) return `${L('sheet_recorded', { side: m[1].toUpperCase(), plies: Ln('half_moves', Number(m[2])) })} ${verdictWords(m[3])}`;
+  m = /^sheet ([ab]) (confirmed|disputed); (.*)$/.exec(ok);
+  if (m) return `${L(`sheet_${m[2]}`, { side: m[1].toUpperCase() })} ${verdictWords(m[3])}`;
+  return ok ? capital(ok) + (/[.!?]$/.test(ok) ? '' : '.') : L('done');
+}
+
+// The comparison of the sheets in a reply: agree, one lags, or they differ.
+function verdictWords(v) {
+  if (v === 'the sheets agree') return L('sheets_agree');
+  let m = /^sheet ([ab]) lags by (\d+) half-moves/.exec(v);
+  if (m) return L('sheet_lags_by', { side: m[1].toUpperCase(), plies: Ln('half_moves', Number(m[2])) });
+  m = /^the sheets differ after (\d+) half-moves/.exec(v);
+  if (m) return L('sheets_differ_after', { plies: Ln('half_moves', Number(m[1])) });
+  return v;
 }
 
 function arbiterEvent(e) {
   if (e.event === 'clock-adjusted') {
     const secs = e.delta_ms / 1000;
-    return `Clock adjusted: ${e.color} ${secs >= 0 ? '+' : ''}${secs} s, ${durationWords(seconds(e.remaining))} left.`;
+    return L('clock_adjusted', { color: colorName(e.color), delta: `${secs >= 0 ? '+' : ''}${secs}`, left: durationWords(seconds(e.remaining)) });
   }
-  if (e.event === 'clock') return e.running ? 'Clocks running again.' : 'Clocks paused by the arbiter.';
-  if (e.event === 'penalty') return `Penalty: ${e.color}'s ${e.count === 1 ? 'first' : e.count === 2 ? 'second' : 'number ' + e.count} illegal move.`;
-  if (e.event === 'stalled') return `The daemon did not run for ${durationWords(e.stalled_ms / 1000)}; moves sent meanwhile count as made when it stopped.`;
-  return `After the restart: downtime ${durationWords(e.downtime_ms / 1000)} (${e.measured_by.replace(/-/g, ' ')}), charged ${durationWords(e.charged_ms / 1000)}.`;
+  if (e.event === 'clock') return L(e.running ? 'clocks_again' : 'clocks_paused');
+  if (e.event === 'penalty') {
+    const key = e.count === 1 ? 'penalty_1' : e.count === 2 ? 'penalty_2' : 'penalty_n';
+    return L(key, { color: colorName(e.color), n: e.count });
+  }
+  if (e.event === 'stalled') return L('stalled', { time: durationWords(e.stalled_ms / 1000) });
+  return L('restart', { time: durationWords(e.downtime_ms / 1000), how: e.measured_by.replace(/-/g, ' '), charged: durationWords(e.charged_ms / 1000) });
 }
 
 function showLagging(side, missing) {
   $('lagging').hidden = false;
   $('lagging').dataset.side = side;
   $('lagging-text').textContent = missing
-    ? `Sheet ${side.toUpperCase()} lags; missing: ${missing.join(', ')}.`
-    : `Sheet ${side.toUpperCase()} lags behind the other sheet.`;
+    ? L('sheet_lags', { side: side.toUpperCase(), moves: missing.join(', ') })
+    : L('sheet_lags_behind', { side: side.toUpperCase() });
 }
 
 function onResolution(e) {
@@ -432,11 +476,11 @@ function onResolution(e) {
   } else if (e.verdict === 'lagging') {
     showLagging(e.side, e.missing);
   } else if (e.verdict === 'agree') {
-    $('sheet-result').textContent = 'The sheets agree.';
+    $('sheet-result').textContent = L('sheets_agree');
     hideKeepingFocus('lagging', 'sheets-title');
   } else if (e.verdict === 'rejected') {
     app.resolution = null;
-    $('mm-result').textContent = 'The arbiter rejected the proposed takeback; the game stands.';
+    $('mm-result').textContent = L('mm_rejected');
   }
   renderResolution();
 }
@@ -453,14 +497,14 @@ function renderResolution() {
   if (!r) { renderStatus(); return; }
   if ($('mismatch').hidden) $('mm-result').textContent = '';
   $('mismatch').hidden = false;
-  $('mm-state').textContent = 'Open: the arbiter decides on the proposed takeback.';
-  $('mm-what').textContent = 'the two scoresheets differ.';
+  $('mm-state').textContent = L('mm_open_takeback');
+  $('mm-what').textContent = L('sheets_differ');
   const detail = r.a !== undefined
-    ? `; taken back from sheet A: ${r.a}, from sheet B: ${r.b}. Time used then: White ${durationWords(seconds(r.white))}, Black ${durationWords(seconds(r.black))}.`
-    : '.';
-  $('mm-proposal').textContent = `take the game back to after ${r.plies} half-moves (the last move both sheets agree on)${detail}`;
-  $('mm-sheets').textContent = $('sheet-diff').textContent || 'see below.';
-  if (!app.guide.peg && !app.guide.normal) $('mm-corrections').textContent = 'nothing; the boards agree with the game.';
+    ? ` ${L('proposal_detail', { a: r.a, b: r.b, white: durationWords(seconds(r.white)), black: durationWords(seconds(r.black)) })}`
+    : '';
+  $('mm-proposal').textContent = L('proposal_takeback', { plies: Ln('half_moves', Number(r.plies)) }) + detail;
+  $('mm-sheets').textContent = $('sheet-diff').textContent || L('see_below');
+  if (!app.guide.peg && !app.guide.normal) $('mm-corrections').textContent = L('mm_nothing');
 }
 
 // Hides a part of the page; if the focus was in it, the focus goes on to `next` instead of

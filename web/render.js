@@ -89,12 +89,10 @@ function renderBoard() {
   svg.setAttribute('data-fen', app.fen);
   svg.setAttribute('data-shown-fen', app.past ? app.past.fen : app.fen);
   const caption = $('board-caption');
-  caption.replaceChildren('Seen from ' + (app.flipped ? 'Black' : 'White') + '. ');
-  if (app.past) {
-    caption.append('The picture shows the position after ', inLang(app.past.text, tableLang()),
-      '; ] steps on to the game as it stands. The squares below are the game as it stands.');
-  } else if (app.last) caption.append('Last move: ', inLang(lastMoveText(), tableLang()), ' (framed).');
-  else caption.append('No move yet.');
+  caption.replaceChildren(`${L(app.flipped ? 'seen_black' : 'seen_white')} `);
+  if (app.past) caption.append(...LN('picture_after', { move: inLang(app.past.text, tableLang()) }));
+  else if (app.last) caption.append(...LN('last_move_framed', { move: inLang(lastMoveText(), tableLang()) }));
+  else caption.append(L('no_move_yet'));
   updateGridLabels(parseFen(app.fen));
 }
 
@@ -163,10 +161,10 @@ function renderStatus() {
     // In the page's labels and the table's words: "Partie beendet — Turm Anna acht Matt.
     // Weiß gewinnt."; without the daemon's words, the result.
     if (app.end && app.end.words) line.replaceChildren(inLang(L('game_over'), labelLang()), ' — ', inLang(app.end.words, tableLang()));
-    else line.replaceChildren(inLang(L('game_over'), labelLang()), `: ${resultWords(app.end ? app.end.result : st.result)}.`);
+    else line.replaceChildren(inLang(L('game_over_result', { result: resultWords(app.end ? app.end.result : st.result) }), labelLang()));
   } else {
     const color = st.turn && app.words ? app.words[st.turn] : st.turn;
-    const turn = st.turn ? L('to_move', { color }) : 'Waiting for the table';
+    const turn = st.turn ? L('to_move', { color }) : L('waiting_table');
     const ply = Number(st.ply);
     const move = Number.isFinite(ply) ? ` (${Math.floor(ply / 2) + 1})` : '';
     line.replaceChildren(inLang(`${L('in_progress')}. ${turn}${move}.`, labelLang()), offer);
@@ -178,12 +176,12 @@ function renderStatus() {
     const b = st[board];
     if (!b) continue;
     const li = document.createElement('li');
-    const name = board === 'peg' ? 'Peg board (blind player)' : 'Opponent\'s board';
-    if (b.virtual) li.textContent = name + ': none; the opponent\'s moves are entered here or by the assistant.';
+    const name = L(board === 'peg' ? 'peg_board_blind' : 'opponent_board');
+    if (b.virtual) li.textContent = L('board_virtual', { board: name });
     else {
-      const sync = { 'in-sync': 'in sync with the game', differs: 'DIFFERS from the game', 'owes-move': 'still owes the opponent\'s last move' }[b.sync] || b.sync;
-      li.textContent = `${name}: ${b.link}, ${sync}.`;
-      if (app.guide[board] && b.sync !== 'in-sync') li.append(' Needs: ', inLang(app.guide[board], tableLang()));
+      const key = { 'in-sync': 'sync_in', differs: 'sync_differs', 'owes-move': 'sync_owes' }[b.sync];
+      li.textContent = L('board_line', { board: name, link: linkWords(b.link), sync: key ? L(key) : b.sync });
+      if (app.guide[board] && b.sync !== 'in-sync') li.append(' ', ...LN('needs', { guide: inLang(app.guide[board], tableLang()) }));
       if (b.sync === 'differs') differs = board;
     }
     list.append(li);
@@ -194,36 +192,39 @@ function renderStatus() {
 function renderMismatch(board) {
   const panel = $('mismatch');
   if (app.resolution) {
-    $('mm-state').textContent = 'Open: the arbiter decides on the proposed takeback.';
+    $('mm-state').textContent = L('mm_open_takeback');
+    delete panel.dataset.resolved;
     return;
   }
   if (!board && !app.procedureOpen) {
-    if (!panel.hidden && !$('mm-state').textContent.startsWith('Resolved')) {
-      $('mm-state').textContent = 'Resolved: the boards agree with the game.';
-      $('mm-corrections').textContent = 'nothing; the boards agree with the game.';
-      $('mm-proposal').textContent = 'none needed now.';
+    if (!panel.hidden && !panel.dataset.resolved) {
+      panel.dataset.resolved = 'yes';
+      $('mm-state').textContent = L('mm_resolved');
+      $('mm-corrections').textContent = L('mm_nothing');
+      $('mm-proposal').textContent = L('mm_none_needed');
       // The drawing is asked again, so it shows the boards as they are now.
       refreshBoards();
     }
     return;
   }
-  $('mm-state').textContent = board ? 'Open: a board differs from the game.' : 'Open: the scoresheets are being compared.';
+  $('mm-state').textContent = L(board ? 'mm_open_board' : 'mm_open_sheets');
+  delete panel.dataset.resolved;
   // A new mismatch starts a new procedure; an outcome already shown stays until then.
   if (panel.hidden) $('mm-result').textContent = '';
   const opening = panel.hidden;
   panel.hidden = false;
   if (opening) refreshBoards();
   if (!board) return;
-  const name = board === 'peg' ? 'the peg board' : 'the opponent\'s board';
-  $('mm-what').textContent = `${name} differs from the game after ${plural(Number(app.status.ply), 'half-move', 'half-moves')}.`;
+  const name = L(board === 'peg' ? 'the_peg_board' : 'the_opponent_board');
+  $('mm-what').textContent = L('board_differs_after', { board: name, plies: Ln('half_moves', Number(app.status.ply)) });
   const guide = app.guide[board];
   if (guide) {
     $('mm-corrections').replaceChildren(inLang(guide, tableLang()));
-    $('mm-proposal').replaceChildren(`the game's record stands; correct ${name}: `, inLang(guide, tableLang()), '.');
+    $('mm-proposal').replaceChildren(...LN('record_stands_correct', { board: name, guide: inLang(guide, tableLang()) }));
   } else {
     // Without the board's guide yet, the drawing below names the squares that differ.
-    $('mm-corrections').textContent = 'the squares marked in the drawing below.';
-    $('mm-proposal').textContent = 'the game\'s record stands; correct the board as it guides.';
+    $('mm-corrections').textContent = L('squares_marked');
+    $('mm-proposal').textContent = L('record_stands_guided');
   }
 }
 
@@ -263,16 +264,16 @@ function renderClock() {
     box.classList.toggle('running', running);
     box.classList.toggle('flag', left <= 0);
   }
-  $('clock-moves').replaceChildren(`${plural(c.moves, 'move', 'moves')} played. `, c.running === 'none' ? inLang(L('clocks_stopped'), labelLang()) : '');
+  $('clock-moves').replaceChildren(`${L('moves_played', { moves: Ln('moves_n', c.moves) })} `, c.running === 'none' ? inLang(L('clocks_stopped'), labelLang()) : '');
 }
 
 function clockWords() {
   const c = app.clock;
-  if (!c) return 'no clock reading yet';
+  if (!c) return L('no_clock_yet');
   const gone = (performance.now() - c.at) / 1000;
   const left = (color) => durationWords(c.running === color ? c[color] - gone : c[color]);
-  const running = c.running === 'none' ? 'clocks stopped' : `${c.running}'s clock running`;
-  return `White ${left('white')}, Black ${left('black')}; ${plural(c.moves, 'move', 'moves')} played; ${running}.`;
+  const running = L({ none: 'clocks_stopped_lower', white: 'white_running', black: 'black_running' }[c.running] || 'running');
+  return L('clocks_line', { white: left('white'), black: left('black'), moves: Ln('moves_n', c.moves), running });
 }
 
 function sheetMoves(text) {
@@ -293,14 +294,14 @@ function renderSheets() {
   else {
     const p = document.createElement('p');
     p.className = 'empty-note';
-    p.textContent = 'The daemon keeps one record of this game; a second scoresheet appears here when the daemon keeps both players\' sheets.';
+    p.textContent = L('one_record_note');
     $('sheet-b').replaceChildren(p);
   }
   const diffText = first >= 0
-    ? `First difference at move ${Math.floor(first / 2) + 1} (${first % 2 ? 'Black' : 'White'}): ${a[first] ?? 'nothing'} against ${b[first] ?? 'nothing'}; marked ≠ below.`
-    : b ? 'The scoresheets agree.' : '';
+    ? L('first_diff', { n: Math.floor(first / 2) + 1, color: colorName(first % 2 ? 'black' : 'white'), a: a[first] ?? L('nothing'), b: b[first] ?? L('nothing') })
+    : b ? L('sheets_agree') : '';
   $('sheet-diff').textContent = diffText;
-  $('mm-sheets').textContent = diffText || 'One game record; no second sheet to compare.';
+  $('mm-sheets').textContent = diffText || L('one_record');
 }
 
 function sheetTable(moves, diff, caption) {
@@ -314,7 +315,7 @@ function sheetTable(moves, diff, caption) {
   const head = t.insertRow();
   // The colours in the table's words where the language file gives them.
   const lang = tableLang();
-  for (const [h, own] of [['No.', false], [app.words.white, true], [app.words.black, true]]) {
+  for (const [h, own] of [[L('sheet_no'), false], [app.words.white, true], [app.words.black, true]]) {
     const th = document.createElement('th');
     th.scope = 'col';
     th.textContent = h;
@@ -325,7 +326,7 @@ function sheetTable(moves, diff, caption) {
     const r = t.insertRow();
     const td = r.insertCell();
     td.colSpan = 3;
-    td.textContent = 'No moves yet.';
+    td.textContent = L('no_moves_yet');
   }
   for (let i = 0; i < moves.length; i += 2) {
     const r = t.insertRow();
@@ -336,7 +337,7 @@ function sheetTable(moves, diff, caption) {
       td.lang = movesLang;
       if (j === diff) {
         td.classList.add('diff');
-        td.setAttribute('aria-label', `${moves[j] ?? 'nothing'}, first difference`);
+        td.setAttribute('aria-label', L('first_diff_cell', { move: moves[j] ?? L('nothing') }));
       }
     }
   }
@@ -347,7 +348,9 @@ function addTranscript(who, text, lang) {
   const li = document.createElement('li');
   const w = document.createElement('span');
   w.className = 'who';
-  w.textContent = { blind: 'to the blind player', opponent: 'to the opponent', arbiter: 'to the arbiter', all: 'to everyone' }[who] || who;
+  const key = { blind: 'to_blind', opponent: 'to_opponent', arbiter: 'to_arbiter', all: 'to_everyone' }[who];
+  w.textContent = key ? L(key) : who;
+  w.lang = labelLang();
   li.append(w, ': ', inLang(text, lang));
   const list = $('transcript');
   list.append(li);
@@ -369,7 +372,7 @@ function showPromotion(uci) {
       hideKeepingFocus('promotion', 'move-text');
       // The buttons are gone: the focus goes on to the move entry, not to the page's top.
       $('move-text').focus();
-      $('preview').textContent = `Promotion chosen: ${app.words.pieces[role]}.`;
+      $('preview').textContent = L('promotion_chosen', { piece: app.words.pieces[role] });
     });
     box.append(b);
   }
@@ -383,7 +386,7 @@ function showPromotion(uci) {
 function showError(reply) {
   const text = refusal(reply);
   $('move-error').textContent = text;
-  announce(text, true, 'en', 'reply');
+  announce(text, true, labelLang(), 'reply');
 }
 
 
@@ -426,7 +429,7 @@ function pieceKind(letter) {
 // order, wrapping); J then Shift and the letter: the next black one.
 function jumpToPiece(letter) {
   const kind = pieceKind(letter);
-  if (!kind) { announce(`No piece has the letter ${letter}.`); return; }
+  if (!kind) { announce(L('no_letter', { letter })); return; }
   const white = letter === letter.toLowerCase();
   const want = white ? kind.toUpperCase() : kind;
   const squares = parseFen(app.fen);
@@ -437,7 +440,7 @@ function jumpToPiece(letter) {
     const sq = all[(start + i) % 64];
     if (squares[sq] === want) { focusSquare(sq); return; }
   }
-  announce(`${white ? 'White' : 'Black'} has no such piece.`);
+  announce(L(white ? 'white_no_piece' : 'black_no_piece'));
 }
 
 function onGridKey(e) {
@@ -467,13 +470,13 @@ function onGridKey(e) {
   else if (key === 'F') announce(app.words.files[f] + ': ' + readLine(fileCells(sq[0])), false, lang, 'reply');
   else if (key === 'R') announce(app.words.ranks[r - 1] + ': ' + readLine(rankCells(sq[1])), false, lang, 'reply');
   else if (key === 'L') announceLastMove();
-  else if (key === 'C') announce(clockWords(), false, 'en', 'reply');
-  else if (key === 'S') announce($('status-line').textContent + ' ' + $('boards-state').textContent, false, 'en', 'reply');
+  else if (key === 'C') announce(clockWords(), false, labelLang(), 'reply');
+  else if (key === 'S') announce($('status-line').textContent + ' ' + $('boards-state').textContent, false, labelLang(), 'reply');
   else if (key === 'M') { const a = commandAnswer('m ' + sq); announce(a.text, false, a.lang, 'reply'); }
   else if (key === 'A') { const a = commandAnswer('a ' + sq); announce(a.text, false, a.lang, 'reply'); }
   else if (key === '?') $('keys-dialog').showModal();
   else if (key === 'u') undoOwn();
-  else if (key === 'Escape') { app.from = null; updateGridLabels(parseFen(app.fen)); announce('Cleared'); }
+  else if (key === 'Escape') { app.from = null; updateGridLabels(parseFen(app.fen)); announce(L('cleared')); }
   else if (key === 'Enter' || key === ' ') pickSquare(sq);
   else handled = false;
   if (!handled) return;
@@ -484,6 +487,6 @@ function onGridKey(e) {
 
 function announceLastMove() {
   if (app.last) announce(lastMoveText(), false, tableLang(), 'reply');
-  else announce('No move yet.', false, 'en', 'reply');
+  else announce(L('no_move_yet'), false, labelLang(), 'reply');
 }
 

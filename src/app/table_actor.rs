@@ -11,8 +11,9 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::app::desk_link::Notice;
+use crate::boards::Millis;
 use crate::control::hub::Request;
-use crate::io::clock::{TableClock, unix_ms};
+use crate::io::clock::{self, TableClock, unix_ms};
 use crate::io::link::LinkEvent;
 use crate::io::private_file::{self, Access, Mode};
 use crate::io::speech::{Speaker, Utterance};
@@ -133,7 +134,7 @@ impl<J: Journal> TableActor<J> {
                     }
                     let running = self.table.clock().running();
                     let now = self.clock.input_now();
-                    let step = self.table.handle(now, board_input(board, event));
+                    let step = self.table.handle(now, board_input(board, event, now.table_ms));
                     self.perform(step).await.ok();
                     self.after_input(running);
                 }
@@ -382,8 +383,11 @@ fn utterance_id(ids: &mut Vec<(String, u64)>, text: &str) -> u64 {
     id
 }
 
-/// A link event as the table's input.
-pub fn board_input(board: BoardId, event: LinkEvent) -> Input {
+/// A link event as the table's input, reaching the table at table time `now_ms`. A sensor
+/// event carries when the link read it (`clock::now_ms`), which becomes table time by how long
+/// ago that was: under a flood the table's task may take two lines of a hand together although
+/// they were read apart.
+pub fn board_input(board: BoardId, event: LinkEvent, now_ms: Millis) -> Input {
     match event {
         LinkEvent::Connected(detail) => Input::Link {
             board,
@@ -395,10 +399,10 @@ pub fn board_input(board: BoardId, event: LinkEvent) -> Input {
             up: false,
             detail,
         },
-        // Events are stamped by the table's clock on arrival, like every other input.
-        LinkEvent::Decoded(Ok(timed)) => Input::Sensor {
+        LinkEvent::Decoded(Ok(timed)) => Input::SensorRead {
             board,
             event: timed.event,
+            read_ms: now_ms.saturating_sub(clock::now_ms().saturating_sub(timed.at)),
         },
         LinkEvent::Decoded(Err(e)) => Input::DecodeError {
             board,

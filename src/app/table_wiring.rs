@@ -19,7 +19,7 @@ use crate::control::hub::{EVENT_BACKLOG, REQUEST_BACKLOG, TableHandle};
 use crate::io::clock::{TableClock, restart_gap, unix_ms};
 use crate::io::link::Endpoint;
 use crate::io::simulator::{self, SimulatedBoard};
-use crate::io::speech::Speaker;
+use crate::io::speech::{BackendSpec, OutputSpec, Speaker};
 use crate::io::store::StoreHandle;
 use crate::table::control::GameTag;
 use crate::table::name::TableName;
@@ -75,8 +75,14 @@ pub async fn wire_table(
         None => wiring.lang,
     };
     let settings = table_settings(config, tc, lang);
-    let (table, startup, game_no, clock) =
-        open_table(wiring.store, settings, wiring.last_alive, config).await?;
+    let (table, startup, game_no, clock) = open_table(
+        wiring.store,
+        settings,
+        wiring.last_alive,
+        config,
+        tc.peg != PegSource::None,
+    )
+    .await?;
     let (requests_tx, requests) = mpsc::channel(REQUEST_BACKLOG);
     let (events, _) = broadcast::channel(EVENT_BACKLOG);
     let (boards_tx, boards) = mpsc::channel::<BoardMessage>(BOARD_BACKLOG);
@@ -289,16 +295,34 @@ pub fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language
             TableKind::Board => None,
         },
         confirm_send: config.desk.confirm,
+        shared_speaker: matches!(tc.kind, TableKind::Board) && shared_speaker(&config.speech),
     }
 }
 
+/// Whether one voice at the table (`tts`, `espeak-ng`, `espeak-ng@DEVICE`) serves both the
+/// blind player and the opponent (the default single output, or `blind+opponent=…`): then a
+/// board's sentences say whose board. The audio record (`wav:DIR`) and the transcript are
+/// heard by nobody at the table. A game by mail has no opponent at the table.
+pub fn shared_speaker(outputs: &[OutputSpec]) -> bool {
+    outputs.iter().any(|o| {
+        let heard = matches!(
+            o.backend,
+            BackendSpec::Tts | BackendSpec::EspeakNg | BackendSpec::EspeakNgOn(_)
+        );
+        heard && o.listeners.blind && o.listeners.opponent
+    })
+}
+
 /// Restores the table's game from the journal, or begins a new one when there is none or the
-/// last one is over. Returns the outputs to perform before the table runs.
+/// last one is over. Returns the outputs to perform before the table runs. A game begun after
+/// a finished one waits for its boards to be set up (`peg_board`: the table has one to set up),
+/// as after the arbiter's `new-game`.
 async fn open_table(
     store: &StoreHandle,
     settings: TableSettings,
     last_alive: Option<u64>,
     config: &Config,
+    peg_board: bool,
 ) -> anyhow::Result<(Table, Step, u64, TableClock)> {
     let name = settings.name.clone();
     crate::app::archive_repair::archive_missing(store, &config.state_dir, &settings).await;
@@ -341,6 +365,11 @@ async fn open_table(
             return Ok((table, out, game, clock));
         }
         tracing::info!(target: "annabella::app::daemon", table = %name, "the last game is over; a new one begins");
+        let game = store.begin_game(&name, wall).await?;
+        let clock = TableClock::starting_at(0);
+        let (table, out) =
+            Table::next_game(settings, clock.now(), peg_board).map_err(anyhow::Error::msg)?;
+        return Ok((table, out, game, clock));
     }
     let game = store.begin_game(&name, wall).await?;
     let clock = TableClock::starting_at(0);
@@ -381,4 +410,23 @@ fn forward_stdin(operator: std::sync::mpsc::Sender<String>) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shared_speaker;
+    use crate::io::speech::parse_outputs;
+
+    #[test]
+    fn a_voice_both_players_hear_is_a_shared_speaker_a_record_is_not() {
+        let shared = |spec: &str| shared_speaker(&parse_outputs(spec).unwrap());
+        assert!(shared("tts"), "the default: one voice for everyone");
+        assert!(shared("blind+opponent=espeak-ng,arbiter=tts"));
+        assert!(shared("blind+opponent+arbiter=espeak-ng@plughw:1"));
+        assert!(!shared(
+            "blind=espeak-ng@plughw:1,opponent+arbiter=espeak-ng@plughw:2"
+        ));
+        assert!(!shared("blind=tts,wav:/srv/rec,transcript:/tmp/t.txt"));
+        assert!(!shared("none"));
+    }
 }

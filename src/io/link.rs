@@ -216,8 +216,15 @@ pub async fn run_with(
                         read = stream.read(&mut buf) => match read {
                             Ok(0) => break "the board closed the connection".to_owned(),
                             Ok(n) => {
-                                decoder.feed(&buf[..n], clock::now_ms(), &mut decoded);
-                                for d in decoded.drain(..) {
+                                let read_at = clock::now_ms();
+                                decoder.feed(&buf[..n], read_at, &mut decoded);
+                                for mut d in decoded.drain(..) {
+                                    // Live, every event is stamped when it was read: a
+                                    // board's own timestamps (`@1234 Le2`) run on its clock,
+                                    // not ours.
+                                    if let Ok(t) = &mut d {
+                                        t.at = read_at;
+                                    }
                                     if events.send(LinkEvent::Decoded(d)).await.is_err() {
                                         return;
                                     }

@@ -362,7 +362,7 @@ fn open_regular(path: &Path, name: &str) -> Result<(fs::File, fs::Metadata), Unr
         return Err(not_a_file("a symbolic link"));
     }
     if !link.is_file() {
-        return Err(not_a_file(kind_of(&link)));
+        return Err(not_a_file(crate::io::regular_file::kind_of(&link)));
     }
     let mut options = fs::OpenOptions::new();
     options.read(true);
@@ -375,31 +375,9 @@ fn open_regular(path: &Path, name: &str) -> Result<(fs::File, fs::Metadata), Unr
     let file = options.open(path).map_err(io_err)?;
     let meta = file.metadata().map_err(io_err)?;
     if !meta.is_file() {
-        return Err(not_a_file(kind_of(&meta)));
+        return Err(not_a_file(crate::io::regular_file::kind_of(&meta)));
     }
     Ok((file, meta))
-}
-
-fn kind_of(meta: &fs::Metadata) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return "a device";
-        }
-    }
-    if meta.is_dir() {
-        "a directory"
-    } else {
-        "not a file"
-    }
 }
 
 /// The header of a file in `new/`; `Ok(None)` while it may still be being written.

@@ -26,11 +26,16 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     }
     Err(io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("{} is {}, not a regular file", path.display(), kind(&meta)),
+        format!(
+            "{} is {}, not a regular file",
+            path.display(),
+            kind_of(&meta)
+        ),
     ))
 }
 
-fn kind(meta: &std::fs::Metadata) -> &'static str {
+/// What a file that is not a regular file is, in words ("a FIFO", "a directory").
+pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;

@@ -81,6 +81,43 @@ async function axe(page, state) {
   check(`axe-core: no violation (${state})`, violations.length === 0, violations.join('; '));
 }
 
+// The page at a German table speaks German: no English fallback text (a LABELS value the German
+// file words otherwise; each of its parts between placeholders of two words or more, or one
+// word of ten letters or more) is
+// on the page, in a label read by a screen reader, or in what the page announced; and every
+// announcement is marked German.
+async function noEnglish(page, state) {
+  await waitFor('the German labels', () => page.evaluate(() => document.documentElement.lang === 'de'));
+  const got = await page.evaluate(() => {
+    const own = (app.words && app.words.page) || {};
+    const parts = new Set();
+    for (const [k, en] of Object.entries(LABELS)) {
+      if (own[k] === en) continue;
+      for (const p of en.split(/\{\w+\}/)) {
+        const t = p.trim();
+        // Single short words ('observer') are left out: the daemon's own refusal messages
+        // (English, the protocol's) may use them.
+        if (t.length >= 6 && /[a-z]{3}/.test(t) && (t.includes(' ') || t.length >= 10)) parts.add(t);
+      }
+    }
+    const labels = [...document.querySelectorAll('[aria-label]')].filter((n) => n.offsetParent !== null || n.tagName === 'NAV')
+      .map((n) => n.getAttribute('aria-label'));
+    const shown = [document.body.innerText, ...labels].join('\n');
+    const said = window.__live.map((l) => l.text);
+    const where = (p) => {
+      const t = shown.includes(p) ? shown : said.find((x) => x.includes(p));
+      const i = t.indexOf(p);
+      return `${p} (in “${t.slice(Math.max(0, i - 40), i + p.length + 40).replace(/\s+/g, ' ')}”)`;
+    };
+    const hits = [...parts].filter((p) => shown.includes(p) || said.some((t) => t.includes(p))).map(where);
+    const notGerman = window.__live.filter((l) => l.lang !== 'de').map((l) => `${l.text} [${l.lang}]`);
+    return { parts: parts.size, said: said.length, hits, notGerman };
+  });
+  (figures.english_parts_checked ||= {})[state] = got.parts;
+  check(`no English page text at a German table (${state})`, got.hits.length === 0, got.hits.join(' | '));
+  check(`every announcement is marked German (${state}, ${got.said})`, got.notGerman.length === 0, got.notGerman.join(' | '));
+}
+
 // The harness stops the daemon (SIGTERM) or starts it again on the same state and ports.
 function daemonLine(line) {
   process.stdout.write(line + '\n');
@@ -157,9 +194,10 @@ async function run(browser) {
   await page.keyboard.type('e5');
   const preview = await waitFor('the parsed preview', async () => {
     const t = await text(page, '#preview');
-    return t.startsWith('Understood') && t;
+    return t.startsWith('Verstanden') && t;
   });
   check('the move is previewed before it is sent', preview.includes('e7e5') && preview.includes('Eva fünf'), preview);
+  await noEnglish(page, 'preview');
   await page.keyboard.press('Enter');
   await waitFor('1...e5 on the board', async () => (await fenOf(page))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w'));
   // The blind player replicates it on his peg board.
@@ -172,9 +210,9 @@ async function run(browser) {
   // Replicated on the peg board: the page says so (no "still owes the opponent's last move").
   const synced = await waitFor('the peg board in sync after the replication', async () => {
     const t = await text(page, '#boards-state');
-    return t.includes('in sync') && t;
+    return t.includes('im Einklang') && t;
   });
-  check('after the replication the peg board is in sync on the page', !synced.includes('owes'), synced);
+  check('after the replication the peg board is in sync on the page', !synced.includes('fehlt noch'), synced);
   const liveTexts = await waitFor('the live region', async () => {
     const l = await live(page);
     return l.some((t) => t.includes('Eva fünf')) && l;
@@ -186,8 +224,9 @@ async function run(browser) {
   await page.locator('#move-text').fill('e5');
   await page.keyboard.press('Enter');
   const refused = await waitFor('the refusal', async () => text(page, '#move-error'));
-  check('a refused move shows the error', refused.startsWith('Refused (not a legal move)'), refused);
-  await waitFor('the refusal announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Refused')));
+  check('a refused move shows the error', refused.startsWith('Abgelehnt (kein regelgerechter Zug)'), refused);
+  await waitFor('the refusal announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Abgelehnt')));
+  await noEnglish(page, 'a refusal');
 
   // --- peg move 2.Nf3, timed again ---
   {
@@ -244,10 +283,10 @@ async function run(browser) {
     check(`command "${line}"`, true, said);
     return said;
   };
-  await command('c', /^White .*(Stunde|Minute).*Black .*moves? played/);
+  await command('c', /^Weiß .*(Stunde|Minute).*Schwarz .*Züge? gespielt/);
   await command('l', /^2\. Sf3, Springer Felix drei$/);
-  await command('t', /^Black to move\.$/);
-  await command('i', /Time control: .*(Stunde|Minute).*The blind player plays white/);
+  await command('t', /^Schwarz am Zug\.$/);
+  await command('i', /Bedenkzeit: .*(Stunde|Minute).*Der blinde Spieler spielt Weiß\. 3 Halbzüge gespielt\.$/);
   await command('p N', /^Weiß: Springer Bella eins, Felix drei$/);
   await command('p n', /^Schwarz: Springer Bella acht, Gustav acht$/);
   await command('s e', /^Eva: Eva acht schwarzer König; Eva fünf schwarzer Bauer; Eva vier weißer Bauer; Eva eins weißer König$/);
@@ -276,33 +315,34 @@ async function run(browser) {
   });
   const pastCaption = await text(page, '#board-caption');
   check('[ redraws the picture at the move read, and says the squares are the game', !!pastShown
-    && pastCaption.includes('The picture shows the position after 1… e5') && pastCaption.includes('The squares below are the game as it stands'), pastCaption);
+    && pastCaption.includes('Das Bild zeigt die Stellung nach 1… e5') && pastCaption.includes('Die Felder darunter sind die aktuelle Partie'), pastCaption);
   await command(']', /^2\. Sf3$/);
   const backNow = await waitFor('the picture back at the game', async () => {
     const svg = page.locator('#board-svg');
     const [shown, fen] = [await svg.getAttribute('data-shown-fen'), await svg.getAttribute('data-fen')];
-    return shown === fen && (await text(page, '#board-caption')).includes('Last move:') && shown;
+    return shown === fen && (await text(page, '#board-caption')).includes('Letzter Zug:') && shown;
   });
   check('] to the last move shows the game again', !!backNow, backNow);
-  await command('/h', /^Commands: /);
+  await command('/h', /^Befehle: /);
+  await noEnglish(page, 'the command help');
   // b4 is a move, not a command: the daemon is asked and refuses it (Black cannot play b4).
   await page.locator('#move-text').fill('b4');
   await page.locator('#move-text').press('Enter');
   const b4 = await waitFor('b4 refused as a move', async () => text(page, '#move-error'));
-  check('b4 is read as a move, not a command', b4.startsWith('Refused (not a legal move)'), b4);
+  check('b4 is read as a move, not a command', b4.startsWith('Abgelehnt (kein regelgerechter Zug)'), b4);
   // An overlong paste is refused on the page, in words; the connection stays.
   await page.locator('#move-text').fill('e'.repeat(3 * 1024));
   await page.locator('#move-text').press('Enter');
   const long = await waitFor('the overlong entry refused', async () => {
     const t = await text(page, '#move-error');
-    return t.includes('too long') && t;
+    return t.includes('zu lang') && t;
   });
-  check('a 3 KiB paste is an error message', long.includes('3072 bytes'), long);
+  check('a 3 KiB paste is an error message', long.includes('3072 Bytes'), long);
   // Sent anyway over the socket, the daemon answers with an error line and keeps it open.
   await page.evaluate(() => conn.ws.send('e'.repeat(3 * 1024)));
   await new Promise((r) => setTimeout(r, 300));
   check('the connection stays open after a 3 KiB paste', await page.evaluate(() => conn && conn.ws.readyState === WebSocket.OPEN)
-    && !(await text(page, '#connection')).includes('lost'));
+    && !(await text(page, '#connection')).includes('verloren'));
   await page.locator('#move-text').fill('');
   await page.locator('#board-grid [tabindex="0"]').focus();
   // Enter on two squares fills in the move: b8 then c6.
@@ -326,13 +366,14 @@ async function run(browser) {
   // Both boards: the peg board drawn beside the game, its differing squares marked and named.
   const pegBoard = await waitFor('the peg board drawn', async () => {
     const t = await text(page, '#mm-boards-summary');
-    return t.startsWith('Peg board') && t.includes('differ') && t;
+    return t.startsWith('Steckbrett') && t.includes('weich') && t;
   });
-  check('the peg board is shown with the squares that differ', /c6 is empty/.test(pegBoard) && /f6 has/.test(pegBoard), pegBoard);
+  check('the peg board is shown with the squares that differ', /c6 ist leer/.test(pegBoard) && /auf f6 steht/.test(pegBoard), pegBoard);
   check('the peg board is drawn', (await page.locator('#mm-boards svg').count()) >= 1);
   await waitFor('the mismatch announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive:') && t.includes('stimmt nicht')), 10000);
   await page.screenshot({ path: join(OUT, 'mismatch.png'), fullPage: true });
   await axe(page, 'mismatch (assistant)');
+  await noEnglish(page, 'mismatch (assistant)');
 
   // The arbiter rules on it from his own page: the assistant misheard, the opponent played Nf6.
   const arbiter = await context.newPage();
@@ -346,9 +387,9 @@ async function run(browser) {
   check('a late arbiter page shows the correction at once', /Springer/.test(lateGuide) && !lateGuide.startsWith('waiting'), lateGuide);
   const lateBoards = await waitFor('the late page\'s drawing', async () => {
     const t = await text(arbiter, '#mm-boards-summary');
-    return t.includes('differ') && t;
+    return t.includes('weich') && t;
   });
-  check('a late arbiter page draws the differing boards', /c6 is empty/.test(lateBoards), lateBoards);
+  check('a late arbiter page draws the differing boards', /c6 ist leer/.test(lateBoards), lateBoards);
   await axe(arbiter, 'mismatch (arbiter)');
   await arbiter.locator('#mm-undo').click();
   await waitFor('the move withdrawn', async () => (await fenOf(arbiter))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
@@ -357,20 +398,20 @@ async function run(browser) {
   await waitFor('2...Nf6 in the game', async () => (await fenOf(arbiter))?.startsWith('rnbqkb1r/pppp1ppp/5n2/'));
   const resolved = await waitFor('the mismatch resolved', async () => {
     const t = await text(arbiter, '#mm-state');
-    return t.startsWith('Resolved') && t;
+    return t.startsWith('Gelöst') && t;
   });
   check('the mismatch is resolved from the page', true, resolved);
   const redrawn = await waitFor('the resolved drawing', async () => {
     const t = await text(page, '#mm-boards-summary');
-    return t.includes('shows the game\'s position') && !t.includes('differ') && t;
+    return t.includes('zeigt die Stellung der Partie') && !t.includes('weich') && t;
   });
   check('after the resolution the drawing shows no difference', true, redrawn);
   await arbiter.locator('#adjust-seconds').fill('+30');
   await arbiter.locator('#adjust-form button').click();
   const adjusted = await waitFor('the clock adjusted', async () => text(arbiter, '#arbiter-result'));
-  check('the arbiter adjusts the clock', adjusted.includes('white') && adjusted.includes('+30'), adjusted);
+  check('the arbiter adjusts the clock', adjusted.includes('Weiß') && adjusted.includes('+30'), adjusted);
   check('the assistant page follows the arbiter', (await fenOf(page))?.startsWith('rnbqkb1r/pppp1ppp/5n2/'));
-  check('both sheets side by side', (await text(page, '#sheet-a-title')).includes('Sheet A') && (await text(page, '#sheet-b-title')).includes('Sheet B'));
+  check('both sheets side by side', (await text(page, '#sheet-a-title')).includes('Formular A') && (await text(page, '#sheet-b-title')).includes('Formular B'));
   // The assistant is no arbiter: the server's refusal is shown.
   check('a non-arbiter sees no arbiter tools', !(await page.locator('#pause').isVisible()) && !(await page.locator('#mm-confirm').isVisible()));
   await arbiter.close();
@@ -388,7 +429,7 @@ async function run(browser) {
   await page.locator('#export-audio').click();
   const audio = await waitFor('the audio answer', async () => {
     const t = await text(page, '#export-result');
-    return !t.startsWith('Fetching') && t.startsWith('No audio') && t;
+    return !t.startsWith('Die Tonaufnahme wird') && t.startsWith('Keine Tonaufnahme') && t;
   });
   check('without a WAV backend the audio export says so', audio.includes('wav:DIR'), audio);
 
@@ -403,15 +444,15 @@ async function run(browser) {
     await arb.locator('#record-moves').press('Enter');
     const diff = await waitFor('the first difference', async () => {
       const t = await text(arb, '#sheet-diff');
-      return t.startsWith('First difference') && t;
+      return t.startsWith('Erster Unterschied') && t;
     });
-    check('the first difference of the sheets is named and marked', diff.includes('move 2 (Black)') && diff.includes('Sf6') && diff.includes('Sc6')
+    check('the first difference of the sheets is named and marked', diff.includes('Zug 2 (Schwarz)') && diff.includes('Sf6') && diff.includes('Sc6')
       && (await arb.locator('#sheet-b td.diff').innerText()).includes('Sc6'), diff);
     const proposal = await waitFor('the proposed takeback', async () => {
       const t = await text(arb, '#mm-proposal');
-      return t.includes('take the game back') && t;
+      return t.includes('die Partie auf den Stand zurücknehmen') && t;
     });
-    check('the procedure proposes a takeback', proposal.includes('after 3 half-moves'), proposal);
+    check('the procedure proposes a takeback', proposal.includes('als 3 Halbzüge gespielt waren'), proposal);
     // Urgency is the utterance's own: what interrupts the voice is announced assertively.
     check('differing sheets are announced assertively', await waitFor('differing sheets announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Die Partieformulare weichen')), 10000));
     await arb.screenshot({ path: join(OUT, 'sheets-differ.png'), fullPage: true });
@@ -420,16 +461,17 @@ async function run(browser) {
     await waitFor('the takeback on the board', async () => (await fenOf(arb))?.startsWith('rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/'));
     const done = await waitFor('the takeback reported', async () => {
       const t = await text(arb, '#mm-result');
-      return t.startsWith('Takeback carried out') && t;
+      return t.startsWith('Rücknahme ausgeführt') && t;
     });
     check('the arbiter confirms the takeback from the page', true, done);
     check('the takeback is announced assertively', await waitFor('the takeback announced assertively', async () => (await live(page)).some((t) => t.startsWith('live-assertive: Die Züge werden bis zur letzten Übereinstimmung')), 10000));
-    check('the clocks are put back', (await text(arb, '#mm-clocks')).startsWith('The clocks were put back'), await text(arb, '#mm-clocks'));
+    check('the clocks are put back', (await text(arb, '#mm-clocks')).startsWith('Die Uhren wurden zurückgestellt'), await text(arb, '#mm-clocks'));
+    await noEnglish(arb, 'a takeback (arbiter)');
   });
   // The game went back to where the blind player's board stands.
   await waitFor('the peg board in sync again', async () => {
     const t = await text(page, '#boards-state');
-    return t.includes('in sync') || (console.error('boards: ' + t), false);
+    return t.includes('im Einklang') || (console.error('boards: ' + t), false);
   }, 3000);
 
   // --- the daemon restarts with the page open: the page reconnects by itself ---
@@ -461,6 +503,7 @@ async function run(browser) {
   // --- the keys dialog ---
   await page.locator('#keys-help').click();
   await axe(page, 'keyboard dialog');
+  await noEnglish(page, 'keyboard dialog');
   await page.keyboard.press('Escape');
 
   // --- a promotion choice: the four buttons, then the focus goes on to the move entry ---
@@ -496,6 +539,7 @@ async function run(browser) {
     && (await text(page, '#claim-draw')) === 'Remis beanspruchen…' && (await text(page, '#actions-title')) === 'Partie'
     && (await text(page, '#hear-label')) === 'Vorlesen' && (await text(page, '#status-line')).startsWith('Partie läuft.') && (await text(page, '#status-line')).includes(' am Zug'),
     `${await text(page, '#board-title')}, ${await text(page, '#claim-draw')}`);
+  await noEnglish(page, 'playing');
   const clockWords = await page.locator('#clock-white .time-words').textContent();
   check('a clock is read as a duration in the table\'s words', /^(eine Stunde|\d+ Stunden)( (eine Minute|\d+ Minuten))?( (eine Sekunde|\d+ Sekunden))?$/.test(clockWords)
     && (await page.locator('#clock-white .time-words').getAttribute('lang')) === 'de', clockWords);
@@ -511,16 +555,17 @@ async function run(browser) {
     !(await observer.locator('#send-move').isVisible()) && !(await observer.locator('#game-actions').isVisible()) && !(await observer.locator('#arbiter-tools').isVisible()),
     visibleButtons.join(', '));
   check('an observer hears both sides\' moves by default', (await observer.locator('#hear').inputValue()) === 'moves');
-  check('a page opened late frames the last move', (await text(observer, '#board-caption')).includes('Last move: 2. Sf3, Springer Felix drei'), await text(observer, '#board-caption'));
+  check('a page opened late frames the last move', (await text(observer, '#board-caption')).includes('Letzter Zug: 2. Sf3, Springer Felix drei'), await text(observer, '#board-caption'));
   await observer.locator('#move-text').fill('d4');
   await observer.locator('#move-text').press('Enter');
   const obs = await waitFor('the observer refused', async () => text(observer, '#move-error'));
-  check('an observer may not move', obs.includes('not allowed'), obs);
+  check('an observer may not move', obs.includes('nicht erlaubt'), obs);
   await settled(observer);
-  const refusalsRead = (await live(observer)).filter((t) => t.includes('not allowed'));
+  const refusalsRead = (await live(observer)).filter((t) => t.includes('nicht erlaubt'));
   figures.refusal_read = refusalsRead.length;
   check('a refusal is read once', refusalsRead.length === 1, refusalsRead.join(' | '));
   await axe(observer, 'observer');
+  await noEnglish(observer, 'observer');
 
   // --- a burst: a mate and the result in one frame, through the page's own receiving path ---
   await observer.evaluate(() => {
@@ -562,7 +607,7 @@ async function run(browser) {
   });
   await peg('fen ' + mateFen);
   await waitFor('the new game on the observer\'s page', async () => (await fenOf(observer))?.startsWith('6k1/5ppp'));
-  await waitFor('the peg board in sync with the new game', async () => (await text(observer, '#boards-state')).includes('in sync'));
+  await waitFor('the peg board in sync with the new game', async () => (await text(observer, '#boards-state')).includes('im Einklang'));
   await waitFor('the new game\'s announcements read', async () => (await observer.evaluate(() => speech.queue.length)) === 0, 10000);
   await observer.evaluate(() => { window.__live.length = 0; });
   await peg('Ra8');
@@ -593,13 +638,15 @@ async function run(browser) {
   await stranger.addInitScript(RECORD_LIVE);
   await stranger.goto(URL);
   await axe(stranger, 'login');
+  await noEnglish(stranger, 'login');
   await stranger.locator('#token').fill('not-a-token-of-this-daemon');
   await stranger.locator('#token').press('Enter');
   const wrong = await waitFor('the login refusal', async () => text(stranger, '#login-error'));
   check('a wrong token is refused in words', wrong.includes('wrong token'), wrong);
   await new Promise((r) => setTimeout(r, 500));
-  check('a wrong token does not also announce a closed connection', !(await live(stranger)).some((t) => t.includes('closed')) && !(await text(stranger, '#connection')).includes('closed'));
+  check('a wrong token does not also announce a closed connection', !(await live(stranger)).some((t) => t.includes('geschlossen')) && !(await text(stranger, '#connection')).includes('geschlossen'));
   await axe(stranger, 'login refused');
+  await noEnglish(stranger, 'login refused');
   await stranger.close();
 
   // --- Log out forgets the token, the field too, and puts the focus on it ---
@@ -668,7 +715,7 @@ async function bothSides(context, errors) {
   await arb.locator('#new-game-button').click();
   const started = await waitFor('the new game started', async () => {
     const t = await text(arb, '#arbiter-result');
-    return t.startsWith('New game') && t;
+    return t.startsWith('Neue Partie') && t;
   });
   check('the arbiter starts a new game from the page', true, started);
   await peg('start');
@@ -730,7 +777,7 @@ async function bothSides(context, errors) {
   // The assistant takes back the move he relayed with one key.
   await asst.locator('#move-text').focus();
   await asst.keyboard.press('Alt+U');
-  const undone = await waitFor('the one-key undo', async () => text(asst, '#action-result').then((t) => t.startsWith('Move withdrawn') && t));
+  const undone = await waitFor('the one-key undo', async () => text(asst, '#action-result').then((t) => t.startsWith('Zug zurückgenommen') && t));
   await waitFor('the move withdrawn on the page', async () => / b /.test((await fenOf(asst)) || ''));
   check('one key undoes one\'s own last move', true, undone);
   // The board in forced colours (High Contrast): focus and selection keep their frames.

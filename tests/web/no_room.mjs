@@ -35,7 +35,7 @@ async function run(browser) {
   await page.keyboard.press('Enter');
   const said = await waitFor('the words for no room', async () => {
     const t = await page.locator('#login-error').textContent();
-    return t && /no room/.test(t) && /Trying again/.test(t) ? t : null;
+    return t && /keinen Platz/.test(t) && /von selbst erneut/.test(t) ? t : null;
   }, 15000);
   console.error(`the page said: ${said}`);
   process.stdout.write('full\n');
@@ -43,7 +43,7 @@ async function run(browser) {
   const freed = Date.now();
   await waitFor('the login once a place was free', async () => {
     const t = await page.locator('#connection').textContent();
-    return t && t.startsWith('Connected as white') ? t : null;
+    return t && t.startsWith('Verbunden als Weiß') ? t : null;
   }, 15000);
   return Date.now() - freed;
 }

@@ -296,23 +296,19 @@ pub fn correction_move(
     )
 }
 
-/// A correction of the board: take a piece off ("Bauer Eva vier entfernen").
-/// A correction of a peg whose piece nobody knows (an occupancy board after power-up): the
-/// move template without the piece ("von Eva vier nach Eva zwei").
+/// A correction of a peg whose piece the holes cannot name (an occupancy board after
+/// power-up, a peg put into the hole of a piece in his hand): the table says that it cannot
+/// know which piece it is ("die Figur auf Eva vier, ich weiß nicht welche, nach Eva zwei"),
+/// never a piece it only guesses.
 pub fn correction_move_unknown(from: Square, to: Square, v: &Vocabulary) -> String {
     let (from, to) = (square_phrase(from, v), square_phrase(to, v));
-    let text = fill(
-        v.event("correction_move").unwrap_or("{piece} {from} {to}"),
-        &[
-            ("piece", ""),
-            ("colored_piece", ""),
-            ("from", &from),
-            ("to", &to),
-        ],
-    );
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    fill(
+        v.event("correction_move_unknown").unwrap_or("{from} {to}"),
+        &[("from", &from), ("to", &to)],
+    )
 }
 
+/// A correction of the board: take a piece off ("Bauer Eva vier entfernen").
 pub fn correction_remove(piece: Piece, square: Square, v: &Vocabulary) -> String {
     correction("correction_remove", piece, square, v)
 }
@@ -324,11 +320,11 @@ pub fn correction_return(piece: Piece, square: Square, v: &Vocabulary) -> String
 }
 
 /// A correction of the board: take off a peg whose piece nobody knows ("die Figur auf Felix
-/// drei entfernen"), never the square alone.
+/// drei, ich weiß nicht welche, entfernen"), never the square alone.
 pub fn correction_remove_unknown(square: Square, v: &Vocabulary) -> String {
     let square = square_phrase(square, v);
     fill(
-        v.event("setup_remove_unknown").unwrap_or("{square}"),
+        v.event("correction_remove_unknown").unwrap_or("{square}"),
         &[("square", &square)],
     )
 }

@@ -112,6 +112,15 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("board_reconnected", &[]),
     ("board_mismatch", &[]),
     ("board_correct", &[]),
+    // On an output both players hear, whose board a board's sentence is about
+    // (`crates/table/src/state/announcer.rs`).
+    ("board_of_blind", &[]),
+    ("board_of_opponent", &[]),
+    ("board_mismatch_of", &["board"]),
+    ("board_correct_of", &["board"]),
+    ("board_disconnected_of", &["board"]),
+    ("board_reconnected_of", &["board"]),
+    ("on_board", &["board", "words"]),
     ("move_withdrawn", &[]),
     ("move_amended", &[]),
     ("result_offered", &["result"]),
@@ -123,6 +132,9 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("correction_remove", &["piece", "colored_piece", "square"]),
     ("correction_place", &["piece", "colored_piece", "square"]),
     ("correction_return", &["piece", "colored_piece", "square"]),
+    // A peg whose piece the holes cannot name (issue 24: the table says it cannot know).
+    ("correction_move_unknown", &["from", "to"]),
+    ("correction_remove_unknown", &["square"]),
     // The set-up of a position on the peg board (`crates/table/src/setup_guide.rs`).
     ("setup_check", &["piece", "colored_piece", "square"]),
     ("setup_aside", &["piece", "colored_piece", "from", "to"]),

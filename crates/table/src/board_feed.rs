@@ -16,6 +16,8 @@ pub struct BoardFeed {
     detector: MoveDetector,
     /// Events the debouncer let through and the detector has not seen yet.
     released: Vec<Timed<SensorEvent>>,
+    /// The time of the last event pushed: a later one is never stamped before it.
+    last_at: Millis,
 }
 
 impl BoardFeed {
@@ -32,7 +34,17 @@ impl BoardFeed {
                 .then(|| Debouncer::new(debounce_ms)),
             detector: MoveDetector::new(kind, settings, game),
             released: Vec::new(),
+            last_at: 0,
         }
+    }
+
+    /// The time to stamp an event that the board's reader read at `read_at` and that reaches
+    /// the table at `now`: when it was read (a table task kept busy must not squeeze a hand's
+    /// events together — a capture's lift and placement on one square, read 60 ms apart but
+    /// handled together, would look like contact chatter and vanish), never later than now
+    /// and never before the event pushed last, so events keep their order.
+    pub fn stamp(&self, read_at: Millis, now: Millis) -> Millis {
+        read_at.min(now).max(self.last_at)
     }
 
     pub fn detector(&self) -> &MoveDetector {
@@ -45,6 +57,7 @@ impl BoardFeed {
 
     /// One event from the board, through the debouncer.
     pub fn push(&mut self, event: Timed<SensorEvent>) {
+        self.last_at = self.last_at.max(event.at);
         match &mut self.debouncer {
             Some(d) => d.push(event, &mut self.released),
             None => self.released.push(event),
@@ -54,6 +67,7 @@ impl BoardFeed {
     /// One event whose time was not measured (an untimed recording): chatter cannot be told
     /// from a deliberate touch, so what the debouncer holds is released and this one passes.
     pub fn push_untimed(&mut self, event: Timed<SensorEvent>) {
+        self.last_at = self.last_at.max(event.at);
         self.flush();
         self.released.push(event);
     }

@@ -388,6 +388,27 @@ pub fn spoken(c: &Correction, v: &Vocabulary) -> String {
     spoken_with_hand(c, v, |_| false)
 }
 
+/// `fixes` naming no piece on the holes of `unsure`: a peg there may be the piece believed or
+/// another, which an occupancy board cannot tell, so the instruction says the table cannot
+/// know which ("die Figur auf …, ich weiß nicht welche, …") rather than guess a name.
+pub fn unnamed_on(fixes: Vec<Correction>, unsure: Bitboard) -> Vec<Correction> {
+    fixes
+        .into_iter()
+        .map(|c| match c {
+            Correction::Move { from, to, .. } if unsure.contains(from) => Correction::Move {
+                piece: None,
+                from,
+                to,
+            },
+            Correction::Remove { square, .. } if unsure.contains(square) => Correction::Remove {
+                piece: None,
+                square,
+            },
+            other => other,
+        })
+        .collect()
+}
+
 /// [`spoken`], where `holds(piece)` says whether the player holds that piece: a piece to be
 /// placed is then asked back ("weißen Bauern zurück auf Hector zwei stellen").
 pub fn spoken_with_hand(c: &Correction, v: &Vocabulary, holds: impl Fn(Piece) -> bool) -> String {
@@ -409,7 +430,7 @@ pub fn spoken_with_hand(c: &Correction, v: &Vocabulary, holds: impl Fn(Piece) ->
             piece: Some(p),
             square,
         } => phrases::correction_remove(p, square, v),
-        // Nothing says what stands there: "die Figur auf … entfernen".
+        // Nothing says what stands there: "die Figur auf …, ich weiß nicht welche, entfernen".
         Correction::Remove {
             piece: None,
             square,

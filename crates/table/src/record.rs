@@ -163,8 +163,14 @@ pub enum Record {
     Result { result: GameResult },
     /// `pause`: the arbiter stopped the clocks (6.11.1).
     Pause,
-    /// `resume`: the arbiter restarted them.
+    /// `resume`: the arbiter restarted them, or the table did once a new game's boards were
+    /// set up (it ends a `hold-set-up` as well as a `pause`).
     Resume,
+    /// `hold-set-up`: a new game's clocks stopped by the table until both boards show its
+    /// start position (issue 24). Unlike the arbiter's `pause`, the boards being right end it
+    /// (with a `resume`); a restart finds the wait again. An arbiter's `pause` meanwhile makes
+    /// the stop his.
+    HoldForSetUp,
     /// `sheet <a|b> [<uci>…]`: a player's scoresheet entered or corrected (D.2.9); only its
     /// legal moves are kept.
     Sheet { side: Side, moves: Vec<UciMove> },
@@ -357,6 +363,7 @@ impl fmt::Display for Record {
             Record::Result { result } => write!(f, "result {}", result.pgn()),
             Record::Pause => f.write_str("pause"),
             Record::Resume => f.write_str("resume"),
+            Record::HoldForSetUp => f.write_str("hold-set-up"),
             Record::Sheet { side, moves } => {
                 write!(f, "sheet {side}")?;
                 for m in moves {
@@ -459,6 +466,7 @@ impl FromStr for Record {
             }),
             ["pause"] => Ok(Record::Pause),
             ["resume"] => Ok(Record::Resume),
+            ["hold-set-up"] => Ok(Record::HoldForSetUp),
             ["sheets-pending", lag, plies, text @ ..] => Ok(Record::SheetsPending {
                 lagging: match *lag {
                     "-" => None,
@@ -504,8 +512,8 @@ impl FromStr for Record {
             [
                 kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
                 | "resign" | "flag" | "adjust" | "penalty" | "result" | "pause" | "resume"
-                | "sheet" | "retract" | "rebase" | "tag" | "send" | "claim-time"
-                | "sheets-pending"),
+                | "hold-set-up" | "sheet" | "retract" | "rebase" | "tag" | "send"
+                | "claim-time" | "sheets-pending"),
                 rest @ ..,
             ] => Err(RecordError::Malformed {
                 keyword: (*kw).to_owned(),
@@ -620,6 +628,7 @@ mod tests {
             },
             Record::Pause,
             Record::Resume,
+            Record::HoldForSetUp,
             Record::Sheet {
                 side: Side::B,
                 moves: vec![uci("e2e4"), uci("e7e5")],

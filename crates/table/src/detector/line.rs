@@ -170,8 +170,11 @@ impl MoveDetector {
         self.reported.out_of_sync = false;
         self.reported.taken_back = false;
         self.reported.last = None;
+        self.reported.own_displaced = 0;
         if self.pegs.occ == self.line.base.board().occupied() {
             self.pegs.belief = self.line.base.board().clone();
+            // A move made (a capture's peg into the taken piece's hole): the pegs are known.
+            self.pegs.forget_unsure();
         }
     }
 

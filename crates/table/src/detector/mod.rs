@@ -286,7 +286,10 @@ impl MoveDetector {
         let fixes =
             crate::corrections::corrections(&self.observed(), Some(self.believed()), target);
         match self.kind {
-            BoardKind::Occupancy => crate::corrections::with_hand(fixes, target, |p| self.holds(p)),
+            BoardKind::Occupancy => {
+                let fixes = crate::corrections::with_hand(fixes, target, |p| self.holds(p));
+                crate::corrections::unnamed_on(fixes, self.pegs.unsure)
+            }
             BoardKind::Identity => fixes,
         }
     }

@@ -34,9 +34,25 @@ pub(super) struct PegBoard {
     pub(super) last_place: [u64; 64],
     /// A complete move held because it may be half of a castling.
     pub(super) deferred: Option<Deferred>,
+    /// Holes whose peg went in after the peg there had been lifted (since the board was last
+    /// right): the piece lifted from there put back, or another peg in its place — one he
+    /// held, one knocked, one from beside the board — which occupancy cannot tell apart. The
+    /// belief keeps its guess for pairing corrections, but no instruction names a piece there
+    /// (issue 24: the table says when it cannot know). Forgotten when the peg is lifted or
+    /// the holes are the game's again.
+    pub(super) unsure: Bitboard,
+    /// Holes lifted since the board was last right (the origins of pegs that may be in his
+    /// hand, or anywhere by now).
+    pub(super) lifted: Bitboard,
 }
 
 impl PegBoard {
+    /// The holes are the game's (or a snapshot started afresh): every peg is believed again.
+    pub(super) fn forget_unsure(&mut self) {
+        self.unsure = Bitboard::EMPTY;
+        self.lifted = Bitboard::EMPTY;
+    }
+
     /// A board whose holes are those of `board`, believed to hold its pieces.
     pub(super) fn new(board: &Board) -> PegBoard {
         PegBoard {
@@ -48,6 +64,8 @@ impl PegBoard {
             last_lift: [0; 64],
             last_place: [0; 64],
             deferred: None,
+            unsure: Bitboard::EMPTY,
+            lifted: Bitboard::EMPTY,
         }
     }
 }
@@ -131,6 +149,8 @@ impl MoveDetector {
         }
         self.pegs.seq += 1;
         self.pegs.occ.discard(sq);
+        self.pegs.unsure.discard(sq);
+        self.pegs.lifted.add(sq);
         let piece = self.pegs.belief.remove_piece_at(sq);
         if self.pegs.hand.len() >= MAX_HAND {
             self.pegs.hand.remove(0);
@@ -171,7 +191,17 @@ impl MoveDetector {
         }
         self.pegs.seq += 1;
         self.pegs.occ.add(sq);
-        match self.take_from_hand(sq) {
+        let (piece, a_move) = self.take_from_hand(sq);
+        // A hole whose peg was lifted: that piece back, or any other peg — unless, on a board
+        // that was right, the peg is read as his own piece going there (a capture he is
+        // making, which an illegal move's reason names too). While a correction is followed
+        // no such reading holds.
+        if self.pegs.lifted.contains(sq) && (!a_move || self.reported.out_of_sync) {
+            self.pegs.unsure.add(sq);
+        } else {
+            self.pegs.unsure.discard(sq);
+        }
+        match piece {
             Some(p) => self.pegs.belief.set_piece_at(sq, p),
             None => self.pegs.belief.discard_piece_at(sq),
         }
@@ -183,8 +213,10 @@ impl MoveDetector {
     /// messages and never decides a move. In order: the mover's own peg put back where it came
     /// from; the mover's latest peg that could go there; any peg put back where it came from;
     /// any peg that could go there; the mover's latest peg; the latest peg. A peg from beside
-    /// the board is believed to be what the game wants there.
-    fn take_from_hand(&mut self, sq: Square) -> Option<Piece> {
+    /// the board is believed to be what the game wants there, and so is, while a correction
+    /// is followed, a peg he holds that is believed to be that piece. Also returns whether the guess
+    /// reads the peg as his own piece going there from elsewhere (a move, or its attempt).
+    fn take_from_hand(&mut self, sq: Square) -> (Option<Piece>, bool) {
         let turn = self.line.base.turn();
         let own = |p: &Peg| p.piece.is_some_and(|pc| pc.color == turn);
         // The game has that piece there (a knocked piece put back), or it could get there.
@@ -194,25 +226,42 @@ impl MoveDetector {
                 .is_some_and(|pc| Some(pc) == home || reachable(&self.line.base, pc, p.origin, sq))
         };
         let could_go = |p: &Peg| own(p) && reaches(p);
-        let i = self
+        // While a correction is followed, a peg put where the game wants a piece he is
+        // believed to hold is that piece (he was told to put it there); a peg he took off the
+        // board stays in the hand's list and must not come back as it.
+        let wanted = self
+            .table
+            .target
+            .piece_at(sq)
+            .filter(|_| self.reported.out_of_sync);
+        if let Some(i) =
+            wanted.and_then(|w| self.pegs.hand.iter().rposition(|p| p.piece == Some(w)))
+        {
+            return (self.pegs.hand.remove(i).piece, false);
+        }
+        let put_back = self
             .pegs
             .hand
             .iter()
-            .rposition(|p| p.origin == sq && own(p))
-            .or_else(|| self.pegs.hand.iter().rposition(could_go))
+            .rposition(|p| p.origin == sq && own(p));
+        let goes = self.pegs.hand.iter().rposition(could_go);
+        let a_move = put_back.is_none() && goes.is_some();
+        let i = put_back
+            .or(goes)
             .or_else(|| self.pegs.hand.iter().rposition(|p| p.origin == sq))
             // A knocked piece lands where it could have gone more likely than a held one.
             .or_else(|| self.pegs.hand.iter().rposition(reaches))
             .or_else(|| self.pegs.hand.iter().rposition(own))
             .or_else(|| self.pegs.hand.len().checked_sub(1));
-        match i {
+        let piece = match i {
             Some(i) => self.pegs.hand.remove(i).piece,
             None => self
                 .table
                 .target
                 .piece_at(sq)
                 .or_else(|| self.line.history[self.line.ply].piece_at(sq)),
-        }
+        };
+        (piece, a_move)
     }
 
     /// Every occupied hole at once: compared with the game after power-up or a reconnect,
@@ -223,6 +272,7 @@ impl MoveDetector {
             self.release(out);
             self.pegs.occ = snap;
             self.pegs.hand.clear();
+            self.pegs.forget_unsure();
             self.new_window();
             self.fresh_compare(out);
             return;

@@ -158,7 +158,9 @@ impl MoveDetector {
             }
         }
         if self.kind == BoardKind::Occupancy && self.pegs.occ == shown.occupied() {
+            // The pegs are read as the move refused: each is the piece that move put there.
             self.pegs.belief = shown;
+            self.pegs.forget_unsure();
         }
         self.report_wrong(Some(IllegalReason::TouchMove(w)), out);
     }

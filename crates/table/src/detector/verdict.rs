@@ -40,6 +40,9 @@ pub(super) struct Reported {
     /// not make): until it shows the game again, the player is redoing moves the game has,
     /// so a step that happens to look like a move of his is a correction, never a move.
     pub(super) taken_back: bool,
+    /// How many of the mover's pieces stood off their squares when the board was last judged
+    /// wrong (0 while it is right): the pieces displaced since are what his hand did last.
+    pub(super) own_displaced: usize,
 }
 
 /// The board's link to the daemon, as far as the detector must know it.
@@ -220,6 +223,40 @@ impl MoveDetector {
         });
         self.reported.out_of_sync = true;
         self.reported.last = Some(self.report_key());
+        self.reported.own_displaced = self.own_displaced();
+    }
+
+    /// How many of the side to move's pieces are no longer where the game has them (lifted,
+    /// or another piece believed in their square).
+    fn own_displaced(&self) -> usize {
+        let base = &self.line.history[self.line.ply];
+        let turn = self.line.base.turn();
+        let (seen, occ) = match self.kind {
+            BoardKind::Occupancy => (&self.pegs.belief, self.pegs.occ),
+            BoardKind::Identity => (&self.pieces.observed, self.pieces.observed.occupied()),
+        };
+        base.by_color(turn)
+            .into_iter()
+            .filter(|&sq| {
+                !occ.contains(sq)
+                    || seen
+                        .piece_at(sq)
+                        .is_some_and(|p| Some(p) != base.piece_at(sq))
+            })
+            .count()
+    }
+
+    /// Two or more of his own pieces displaced since the board was last right (or last judged
+    /// wrong), with no legal reading: knocked, not moved. A real attempted move displaces one
+    /// of his pieces (two only when castling, which `classify` reads as such); a board
+    /// problem is no illegal move, which at a tournament implies a penalty (issue 24).
+    fn own_pieces_knocked(&self) -> bool {
+        let before = if self.reported.out_of_sync {
+            self.reported.own_displaced
+        } else {
+            0
+        };
+        self.own_displaced() >= before + 2
     }
 
     /// The board matches the position the detector expects it at.
@@ -230,10 +267,12 @@ impl MoveDetector {
         self.promotion.waiting = None;
         self.reported.last = None;
         self.reported.taken_back = false;
+        self.reported.own_displaced = 0;
         if self.kind == BoardKind::Occupancy {
             // The holes are the game's: whatever the hand guessed while the board was wrong,
             // the pegs are the game's pieces now (a guess must never keep a right board wrong).
             self.pegs.belief = self.line.history[self.line.ply].clone();
+            self.pegs.forget_unsure();
         }
         if self.reported.out_of_sync {
             self.reported.out_of_sync = false;
@@ -287,6 +326,7 @@ impl MoveDetector {
             self.reported.taken_back = true;
             self.reported.fixes = self.corrections_now().len();
             self.reported.last = Some(self.report_key());
+            self.reported.own_displaced = self.own_displaced();
             return;
         }
         if explained && self.reported.out_of_sync {
@@ -306,12 +346,14 @@ impl MoveDetector {
             // A piece knocked over or a peg dropped is a board problem, not an illegal move
             // (which at a tournament implies a penalty). At a table (only his side moves on
             // this board) an opponent's piece in another hole on his turn is knocked; on a
-            // board where both sides move it is a move of the wrong side.
-            .filter(|_| {
+            // board where both sides move it is a move of the wrong side. Two or more of his
+            // own pieces displaced at once, with no reading as one move, are knocked too.
+            .filter(|reason| {
                 self.kind != BoardKind::Occupancy
                     || !(self.extra_peg()
                         || (self.knocked()
-                            && (!self.pegs.hand.is_empty() || self.settings.mover.is_some())))
+                            && (!self.pegs.hand.is_empty() || self.settings.mover.is_some()))
+                        || (*reason == IllegalReason::PiecesDisplaced && self.own_pieces_knocked()))
             });
         self.report_wrong(reason, out);
     }

@@ -35,6 +35,12 @@ pub(super) struct Announcer {
     correspondence: Option<String>,
     /// What the blind player heard last, for `KA` while his board differs.
     last_to_blind: Option<String>,
+    /// One voiced output serves both the blind player and the opponent: a board's sentences
+    /// say whose board it is ("Ihr Brett stimmt wieder", "Das Brett des Gegners …").
+    shared_speaker: bool,
+    /// What each listener (blind player, opponent, arbiter) was told last: guidance in the
+    /// same words as that is not said again (a correction concluded twice is said once).
+    last_said: [Option<String>; 3],
 }
 
 impl Announcer {
@@ -47,6 +53,8 @@ impl Announcer {
             confirm_own_moves: settings.confirm_own_moves,
             correspondence: settings.correspondence.clone(),
             last_to_blind: None,
+            shared_speaker: settings.shared_speaker,
+            last_said: Default::default(),
         }
     }
 
@@ -82,6 +90,11 @@ impl Announcer {
         if listener == Listener::BlindPlayer {
             self.last_to_blind = Some(text.clone());
         }
+        for (slot, who) in self.last_said.iter_mut().zip(HEARERS) {
+            if listener == who || listener == Listener::Everyone {
+                *slot = Some(text.clone());
+            }
+        }
         Say {
             listener,
             text,
@@ -92,29 +105,86 @@ impl Announcer {
         }
     }
 
-    /// A board differs from the game: `header` (what is wrong) with the first correction
-    /// only, urgently to its player; the next ones follow as he makes them.
-    /// `first` is the correction in words (`Table::correction_words`).
-    pub fn guide(&mut self, board: BoardId, header: String, first: Option<String>) -> Say {
-        let mut words = vec![header];
-        words.extend(first);
-        self.say(
-            listener_of(board),
-            words.join(". "),
-            Urgency::Urgent,
-            About::Other,
-        )
+    /// Guidance `text` to `listener`, unless it is what he was told last: the same correction
+    /// concluded again (a board judged twice before the hand moved) is not said twice in a row.
+    /// `KA`, which asks for it again, does not come this way.
+    fn guidance(&mut self, listener: Listener, text: String, urgency: Urgency) -> Option<Say> {
+        let last = HEARERS
+            .iter()
+            .position(|&who| who == listener)
+            .and_then(|i| self.last_said[i].as_deref());
+        if last == Some(text.as_str()) {
+            return None;
+        }
+        Some(self.say(listener, text, urgency, About::Other))
     }
 
-    /// The correction said last is done: the next one, to the board's player.
-    pub fn next_correction(&mut self, board: BoardId, next: String) -> Say {
-        self.say(listener_of(board), next, Urgency::Polite, About::Other)
+    /// Whose board `board` is, in words, when one voiced output serves both players (else
+    /// `None`: on his own output each hears only about his own board).
+    pub fn whose(&self, board: BoardId) -> Option<String> {
+        self.shared_speaker.then(|| {
+            self.word(match board {
+                BoardId::Peg => "board_of_blind",
+                BoardId::Normal => "board_of_opponent",
+            })
+        })
+    }
+
+    /// `words` about `board` ("Ihr Brett: Springer von …" on a shared output).
+    pub fn on_board(&self, board: BoardId, words: String) -> String {
+        match self.whose(board) {
+            Some(whose) => self.fill("on_board", &[("board", &whose), ("words", &words)]),
+            None => words,
+        }
+    }
+
+    /// A board's sentence: `key` ("board_correct"), or on a shared output `key_of` filled with
+    /// whose board it is ("Das Brett des Gegners stimmt wieder").
+    fn board_sentence(&self, board: BoardId, key: &str) -> String {
+        match self.whose(board) {
+            Some(whose) => self.fill(&format!("{key}_of"), &[("board", &whose)]),
+            None => self.word(key),
+        }
+    }
+
+    /// "Brett stimmt nicht mit der Partie überein", with whose board on a shared output.
+    pub fn mismatch_words(&self, board: BoardId) -> String {
+        self.board_sentence(board, "board_mismatch")
+    }
+
+    /// A board differs from the game: `header` (what is wrong) with the first correction
+    /// only, urgently to its player; the next ones follow as he makes them.
+    /// `first` is the correction in words (`Table::correction_words`). `again`: the board
+    /// already differed (judged again before the hand put it right); then `None` when its
+    /// player was told exactly this last.
+    pub fn guide(
+        &mut self,
+        board: BoardId,
+        header: String,
+        first: Option<String>,
+        again: bool,
+    ) -> Option<Say> {
+        let mut words = vec![header];
+        words.extend(first);
+        let text = words.join(". ");
+        if again {
+            self.guidance(listener_of(board), text, Urgency::Urgent)
+        } else {
+            Some(self.say(listener_of(board), text, Urgency::Urgent, About::Other))
+        }
+    }
+
+    /// The correction said last is done: the next one, to the board's player (`None` when he
+    /// was told exactly this last).
+    pub fn next_correction(&mut self, board: BoardId, next: String) -> Option<Say> {
+        let words = self.on_board(board, next);
+        self.guidance(listener_of(board), words, Urgency::Polite)
     }
 
     /// The board that differed shows the game again ("Brett stimmt wieder"), with the move the
     /// peg board still owes (`owed`, its words).
     pub fn board_correct(&mut self, board: BoardId, owed: Option<String>) -> Say {
-        let mut words = vec![self.word("board_correct")];
+        let mut words = vec![self.board_sentence(board, "board_correct")];
         words.extend(owed);
         self.say(
             listener_of(board),
@@ -133,7 +203,11 @@ impl Announcer {
             LinkNews::Disconnected => (Event::BoardDisconnected, Urgency::Urgent),
             LinkNews::Quiet => return None,
         };
-        let text = event_phrase(event, self.vocab());
+        let text = match (event, self.whose(board)) {
+            (Event::BoardReconnected, Some(_)) => self.board_sentence(board, "board_reconnected"),
+            (_, Some(_)) => self.board_sentence(board, "board_disconnected"),
+            (_, None) => event_phrase(event, self.vocab()),
+        };
         Some(self.say(listener_of(board), text, urgency, About::Other))
     }
 
@@ -396,6 +470,9 @@ impl Announcer {
     }
 }
 
+/// The listeners the announcer remembers the last words of, in `last_said`'s order.
+const HEARERS: [Listener; 3] = [Listener::BlindPlayer, Listener::Opponent, Listener::Arbiter];
+
 /// Who writes a sheet: a, the blind player; b, the sighted player.
 fn writer(side: Side) -> Listener {
     match side {
@@ -510,7 +587,14 @@ mod tests {
             piece: shakmaty::Piece::from_char('P').unwrap(),
         };
         let words = spoken(&fix, a.vocab());
-        let guide = a.guide(BoardId::Peg, "Mismatch".to_owned(), Some(words.clone()));
+        let guide = a
+            .guide(
+                BoardId::Peg,
+                "Mismatch".to_owned(),
+                Some(words.clone()),
+                false,
+            )
+            .unwrap();
         assert_eq!(
             (guide.listener, guide.urgency),
             (Listener::BlindPlayer, Urgency::Urgent)
@@ -519,7 +603,7 @@ mod tests {
         assert!(
             guide
                 .text
-                .ends_with(&a.next_correction(BoardId::Peg, words).text)
+                .ends_with(&a.next_correction(BoardId::Peg, words).unwrap().text)
         );
         let lost = a.link(BoardId::Normal, LinkNews::Disconnected).unwrap();
         assert_eq!(
@@ -592,5 +676,128 @@ mod tests {
         };
         assert!(!a.end_words(&mate).contains(". "));
         assert_eq!(a.last_to_blind(), None);
+    }
+
+    fn knight_home(a: &Announcer) -> String {
+        let fix = Correction::Move {
+            from: shakmaty::Square::G5,
+            to: shakmaty::Square::F3,
+            piece: shakmaty::Piece::from_char('N'),
+        };
+        spoken(&fix, a.vocab())
+    }
+
+    #[test]
+    fn on_a_shared_output_each_boards_sentence_says_whose_board() {
+        let mut own = announcer(Color::White, |_| {});
+        let mut shared = announcer(Color::White, |s| s.shared_speaker = true);
+        let fix = knight_home(&shared);
+        let header = shared.mismatch_words(BoardId::Peg);
+        let his = shared
+            .guide(BoardId::Peg, header, Some(fix.clone()), false)
+            .unwrap();
+        assert_eq!(
+            his.text,
+            "Your board does not match the game. knight from Gustav five to Felix three"
+        );
+        let theirs = shared.mismatch_words(BoardId::Normal);
+        assert_eq!(theirs, "The opponent's board does not match the game");
+        let next = shared
+            .next_correction(BoardId::Normal, fix.clone())
+            .unwrap();
+        assert_eq!(
+            (next.listener, next.text.as_str()),
+            (
+                Listener::Opponent,
+                "The opponent's board: knight from Gustav five to Felix three"
+            )
+        );
+        let right = shared.board_correct(BoardId::Normal, None);
+        assert_eq!(right.text, "The opponent's board is right again");
+        assert_eq!(
+            shared.board_correct(BoardId::Peg, None).text,
+            "Your board is right again"
+        );
+        let lost = shared
+            .link(BoardId::Normal, LinkNews::Disconnected)
+            .unwrap();
+        assert_eq!(lost.text, "The opponent's board is disconnected");
+        // On his own output each hears of his own board only: no needless words.
+        let header = own.mismatch_words(BoardId::Peg);
+        let plain = own
+            .guide(BoardId::Peg, header, Some(fix.clone()), false)
+            .unwrap();
+        assert_eq!(
+            plain.text,
+            "The board does not match the game. knight from Gustav five to Felix three"
+        );
+        assert_eq!(
+            own.board_correct(BoardId::Normal, None).text,
+            "The board is right again"
+        );
+        assert_eq!(own.on_board(BoardId::Normal, fix.clone()), fix);
+        // In every language the words are there (no key read out in place of words).
+        for lang in Language::all_builtin() {
+            let mut settings = TableSettings::new(
+                TableName::new("t1").unwrap(),
+                Color::White,
+                lang,
+                "5+3".parse().unwrap(),
+            );
+            settings.shared_speaker = true;
+            let a = Announcer::new(&settings);
+            for board in [BoardId::Peg, BoardId::Normal] {
+                let words = [
+                    a.mismatch_words(board),
+                    a.board_sentence(board, "board_correct"),
+                    a.on_board(board, "x".to_owned()),
+                ];
+                for w in words {
+                    assert!(!w.contains('{') && !w.contains('_'), "{}: {w}", lang.code());
+                }
+            }
+            assert_ne!(
+                a.mismatch_words(BoardId::Peg),
+                a.mismatch_words(BoardId::Normal)
+            );
+        }
+    }
+
+    #[test]
+    fn guidance_is_not_said_twice_in_a_row_but_what_he_asks_for_is() {
+        let mut a = announcer(Color::White, |s| s.shared_speaker = true);
+        let fix = knight_home(&a);
+        let header = a.mismatch_words(BoardId::Peg);
+        let guide = |a: &mut Announcer, again| {
+            a.guide(BoardId::Peg, header.clone(), Some(fix.clone()), again)
+        };
+        assert!(guide(&mut a, false).is_some());
+        // Judged again before the hand put it right: the same words are not said again.
+        assert_eq!(guide(&mut a, true), None);
+        // A word to the opponent in between is no reason to repeat it to him.
+        a.say(
+            Listener::Opponent,
+            "x".into(),
+            Urgency::Polite,
+            About::Other,
+        );
+        assert_eq!(guide(&mut a, true), None);
+        // A board that was right in between is told again, even in the same words.
+        assert!(guide(&mut a, false).is_some());
+        // The opponent, told nothing of it yet, hears it about his board.
+        assert!(a.next_correction(BoardId::Normal, fix.clone()).is_some());
+        assert_eq!(a.next_correction(BoardId::Normal, fix.clone()), None);
+        // Something else said to him in between (his KA, a move): guidance is said again.
+        let last = a.last_to_blind().unwrap().to_owned();
+        a.say(Listener::BlindPlayer, last, Urgency::Polite, About::Other);
+        let words = a.say(
+            Listener::Everyone,
+            "Draw".into(),
+            Urgency::Polite,
+            About::Result,
+        );
+        assert_eq!(words.listener, Listener::Everyone);
+        assert!(guide(&mut a, true).is_some());
+        assert!(a.next_correction(BoardId::Normal, fix).is_some());
     }
 }

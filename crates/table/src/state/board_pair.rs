@@ -100,9 +100,6 @@ pub(super) enum Guidance {
 pub(super) struct Boards {
     pub peg: Board,
     pub normal: Option<Board>,
-    /// A new game's clock waits for the boards to show its position (`new_game.rs`): set when
-    /// the clock was stopped for the set-up, cleared when it starts.
-    pub setup_hold: bool,
 }
 
 impl Boards {
@@ -120,11 +117,7 @@ impl Boards {
             // arbiter judges; the e-board only reports them.
             Board::new(BoardKind::Identity, !s.peg_side, TouchMove::Off, 0, game)
         });
-        Boards {
-            peg,
-            normal,
-            setup_hold: false,
-        }
+        Boards { peg, normal }
     }
 
     /// Both boards were in play before a restart: their first snapshot may show a move made
@@ -172,6 +165,12 @@ impl Boards {
             }
             None => false,
         }
+    }
+
+    /// The time to stamp an event `board`'s reader read at `read_at`, reaching the table at
+    /// `now` (see [`BoardFeed::stamp`]); `now` for a board the table does not have.
+    pub fn stamp(&self, board: BoardId, read_at: Millis, now: Millis) -> Millis {
+        self.get(board).map_or(now, |b| b.feed.stamp(read_at, now))
     }
 
     /// `board`'s debounce window looks at the time: what has settled is released.

@@ -54,6 +54,9 @@ impl Table {
             }
             if snapshot && self.boards.snapshot_agrees(board) {
                 out.event(TableEvent::InSync { board });
+                // A board that connects already set up (a game begun at a restart, or one
+                // whose set-up was done while the daemon was down) starts the clock.
+                self.set_up_done(now, out);
             }
         }
     }
@@ -227,6 +230,11 @@ impl Table {
                 }
             }
             Conclusion::Replicated { .. } => {
+                // The sighted player put a wrong copy right: he was told his board differed,
+                // so he is told it is right again (the peg board hears "in Ordnung" below).
+                if board == BoardId::Normal {
+                    self.back_in_sync(board, now, out);
+                }
                 self.boards.set_differs(board, false);
                 if board == BoardId::Peg {
                     let text = event_phrase(Event::MoveConfirmed, self.announcer.vocab());
@@ -248,13 +256,14 @@ impl Table {
                     event_phrase(Event::IllegalMove, self.announcer.vocab()),
                     refusal_phrase(reason.spoken(), self.announcer.vocab())
                 );
+                let header = self.announcer.on_board(board, header);
                 self.start_guidance(board, header, &corrections, out);
             }
             Conclusion::Mismatch {
                 corrections,
                 unverifiable,
             } => {
-                let header = self.announcer.word("board_mismatch");
+                let header = self.announcer.mismatch_words(board);
                 self.start_guidance(board, header, &corrections, out);
                 if unverifiable {
                     out.event(TableEvent::Unverifiable { board });
@@ -265,7 +274,7 @@ impl Table {
                 // A made move is taken back only by the arbiter (or an undo): the board is
                 // told how to show the game again.
                 let fixes = self.boards.corrections(board, &self.state.game);
-                let header = self.announcer.word("board_mismatch");
+                let header = self.announcer.mismatch_words(board);
                 self.start_guidance(board, header, &fixes, out);
             }
             Conclusion::InSync => self.back_in_sync(board, now, out),
@@ -316,6 +325,9 @@ impl Table {
         fixes: &[Correction],
         out: &mut Step,
     ) {
+        // Judged again while it already differed (before the hand put it right): the same
+        // words as last time are not said again.
+        let again = self.boards.get(board).is_some_and(|b| b.differs);
         let first = self.boards.guide(board, fixes);
         if self.analysing(board) {
             // His move waits for `send` and he moves pieces to analyse: no corrections (the
@@ -326,8 +338,9 @@ impl Table {
             }
         } else {
             let words = first.map(|c| self.correction_words(board, &c));
-            let say = self.announcer.guide(board, header, words);
-            out.event(TableEvent::Say(say));
+            if let Some(say) = self.announcer.guide(board, header, words, again) {
+                out.event(TableEvent::Say(say));
+            }
         }
         out.event(TableEvent::Guide {
             board,
@@ -345,8 +358,9 @@ impl Table {
             Guidance::Next(_) if self.analysing(board) => {}
             Guidance::Next(c) => {
                 let words = self.correction_words(board, &c);
-                let say = self.announcer.next_correction(board, words);
-                out.event(TableEvent::Say(say));
+                if let Some(say) = self.announcer.next_correction(board, words) {
+                    out.event(TableEvent::Say(say));
+                }
             }
         }
     }

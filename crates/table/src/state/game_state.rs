@@ -88,6 +88,10 @@ pub(super) struct GameState {
     /// The draw offer the move at this many half-moves let lapse: withdrawing that move (his
     /// tentative move taken back, an undo) lets the offer stand again.
     pub lapsed_offer: Option<(usize, Color)>,
+    /// The clock is stopped until the boards show the new game's start position
+    /// (`hold-set-up`, `new_game.rs`): the boards being right start it, which they never do
+    /// for the arbiter's `pause`. Journaled, so a restart during the set-up waits on.
+    pub setup_hold: bool,
 }
 
 impl GameState {
@@ -112,6 +116,7 @@ impl GameState {
             comment: None,
             time_claim: None,
             lapsed_offer: None,
+            setup_hold: false,
         }
     }
 
@@ -299,8 +304,18 @@ impl GameState {
                     self.clock.penalty_illegal_move(*color, one_minute, t)?;
                 }
             }
+            // The arbiter's `pause` while the table holds the clock for the set-up makes the
+            // stop his: the clock is already stopped, and only his `resume` starts it.
+            Record::Pause if self.setup_hold => self.setup_hold = false,
             Record::Pause => self.clock.pause(t)?,
-            Record::Resume => self.clock.resume(t)?,
+            Record::HoldForSetUp => {
+                self.clock.pause(t)?;
+                self.setup_hold = true;
+            }
+            Record::Resume => {
+                self.clock.resume(t)?;
+                self.setup_hold = false;
+            }
             Record::Rebase { charged_ms } => self.clock.rebase(t, *charged_ms),
             Record::DayPenalty { color } => self.days_event(DayEvent::Penalty(*color))?,
             Record::Leave { leave } => self.days_event(DayEvent::Leave(*leave))?,

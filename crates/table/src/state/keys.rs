@@ -64,10 +64,17 @@ impl Table {
                 // needs again (not the last move, nor a word said since).
                 // The words he was told it in (with what is wrong) when they were the last.
                 let pending = self.boards.peg.guided.filter(|_| self.boards.peg.differs);
-                let pending = pending.map(|c| self.correction_words(BoardId::Peg, &c));
+                let pending = pending.map(|c| {
+                    // As the board now stands: a peg it named may since have become one the
+                    // holes cannot name (a peg put back while the piece was in his hand).
+                    let now = self.boards.corrections(BoardId::Peg, &self.state.game);
+                    let c = now.into_iter().find(|n| same_hands(n, &c)).unwrap_or(c);
+                    self.correction_words(BoardId::Peg, &c)
+                });
                 let text = match (pending, self.announcer.last_to_blind()) {
                     (Some(words), Some(said)) if said.ends_with(&words) => said.to_owned(),
-                    (Some(words), _) => words,
+                    // On a shared output it says whose board, as the guidance did.
+                    (Some(words), _) => self.announcer.on_board(BoardId::Peg, words),
                     (None, Some(said)) => said.to_owned(),
                     (None, None) => self.last_move_words(),
                 };
@@ -298,5 +305,22 @@ impl Table {
                 .map(|c| self.correction_words(BoardId::Peg, c)),
         );
         self.tell(words.join(". "), out);
+    }
+}
+
+/// Two corrections ask for the same hand action, whatever piece each names.
+fn same_hands(a: &crate::corrections::Correction, b: &crate::corrections::Correction) -> bool {
+    use crate::corrections::Correction::{Move, Place, Remove};
+    match (*a, *b) {
+        (Move { from, to, .. }, Move { from: f, to: t, .. }) => from == f && to == t,
+        (Remove { square, .. }, Remove { square: s, .. }) => square == s,
+        (
+            Place { piece, square },
+            Place {
+                piece: p,
+                square: s,
+            },
+        ) => piece == p && square == s,
+        _ => false,
     }
 }

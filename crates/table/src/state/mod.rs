@@ -130,6 +130,9 @@ pub struct TableSettings {
     /// At a correspondence table, the confirm step (`[desk] confirm`): the blind player's move
     /// is tentative until `send` (`KS`); he may take it back on the board or analyse there.
     pub confirm_send: bool,
+    /// One voiced output serves both the blind player and the opponent (a loudspeaker between
+    /// them): each board's sentences then say whose board they are about.
+    pub shared_speaker: bool,
 }
 
 impl TableSettings {
@@ -161,6 +164,7 @@ impl TableSettings {
             correspondence: None,
             days: None,
             confirm_send: false,
+            shared_speaker: false,
         }
     }
 }
@@ -191,6 +195,14 @@ impl Now {
 pub enum Input {
     /// A decoded sensor event from a board, arriving now.
     Sensor { board: BoardId, event: SensorEvent },
+    /// A decoded sensor event that the board's reader read at table time `read_ms`, reaching
+    /// the table now: stamped with when it was read (never later than now, never before the
+    /// board's previous event), so a busy table does not squeeze a hand's events together.
+    SensorRead {
+        board: BoardId,
+        event: SensorEvent,
+        read_ms: Millis,
+    },
     /// A board's link came up (`up`) or went down; `detail` names the device and why.
     Link {
         board: BoardId,
@@ -488,28 +500,15 @@ impl Table {
         self.check_clock(now, &mut out);
         match input {
             Input::Sensor { board, event } => {
-                let reading = match &event {
-                    SensorEvent::Clock(r) if board == BoardId::Normal => Some(*r),
-                    _ => None,
-                };
-                let handled = match &event {
-                    SensorEvent::Key(key) if board == BoardId::Peg => self.key(now, *key, &mut out),
-                    _ => false,
-                };
-                if !handled {
-                    self.feed(
-                        board,
-                        Timed {
-                            at: now.table_ms,
-                            event,
-                        },
-                        now,
-                        &mut out,
-                    );
-                }
-                if let Some(r) = reading {
-                    self.follow_physical_clock(now, &r, &mut out);
-                }
+                self.sensor(board, event, now.table_ms, now, &mut out)
+            }
+            Input::SensorRead {
+                board,
+                event,
+                read_ms,
+            } => {
+                let at = self.boards.stamp(board, read_ms, now.table_ms);
+                self.sensor(board, event, at, now, &mut out)
             }
             Input::Link { board, up, detail } => self.link(board, up, &detail, &mut out),
             Input::DecodeError { board, message } => {
@@ -525,6 +524,25 @@ impl Table {
         }
         self.poll_boards(now, &mut out);
         Self::end_step(out)
+    }
+
+    /// One sensor event of `board`, stamped `at` (table time): a key of the peg board's strip is
+    /// answered, anything else goes through the board's debouncer and detector.
+    fn sensor(&mut self, board: BoardId, event: SensorEvent, at: Millis, now: Now, out: &mut Step) {
+        let reading = match &event {
+            SensorEvent::Clock(r) if board == BoardId::Normal => Some(*r),
+            _ => None,
+        };
+        let handled = match &event {
+            SensorEvent::Key(key) if board == BoardId::Peg => self.key(now, *key, out),
+            _ => false,
+        };
+        if !handled {
+            self.feed(board, Timed { at, event }, now, out);
+        }
+        if let Some(r) = reading {
+            self.follow_physical_clock(now, &r, out);
+        }
     }
 
     /// A control request from `role`, whose connection reads moves in `lang`. Returns the

@@ -416,9 +416,9 @@ impl Table {
         } else {
             Record::Pause
         };
+        // The arbiter's word ends a wait for the set-up (issue 24) either way: his `resume`
+        // starts the clock, his `pause` makes the stop his (`GameState::apply`).
         self.commit(now, record, out).map_err(state)?;
-        // The arbiter's word ends a wait for the set-up (issue 24) either way.
-        self.boards.setup_hold = false;
         out.event(TableEvent::ClockRunning { running });
         Ok(Answer::ClockRunning { running })
     }
