@@ -687,12 +687,12 @@ fn send_refuses_a_request_with_a_line_break_and_a_missing_token() {
 
 #[test]
 fn send_reads_the_roles_token_from_the_state_directory() {
-    use std::os::unix::fs::OpenOptionsExt;
     let dir = scratch_dir("send");
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
         .open(dir.join("tokens.toml"))
         .unwrap()
         .write_all(

@@ -64,7 +64,8 @@ fn config(dir: &Path) -> std::path::PathBuf {
         ),
     )
     .unwrap();
-    // A configuration that holds tokens must be its owner's alone.
+    // A configuration that holds tokens must be its owner's alone (on Unix, by its mode).
+    #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();

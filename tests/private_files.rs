@@ -3,6 +3,10 @@
 //! the umask, or its group's too when `records_group_readable` says so; a link or another user's
 //! file planted where a record goes (a transcript in a shared folder like /tmp) is refused and
 //! never written through; a log file is bounded and private.
+//!
+//! Unix only: file modes, owners and links; on Windows the user's profile folders are private
+//! by their permissions (docs/windows.md).
+#![cfg(unix)]
 
 pub mod common;
 

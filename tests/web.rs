@@ -79,7 +79,8 @@ fn the_table_page_in_a_real_browser() {
         ),
     )
     .unwrap();
-    // A configuration that holds tokens must be its owner's alone.
+    // A configuration that holds tokens must be its owner's alone (on Unix, by its mode).
+    #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();

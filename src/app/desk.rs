@@ -418,7 +418,6 @@ pub fn spawn(
 ) -> Result<crate::control::hub::DeskHandle, DeskStartError> {
     use crate::boards::Protocol;
     use crate::config::PegSource;
-    use crate::io::link::Endpoint;
     let (peg_tx, peg) = mpsc::channel(crate::app::board_links::BOARD_BACKLOG);
     match &config.desk.peg {
         PegSource::None => drop(peg_tx),
@@ -436,13 +435,9 @@ pub fn spawn(
                 crate::chess::game::Game::new(),
                 lang.clone(),
             );
-            let (path, operator) = crate::io::simulator::spawn_on_pty(board)
+            let (endpoint, operator) = crate::io::sim_socket::plug_in(board, Protocol::Peg)
                 .map_err(|e| DeskStartError::SimulatedPeg(e.into()))?;
-            tracing::info!(device = %path.display(), "the desk's simulated peg board");
-            let endpoint = Endpoint::Serial {
-                path: path.display().to_string(),
-                baud: Endpoint::default_baud(Protocol::Peg),
-            };
+            tracing::info!(device = %endpoint, "the desk's simulated peg board");
             crate::app::board_links::spawn_link(
                 tasks,
                 endpoint,

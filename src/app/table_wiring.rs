@@ -17,8 +17,7 @@ use crate::chess::language::Language;
 use crate::config::{Config, NormalBoard as NormalConfig, PegSource, TableConfig, TableKind};
 use crate::control::hub::{EVENT_BACKLOG, REQUEST_BACKLOG, TableHandle};
 use crate::io::clock::{TableClock, restart_gap, unix_ms};
-use crate::io::link::Endpoint;
-use crate::io::simulator::{self, SimulatedBoard};
+use crate::io::simulator::SimulatedBoard;
 use crate::io::speech::{BackendSpec, OutputSpec, Speaker};
 use crate::io::store::StoreHandle;
 use crate::table::control::GameTag;
@@ -145,13 +144,9 @@ fn link_peg(
         PegSource::None => return Ok(None),
         PegSource::Simulated => {
             let board = SimulatedBoard::new(Protocol::Peg, table.game().clone(), lang.clone());
-            let (path, operator) = simulator::spawn_on_pty(board)
+            let (endpoint, operator) = crate::io::sim_socket::plug_in(board, Protocol::Peg)
                 .with_context(|| format!("table {}: the simulated peg board", tc.name))?;
-            tracing::info!(target: "annabella::app::daemon", table = %tc.name, device = %path.display(), "simulated peg board");
-            let endpoint = Endpoint::Serial {
-                path: path.display().to_string(),
-                baud: Endpoint::default_baud(Protocol::Peg),
-            };
+            tracing::info!(target: "annabella::app::daemon", table = %tc.name, device = %endpoint, "simulated peg board");
             (endpoint, Some(operator))
         }
     };

@@ -319,6 +319,8 @@ fn fresh_demo_dir() -> std::io::Result<std::path::PathBuf> {
         getrandom::fill(&mut bytes).map_err(std::io::Error::other)?;
         let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let dir = std::env::temp_dir().join(format!("annabella-demo-{name}"));
+        // Windows: the temporary directory is in the user's profile, private by its ACL.
+        #[cfg_attr(not(unix), allow(unused_mut))]
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         {

@@ -143,9 +143,19 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     })?;
     init_logging_to(config.json_logs, "info", config.log_file.as_ref())?;
     crate::io::private_file::share_records_with_group(config.records_group_readable);
+    #[cfg(windows)]
+    if config.records_group_readable {
+        tracing::warn!(
+            "records_group_readable has no effect on Windows: a folder's readers are set in its \
+             Properties, Security tab (docs/windows.md)"
+        );
+    }
     // Whatever a service file or a shell left as the umask, nothing the daemon creates is
     // readable by others (SQLite creates its files 0644 less the umask); records shared with
     // the group get their modes set exactly where they are made (`io::private_file`).
+    // Windows has no umask: files in the user's profile are private by its ACL
+    // (docs/windows.md).
+    #[cfg(unix)]
     nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o077));
     raise_open_file_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -173,6 +183,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 /// Raises the open-file limit to what the system allows (systemd's default soft limit is
 /// 1024): connections that come and go must never leave the board links, the journal and
 /// the archive without a file descriptor. Says what it got.
+#[cfg(unix)]
 fn raise_open_file_limit() {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
     match getrlimit(Resource::RLIMIT_NOFILE) {
@@ -186,6 +197,11 @@ fn raise_open_file_limit() {
         Err(e) => tracing::warn!(error = %e, "the open-file limit could not be read"),
     }
 }
+
+/// Windows has no open-file limit to raise: a process may hold 16 million handles, and the C
+/// runtime's own limit does not apply to the sockets and files Rust opens.
+#[cfg(windows)]
+fn raise_open_file_limit() {}
 
 /// Logs to standard error: readable lines by default, JSON objects for log collectors.
 /// `RUST_LOG` overrides the level.
@@ -238,6 +254,8 @@ pub fn init_logging_to(
     Ok(())
 }
 
+/// Waits for a stop: SIGINT or SIGTERM (systemd's stop).
+#[cfg(unix)]
 async fn wait_for_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     match (
@@ -248,6 +266,25 @@ async fn wait_for_signal() {
             tokio::select! {
                 _ = int.recv() => {}
                 _ = term.recv() => {}
+            }
+        }
+        _ => {
+            tokio::signal::ctrl_c().await.ok();
+        }
+    }
+}
+
+/// Waits for a stop: Ctrl-C or Ctrl-Break at the console, or the console window being closed
+/// (Windows then gives the process a few seconds, enough to finish what is under way).
+#[cfg(windows)]
+async fn wait_for_signal() {
+    use tokio::signal::windows::{ctrl_break, ctrl_c, ctrl_close};
+    match (ctrl_c(), ctrl_break(), ctrl_close()) {
+        (Ok(mut c), Ok(mut brk), Ok(mut close)) => {
+            tokio::select! {
+                _ = c.recv() => {}
+                _ = brk.recv() => {}
+                _ = close.recv() => {}
             }
         }
         _ => {

@@ -79,6 +79,12 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
         simulator::serve(board, recorded(stream, &args)?, args.exit_at_eof)?;
         return Ok(ExitCode::SUCCESS);
     }
+    serve_on_pty(board, &args)
+}
+
+/// The board on a fresh pseudo-terminal (printed, and linked at `--link`).
+#[cfg(unix)]
+fn serve_on_pty(board: SimulatedBoard, args: &SimulateArgs) -> anyhow::Result<ExitCode> {
     let pty = simulator::open_pty()?;
     if let Some(link) = &args.link {
         simulator::replace_symlink(&pty.path, link)?;
@@ -87,8 +93,19 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<ExitCode> {
     std::io::stdout().flush()?;
     let device = std::fs::File::from(pty.master);
     let _slave = pty.slave;
-    simulator::serve(board, recorded(device, &args)?, args.exit_at_eof)?;
+    simulator::serve(board, recorded(device, args)?, args.exit_at_eof)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Windows has no pseudo-terminals: the board is served on a TCP port instead
+/// (docs/windows.md).
+#[cfg(not(unix))]
+fn serve_on_pty(_board: SimulatedBoard, _args: &SimulateArgs) -> anyhow::Result<ExitCode> {
+    anyhow::bail!(
+        "a simulated board on a pseudo-terminal needs Unix; on Windows serve it on a local \
+         port with --tcp 127.0.0.1:9999 and give the daemon --peg tcp:127.0.0.1:9999 \
+         (or run `annabella serve --peg sim`, whose simulated board needs no port)"
+    )
 }
 
 /// The device, writing a recording beside it with `--record` (without, the recording goes

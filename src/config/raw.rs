@@ -64,6 +64,18 @@ pub struct RawClock {
     pub charge_downtime: bool,
 }
 
+/// Where the daemon keeps its state unless told: the service's folder on Unix; on Windows the
+/// user's own local application data (`%LOCALAPPDATA%\annabella`), which only he (and the
+/// administrators) can read by the folder's permissions, and which needs no administrator to
+/// create.
+fn default_state_dir() -> PathBuf {
+    #[cfg(windows)]
+    if let Some(local) = std::env::var_os("LOCALAPPDATA") {
+        return PathBuf::from(local).join("annabella");
+    }
+    PathBuf::from("/var/lib/annabella")
+}
+
 impl Default for RawConfig {
     fn default() -> RawConfig {
         RawConfig {
@@ -72,7 +84,7 @@ impl Default for RawConfig {
             web_hosts: Vec::new(),
             web_trusted_proxies: Vec::new(),
             web_pages_per_address: super::control::DEFAULT_PAGES_PER_ADDRESS,
-            state_dir: PathBuf::from("/var/lib/annabella"),
+            state_dir: default_state_dir(),
             records_group_readable: false,
             log_format: "human".to_owned(),
             log_file: String::new(),

@@ -35,6 +35,7 @@ pub fn unix_ms() -> u64 {
 }
 
 /// `CLOCK_BOOTTIME` in milliseconds: monotonic since boot, counting a suspend too.
+#[cfg(unix)]
 pub fn boot_ms() -> Option<u64> {
     let t = nix::time::clock_gettime(nix::time::ClockId::CLOCK_BOOTTIME).ok()?;
     let ms = i128::from(t.tv_sec()) * 1000 + i128::from(t.tv_nsec()) / 1_000_000;
@@ -43,10 +44,47 @@ pub fn boot_ms() -> Option<u64> {
 
 /// The CPU time this process has used, in milliseconds: it goes on while the process runs
 /// (however busy), and stands still while it is stopped or the machine is suspended.
+#[cfg(unix)]
 pub fn process_cpu_ms() -> Option<u64> {
     let t = nix::time::clock_gettime(nix::time::ClockId::CLOCK_PROCESS_CPUTIME_ID).ok()?;
     let ms = i128::from(t.tv_sec()) * 1000 + i128::from(t.tv_nsec()) / 1_000_000;
     u64::try_from(ms).ok()
+}
+
+/// Milliseconds since boot, counting a suspend too (Windows' tick count, as `CLOCK_BOOTTIME`).
+#[cfg(windows)]
+pub fn boot_ms() -> Option<u64> {
+    // SAFETY: GetTickCount64 takes nothing and cannot fail.
+    Some(unsafe { windows_sys::Win32::System::SystemInformation::GetTickCount64() })
+}
+
+/// The CPU time this process has used, in milliseconds (kernel and user time, which Windows
+/// counts in 100 ns units).
+#[cfg(windows)]
+pub fn process_cpu_ms() -> Option<u64> {
+    use windows_sys::Win32::Foundation::FILETIME;
+    use windows_sys::Win32::System::Threading::{GetCurrentProcess, GetProcessTimes};
+    let zero = FILETIME {
+        dwLowDateTime: 0,
+        dwHighDateTime: 0,
+    };
+    let (mut created, mut exited, mut kernel, mut user) = (zero, zero, zero, zero);
+    // SAFETY: the four pointers are to FILETIMEs that live across the call; the handle is the
+    // current process's pseudo-handle, which needs no closing.
+    let ok = unsafe {
+        GetProcessTimes(
+            GetCurrentProcess(),
+            &mut created,
+            &mut exited,
+            &mut kernel,
+            &mut user,
+        )
+    };
+    if ok == 0 {
+        return None;
+    }
+    let units = |t: FILETIME| (u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime);
+    Some(units(kernel).saturating_add(units(user)) / 10_000)
 }
 
 /// This boot's identity (`/proc/sys/kernel/random/boot_id`), which changes at every reboot.

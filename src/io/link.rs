@@ -293,4 +293,31 @@ mod tests {
         assert!(Endpoint::parse("tcp:nohost", Protocol::Peg).is_err());
         assert!(Endpoint::parse("tcp:host:99999", Protocol::Peg).is_err());
     }
+
+    /// Windows' COM port names are serial devices as they are (serialport adds the `\\.\`
+    /// prefix COM10 and above need).
+    #[test]
+    fn com_ports_are_serial_devices() {
+        for name in ["COM3", "COM12", r"\\.\COM12"] {
+            assert_eq!(
+                Endpoint::parse(name, Protocol::Peg),
+                Ok(Endpoint::Serial {
+                    path: name.into(),
+                    baud: 115_200
+                })
+            );
+        }
+    }
+
+    /// A COM port that is not there is an error naming it, not a panic (run under Wine by
+    /// `scripts/cross.sh windows test`; on Linux the name is a missing file).
+    #[tokio::test]
+    async fn a_missing_com_port_is_an_error() {
+        let endpoint = Endpoint::parse("COM250", Protocol::Peg).unwrap();
+        let e = open(&endpoint, Protocol::Peg)
+            .await
+            .err()
+            .expect("no COM250");
+        assert!(!e.to_string().is_empty());
+    }
 }

@@ -343,7 +343,7 @@ fn with_flag(flags: &str, extra: Option<char>) -> String {
 }
 
 fn sync_dir(dir: &Path) -> io::Result<()> {
-    fs::File::open(dir)?.sync_all()
+    crate::io::private_file::sync_dir(dir)
 }
 
 /// Opens a message file for reading only if it is a regular file: never through a symlink,

@@ -19,6 +19,8 @@
 //! - [`regular_file`]: a file the user named opened only when it is a regular file (never
 //!   waiting on a FIFO or reading a device).
 //! - [`recording`]: board recordings with their timing (`simulate-board --record`, `replay`).
+//! - [`sim_socket`]: a simulated board plugged in for the daemon — a pseudo-terminal on Unix, a
+//!   local TCP port on Windows.
 //! - [`simulator`]: a simulated peg, DGT, Millennium or Certabo board behind a pseudo-terminal or a TCP port.
 //! - [`speech`]: speech output — the system voice, espeak-ng, the WAV record, the transcript —
 //!   on threads of its own, so speaking never blocks the game.
@@ -40,6 +42,7 @@ pub mod maildir;
 pub mod private_file;
 pub mod recording;
 pub mod regular_file;
+pub mod sim_socket;
 pub mod simulator;
 pub mod speech;
 pub mod store;

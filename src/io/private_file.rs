@@ -237,13 +237,15 @@ fn set_mode(_file: &File, _access: Access) -> io::Result<()> {
     Ok(())
 }
 
+/// Makes a directory's entries (a created, renamed or removed file) durable.
 #[cfg(unix)]
-fn sync_dir(dir: &Path) -> io::Result<()> {
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
+/// Windows cannot open a directory as a file to sync it; NTFS journals its entries itself.
 #[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> io::Result<()> {
+pub fn sync_dir(_dir: &Path) -> io::Result<()> {
     Ok(())
 }
 

@@ -65,9 +65,9 @@ mod tests {
     fn a_fifo_or_a_device_is_refused_at_once() {
         let dir = std::env::temp_dir().join(format!("annabella-regular-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let fifo = dir.join("fifo");
         #[cfg(unix)]
         {
+            let fifo = dir.join("fifo");
             nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
             let e = open_regular(&fifo).unwrap_err();
             assert!(

@@ -6,7 +6,9 @@
 //! answers the host's snapshot and identity requests.
 
 use std::io::{BufRead, Read, Write};
+#[cfg(unix)]
 use std::os::fd::{AsFd, OwnedFd};
+#[cfg(unix)]
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -486,7 +488,9 @@ impl SimulatedBoard {
     }
 }
 
-/// A pseudo-terminal pair in raw mode (no echo, no line editing: a board speaks bytes).
+#[cfg(unix)]
+/// A pseudo-terminal pair in raw mode (Unix only; on Windows the daemon's simulated board is
+/// on a local TCP port, `io::sim_socket`) (no echo, no line editing: a board speaks bytes).
 pub struct Pty {
     pub master: OwnedFd,
     /// Kept open so the master never sees a hang-up when a client closes and reopens the device.
@@ -494,6 +498,7 @@ pub struct Pty {
     pub path: PathBuf,
 }
 
+#[cfg(unix)]
 /// Opens a pseudo-terminal that behaves like a serial device.
 pub fn open_pty() -> anyhow::Result<Pty> {
     use nix::sys::termios;
@@ -511,6 +516,7 @@ pub fn open_pty() -> anyhow::Result<Pty> {
     })
 }
 
+#[cfg(unix)]
 /// Points `link` at `target`, replacing an old link (a re-plugged board keeps its name).
 pub fn replace_symlink(target: &Path, link: &Path) -> anyhow::Result<()> {
     let tmp = link.with_extension(format!("tmp{}", std::process::id()));
@@ -536,6 +542,7 @@ where
     serve_lines(board, device, lines, exit_at_eof)
 }
 
+#[cfg(unix)]
 /// A simulated peg or DGT board on a fresh pseudo-terminal, driven by operator lines sent on
 /// the returned channel, in a thread of its own: the daemon's `--peg sim` and its demo. The
 /// path is the device to open; the board stays plugged in while the process runs.

@@ -101,9 +101,7 @@ pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(
 }
 
 fn sync_dir(dir: &Path) -> Result<(), MailError> {
-    fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io_err(dir))
+    private_file::sync_dir(dir).map_err(io_err(dir))
 }
 
 /// A queued message: its file and its bytes.

@@ -20,7 +20,9 @@
 //!
 //! Backends, chosen with a spec such as `tts,transcript:/var/log/annabella/speech.txt`:
 //! - [`tts::TtsBackend`] (`tts`): the system voice through the `tts` crate (speech-dispatcher on
-//!   Linux, a screen reader or WinRT on Windows, AVFoundation on macOS).
+//!   Linux, WinRT on Windows when no screen reader runs and SAPI fails, AVFoundation on macOS).
+//!   On Windows `tts` is first [`screen_reader::ScreenReaderBackend`]: the player's own screen
+//!   reader (or SAPI) through Tolk, to speech and braille, never given a rate.
 //! - [`espeak::EspeakBackend`] (`espeak-ng`): an `espeak-ng` subprocess per utterance, to the
 //!   default audio output, or (`espeak-ng@DEVICE`) piped into `aplay -D DEVICE`.
 //! - [`wav::WavBackend`] (`wav:DIR`): one WAV file per game, the audio record FIDE D.2.7 allows:
@@ -33,6 +35,8 @@ pub mod espeak;
 mod outputs;
 mod queue;
 mod score;
+#[cfg(windows)]
+pub mod screen_reader;
 mod speaker;
 pub mod transcript;
 pub mod tts;

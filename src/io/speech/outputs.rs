@@ -168,7 +168,7 @@ impl BackendSpec {
     /// the backend's own thread.
     pub fn open(&self, rate_wpm: Option<u32>) -> Result<Box<dyn SpeechBackend>, SpeechError> {
         Ok(match self {
-            BackendSpec::Tts => Box::new(tts::TtsBackend::new()?.with_rate(rate_wpm)),
+            BackendSpec::Tts => tts::open_system_voice(rate_wpm)?,
             BackendSpec::EspeakNg => Box::new(espeak::EspeakBackend::new().with_rate(rate_wpm)),
             BackendSpec::EspeakNgOn(device) => Box::new(
                 espeak::EspeakBackend::new()

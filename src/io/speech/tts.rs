@@ -148,6 +148,17 @@ fn pick_voice(voices: &[Voice], lang: &str) -> Option<Voice> {
     (score(best) > 0).then(|| best.clone())
 }
 
+/// The system voice at `rate_wpm`: on Windows the player's screen reader (or SAPI) through
+/// Tolk, which is never given a rate (`screen_reader`); elsewhere, and on Windows when Tolk
+/// finds nothing that speaks, the `tts` crate's engine.
+pub fn open_system_voice(rate_wpm: Option<u32>) -> Result<Box<dyn SpeechBackend>, SpeechError> {
+    #[cfg(windows)]
+    if let Some(reader) = super::screen_reader::ScreenReaderBackend::open(rate_wpm) {
+        return Ok(Box::new(reader));
+    }
+    Ok(Box::new(TtsBackend::new()?.with_rate(rate_wpm)))
+}
+
 impl TtsBackend {
     /// Connects to the platform's speech engine (on Linux, speech-dispatcher, which is started
     /// on demand). A clear [`SpeechError::Unavailable`] when it cannot be reached.

@@ -47,10 +47,19 @@ pub(super) fn create_journal(path: &Path) -> Result<(), StoreError> {
     conn.close()
         .map_err(|(_, e)| classify(&temp, e, "closing the new journal"))?;
     let io_error = StoreError::not_writable(path);
-    File::open(&temp)
+    open_to_sync(&temp)
         .and_then(|f| f.sync_all())
         .map_err(io_error)?;
     fs::rename(&temp, path).map_err(io_error)
+}
+
+/// Opens a file to sync it: Windows flushes a file only through a handle that may write it.
+fn open_to_sync(path: &Path) -> io::Result<File> {
+    if cfg!(windows) {
+        fs::OpenOptions::new().write(true).open(path)
+    } else {
+        File::open(path)
+    }
 }
 
 /// Opens (creating if needed) the database and checks it is an annabella journal this code can
