@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds, tests and packages annabella for other platforms from Debian/Ubuntu:
-#   scripts/cross.sh windows [build|test|package]   x86_64-pc-windows-gnu, tests under Wine
-#   scripts/cross.sh aarch64 [build|test]           Raspberry Pi and other aarch64 boxes, tests under qemu-user
-#   scripts/cross.sh deb amd64|arm64                a .deb under target/debian/
+#   scripts/cross.sh windows [build|test|package|check] x86_64-pc-windows-gnu, tests under Wine
+#   scripts/cross.sh aarch64 [build|test|check]     Raspberry Pi and other aarch64 boxes, tests under qemu-user
+#   scripts/cross.sh deb amd64|arm64 [test]         a .deb under target/debian/ (test: install, run, purge)
 # Each installs what it needs (Rust targets, cross toolchains, Wine, qemu) only when missing.
 # The work for each platform is in scripts/cross/<platform>.sh.
 set -euo pipefail

@@ -3,6 +3,7 @@
 # on x86_64; called by scripts/cross.sh:
 #   scripts/cross.sh aarch64 [build]   release build: target/aarch64-unknown-linux-gnu/release/annabella
 #   scripts/cross.sh aarch64 test      the tests under qemu-user (see docs/platforms.md)
+#   scripts/cross.sh aarch64 check     cargo check only (what CI runs)
 # Installs only what is missing: the Rust target, gcc-aarch64-linux-gnu, qemu-user, and (arm64
 # multiarch) libspeechd-dev:arm64, which the `tts` crate links.
 #
@@ -33,7 +34,10 @@ install_missing() {
         rustup target add "$target"
     fi
     local need=()
-    for pkg in gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user; do
+    local pkgs=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross)
+    # A check compiles only; building and testing run the result under qemu.
+    [ "$mode" = check ] || pkgs+=(qemu-user)
+    for pkg in "${pkgs[@]}"; do
         have_pkg "$pkg" || need+=("$pkg")
     done
     if ! have_pkg libspeechd-dev:arm64; then
@@ -74,6 +78,9 @@ QEMU_TESTS=(appliance cli control replay store strangers)
 seconds() { date +%s; }
 
 case "$mode" in
+    check)
+        cargo check --locked --target "$target" --lib --bins
+        ;;
     build)
         start=$(seconds)
         cargo build --release --locked --target "$target" --bin annabella
@@ -113,7 +120,7 @@ case "$mode" in
         exit "$status"
         ;;
     *)
-        echo "aarch64: unknown step '$mode' (build or test)" >&2
+        echo "aarch64: unknown step '$mode' (build, test or check)" >&2
         exit 2
         ;;
 esac
