@@ -562,7 +562,11 @@ fn account(
     // with none left is said more often than asked.
     let mut open: HashMap<u32, usize> = HashMap::new();
     let mut extra_starts: HashMap<u32, bool> = HashMap::new();
-    for p in played {
+    // The daemon's start announcement ("annabella bereit. Lautsprecher für …", and the page's
+    // address when the page is on) is the loudspeaker's own, not the table's words.
+    let start_announcement =
+        |text: &str| text.starts_with("annabella bereit") || text.starts_with("Seite: ");
+    for p in played.iter().filter(|p| !start_announcement(&p.text)) {
         match p.what.as_str() {
             "start" => {
                 // The speaker says one thing at a time: nothing else is open when this starts.
