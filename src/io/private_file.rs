@@ -25,6 +25,12 @@ pub enum Access {
     /// or 0640 when the configuration shares records with the daemon user's group
     /// (`records_group_readable`).
     Record,
+    /// A file made to be read by other programs under other users (the live broadcast's
+    /// `games.pgn`, which the lichess Broadcaster app or DGT's relay software watches): 0644 in
+    /// a 0755 folder. It holds only what the broadcast shows the world anyway — the games'
+    /// moves, clocks and players' names — never a token or anything private; it is still
+    /// written without following a link and only over a file of the daemon's user.
+    Published,
 }
 
 static RECORDS_GROUP_READABLE: AtomicBool = AtomicBool::new(false);
@@ -39,12 +45,24 @@ pub fn share_records_with_group(yes: bool) {
 impl Access {
     /// The file mode this access gives.
     pub fn mode(self) -> u32 {
-        if self.group_reads() { 0o640 } else { 0o600 }
+        if self == Access::Published {
+            0o644
+        } else if self.group_reads() {
+            0o640
+        } else {
+            0o600
+        }
     }
 
     /// The mode of a directory made for such files.
     pub fn dir_mode(self) -> u32 {
-        if self.group_reads() { 0o750 } else { 0o700 }
+        if self == Access::Published {
+            0o755
+        } else if self.group_reads() {
+            0o750
+        } else {
+            0o700
+        }
     }
 
     fn group_reads(self) -> bool {
@@ -149,7 +167,13 @@ pub fn set_dir_mode(dir: &Path, access: Access, created: bool) -> io::Result<()>
             .permissions()
             .mode()
             & 0o7777;
-        let shared = now | (access.dir_mode() & 0o050);
+        // A folder the arbiter made for the broadcast keeps exactly the mode he gave it.
+        let widen = if access == Access::Published {
+            0
+        } else {
+            access.dir_mode() & 0o050
+        };
+        let shared = now | widen;
         if shared == now {
             return Ok(());
         }

@@ -83,6 +83,10 @@ pub fn audio_devices(a: &Args) -> Parsed {
     a.bare(Request::Connection(C::AudioDevices))
 }
 
+pub fn broadcast(a: &Args) -> Parsed {
+    a.bare(Request::Connection(C::Broadcast))
+}
+
 pub fn audio_device(a: &Args) -> Parsed {
     let what = "an output (its number, or blind, opponent or arbiter) and an audio device from \
                 audio-devices, e.g. audio-device blind plughw:CARD=Headphones,DEV=0";

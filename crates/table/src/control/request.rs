@@ -46,6 +46,9 @@ pub enum ConnectionRequest {
         output: String,
         device: String,
     },
+    /// The live broadcast's state: the games in it, the file written, the last push to
+    /// lichess (ok or failed, and when). Answered by the server from the broadcast's task.
+    Broadcast,
     Help,
     Quit,
 }

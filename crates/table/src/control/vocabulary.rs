@@ -174,12 +174,19 @@ static AUDIO_DEVICE: RequestSpec = spec(
     Connection,
     a::audio_device,
 );
+static BROADCAST: RequestSpec = spec(
+    "broadcast",
+    &["broadcast"],
+    Arbiter,
+    Connection,
+    a::broadcast,
+);
 static EVENTS: RequestSpec = spec("events", &["events"], Anyone, Connection, a::events);
 static HELP: RequestSpec = spec("help", &["help"], Anyone, Connection, a::help);
 static QUIT: RequestSpec = spec("quit", &["quit"], Anyone, Connection, a::quit);
 
 /// Every request, in the order `help` lists them.
-pub static REQUESTS: [&RequestSpec; 42] = [
+pub static REQUESTS: [&RequestSpec; 43] = [
     &AUTH,
     &TABLE,
     &TABLES,
@@ -219,6 +226,7 @@ pub static REQUESTS: [&RequestSpec; 42] = [
     &TAG,
     &AUDIO_DEVICES,
     &AUDIO_DEVICE,
+    &BROADCAST,
     &EVENTS,
     &HELP,
     &QUIT,
@@ -279,6 +287,7 @@ impl ConnectionRequest {
             ConnectionRequest::Tables => &TABLES,
             ConnectionRequest::AudioDevices => &AUDIO_DEVICES,
             ConnectionRequest::AudioDevice { .. } => &AUDIO_DEVICE,
+            ConnectionRequest::Broadcast => &BROADCAST,
             ConnectionRequest::Help => &HELP,
             ConnectionRequest::Quit => &QUIT,
         }
@@ -578,6 +587,11 @@ mod tests {
             }),
         );
         check("tables", connection(C::Tables));
+        check("broadcast", connection(C::Broadcast));
+        check(
+            "broadcast now",
+            Err("error syntax broadcast takes no argument"),
+        );
         check("table", Err("error syntax table needs a table name"));
         check("tables all", Err("error syntax tables takes no argument"));
         check(
