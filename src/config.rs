@@ -6,6 +6,7 @@
 //! - `table`, `boards`: a `[[table]]` as written and validated, and where its boards are.
 //! - `speech`, `control`, `correspondence`: the `[speech]`, `[control]`, `[mail]` and `[desk]`
 //!   sections as written and validated.
+//! - `servers`: `[xfcc]`, `[lichess]` and `[broadcast]`, the servers played on and published to.
 
 use std::path::PathBuf;
 
@@ -20,6 +21,9 @@ mod boards;
 mod control;
 mod correspondence;
 mod raw;
+mod servers;
+#[cfg(test)]
+mod servers_tests;
 mod speech;
 mod table;
 #[cfg(test)]
@@ -32,6 +36,9 @@ pub use control::RawControl;
 pub use control::TrustedProxies;
 pub use correspondence::{DeskSettings, MailSettings, RawDesk, RawMail};
 pub use raw::{MAX_CONFIG_BYTES, RawClock, RawConfig};
+pub use servers::{
+    BroadcastSettings, LichessSettings, RawBroadcast, RawLichess, RawXfcc, XfccSettings,
+};
 pub use speech::LanguageFileError;
 pub use speech::RawSpeech;
 pub use table::RawTable;
@@ -43,6 +50,23 @@ pub use table::{TableConfig, TableKind};
 pub struct ConfigError {
     pub key: String,
     pub message: String,
+}
+
+/// A path as written must hold no control character: "D:\new" in a basic string reads as `D:`,
+/// a line break and `ew`, a valid escape TOML cannot warn about, which would otherwise put the
+/// games somewhere no one looks.
+fn plain_path(key: &str, path: &std::path::Path) -> Result<(), ConfigError> {
+    let text = path.to_string_lossy();
+    match text.chars().find(|c| c.is_control()) {
+        None => Ok(()),
+        Some(c) => Err(bad(
+            key,
+            format!(
+                "{text:?} holds the control character {c:?}{}",
+                raw::WINDOWS_PATH_HINT
+            ),
+        )),
+    }
 }
 
 fn bad(key: impl Into<String>, message: impl ToString) -> ConfigError {
@@ -98,6 +122,12 @@ pub struct Config {
     pub mail: Option<MailSettings>,
     /// `[desk]`: the peg board the correspondence tables share.
     pub desk: DeskSettings,
+    /// `[xfcc]`: ICCF's web service, when its games are played here.
+    pub xfcc: Option<XfccSettings>,
+    /// `[lichess]`: the lichess account, when its games are played here.
+    pub lichess: Option<LichessSettings>,
+    /// `[broadcast]`: the live broadcast's file and push.
+    pub broadcast: Option<BroadcastSettings>,
 }
 
 impl RawConfig {
@@ -120,6 +150,7 @@ impl RawConfig {
             .announce
             .parse()
             .map_err(|e| bad("clock.announce", e))?;
+        plain_path("state_dir", &self.state_dir)?;
         let tables = self.validate_tables()?;
         let desk = self.desk.validate()?;
         check_devices(&tables, &desk)?;
@@ -156,6 +187,17 @@ impl RawConfig {
             tables,
             mail: self.mail.as_ref().map(RawMail::validate).transpose()?,
             desk,
+            xfcc: self.xfcc.as_ref().map(RawXfcc::validate).transpose()?,
+            lichess: self
+                .lichess
+                .as_ref()
+                .map(RawLichess::validate)
+                .transpose()?,
+            broadcast: self
+                .broadcast
+                .as_ref()
+                .map(RawBroadcast::validate)
+                .transpose()?,
         })
     }
 
@@ -188,6 +230,7 @@ impl RawConfig {
         if self.log_file.is_empty() {
             return Ok(None);
         }
+        plain_path("log_file", std::path::Path::new(&self.log_file))?;
         Ok(Some(LogFile {
             path: PathBuf::from(&self.log_file),
             max_bytes: u64::from(self.log_max_mb) * 1_000_000,

@@ -5,8 +5,17 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{ConfigError, RawControl, RawDesk, RawMail, RawSpeech, RawTable, bad};
+use super::{
+    ConfigError, RawBroadcast, RawControl, RawDesk, RawLichess, RawMail, RawSpeech, RawTable,
+    RawXfcc, bad,
+};
 use crate::io::tokens::RawToken;
+
+/// What a backslash in a basic string means, said with the errors it causes: a Windows path
+/// written as Windows shows it is the usual cause.
+pub const WINDOWS_PATH_HINT: &str = " (a backslash in \"…\" begins an escape: write a Windows \
+     path with forward slashes, \"C:/Users/anna/chess\", with each backslash doubled, or in \
+     single quotes, 'C:\\Users\\anna\\chess')";
 
 /// Largest configuration file read; a real one is a few kilobytes.
 pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
@@ -51,6 +60,15 @@ pub struct RawConfig {
     pub mail: Option<RawMail>,
     /// The peg board the correspondence tables share.
     pub desk: RawDesk,
+    /// ICCF's XFCC web service (`docs/servers.md`); none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xfcc: Option<RawXfcc>,
+    /// The lichess account (`docs/servers.md`); none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lichess: Option<RawLichess>,
+    /// The live broadcast (`docs/servers.md`); none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub broadcast: Option<RawBroadcast>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -96,6 +114,9 @@ impl Default for RawConfig {
             tokens: Vec::new(),
             mail: None,
             desk: RawDesk::default(),
+            xfcc: None,
+            lichess: None,
+            broadcast: None,
         }
     }
 }
@@ -118,6 +139,9 @@ impl RawConfig {
             if let Some(before) = e.span().and_then(|span| text.get(..span.start)) {
                 let line = before.matches('\n').count() + 1;
                 message = format!("line {line}: {message}");
+            }
+            if message.contains("escape") || message.contains("unicode value") {
+                message.push_str(WINDOWS_PATH_HINT);
             }
             bad(path.display().to_string(), message)
         })
