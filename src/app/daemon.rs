@@ -109,6 +109,8 @@ pub async fn run(
         .map(|t| (t.name.as_str().to_owned(), t.clock.clone()))
         .collect();
     let (hub, simulated) = start_desk(&wiring, &mut tasks, tables, notices)?;
+    let hub = crate::app::broadcast::start(config.broadcast.as_ref(), hub, &mut tasks, &shutdown)
+        .map_err(anyhow::Error::msg)?;
     drop(notices_tx);
 
     let audio = Arc::new(AudioOutputs::new(Arc::clone(&speaker), lang));

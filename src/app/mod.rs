@@ -2,6 +2,7 @@
 //! and its mail, started and stopped together by [`daemon`].
 //!
 //! - [`archive_repair`]: a finished game a crash kept from the archive, archived at start.
+//! - [`broadcast`]: the live broadcast — `games.pgn` and the push to a lichess round.
 //! - [`board_links`]: a board's link as a task, its events forwarded to a table or the desk.
 //! - [`daemon`]: `annabella serve` wired up.
 //! - [`desk`], [`desk_link`]: the correspondence desk's task and what the tables tell it.
@@ -11,6 +12,7 @@
 
 pub mod archive_repair;
 pub mod board_links;
+pub mod broadcast;
 pub mod daemon;
 pub mod desk;
 pub mod desk_link;

@@ -1,0 +1,480 @@
+//! The live broadcast through the real daemon (`[broadcast]`, docs/servers.md): `games.pgn`
+//! with every table's game after each move, read back with the PGN reader (pgn-reader under
+//! `annabella::chess::pgn`); and the push of the round to a fake lichess endpoint written
+//! from lichess's OpenAPI document (`POST /api/broadcast/round/{id}/push`, a bearer token,
+//! `text/plain` PGN), which counts the pushes, answers 429 once and shows the coalescing.
+//! Nothing here reaches the internet.
+
+pub mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use annabella::chess::pgn::{ImportedGame, read_games};
+use common::WAIT;
+use common::control::ControlClient;
+use common::daemon::{Daemon, Serve};
+use common::fs::scratch_dir;
+
+/// The token the fake lichess expects (a personal token's form: letters, digits, `_`).
+const TOKEN: &str = "lip_broadcastTest123";
+const ROUND: &str = "Ab12Cd34";
+
+/// A configuration with two tables (both sides of each played through the control
+/// interface) and `broadcast`'s section.
+fn serve(dir: &Path, broadcast: &str, env: &[(&str, &str)]) -> Daemon {
+    let config = dir.join("annabella.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"
+[speech]
+backends = "transcript:{transcript}"
+
+[[table]]
+name = "table-1"
+peg = "none"
+time_control = "5400+30"
+white = "Anna Blind"
+black = "Bob Sighted"
+event = "IBCA Open"
+site = "Berlin"
+round = "3"
+
+[[table]]
+name = "table-2"
+peg = "none"
+time_control = "5400+30"
+white = "Carla"
+black = "Dieter"
+event = "IBCA Open"
+site = "Berlin"
+round = "3"
+
+[broadcast]
+{broadcast}
+"#,
+            transcript = dir.join("transcript.txt").display(),
+        ),
+    )
+    .unwrap();
+    let mut serve = Serve::new(&dir.join("state")).config(&config);
+    for (k, v) in env {
+        serve = serve.env(k, v);
+    }
+    serve.start()
+}
+
+/// The two players of `table`, each on his own connection.
+fn players(daemon: &Daemon, table: &str) -> (ControlClient, ControlClient) {
+    let side = |role: &str| {
+        let mut c = daemon.connect(role);
+        assert_eq!(
+            c.ask(&format!("table {table}")),
+            format!("ok table {table}")
+        );
+        c
+    };
+    (side("white"), side("black"))
+}
+
+/// Plays `moves` alternately from White, each one's reply awaited.
+fn play(white: &mut ControlClient, black: &mut ControlClient, moves: &[&str]) {
+    for (i, m) in moves.iter().enumerate() {
+        let side = if i % 2 == 0 { &mut *white } else { &mut *black };
+        let reply = side.ask(&format!("move {m}"));
+        assert!(reply.starts_with("ok"), "move {m}: {reply}");
+    }
+}
+
+/// Waits until `read` gives something `want` accepts, polling with a deadline; returns it
+/// and when it was seen.
+fn wait_for<T>(
+    what: &str,
+    read: impl Fn() -> Option<T>,
+    want: impl Fn(&T) -> bool,
+) -> (T, Instant) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(value) = read().filter(|v| want(v)) {
+            return (value, Instant::now());
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not come within {WAIT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The games of a round's PGN text, each read back whole (a game the reader refuses fails).
+fn games(text: &str) -> Vec<ImportedGame> {
+    read_games(text)
+        .into_iter()
+        .map(|g| g.unwrap_or_else(|e| panic!("a game of the round does not read: {e}\n{text}")))
+        .collect()
+}
+
+fn tag<'a>(game: &'a ImportedGame, name: &str) -> &'a str {
+    game.tags
+        .iter()
+        .find(|(n, _)| n == name)
+        .map_or("", |(_, v)| v.as_str())
+}
+
+/// The SAN moves of a game read back.
+fn sans(game: &ImportedGame) -> Vec<String> {
+    let mut pos = game.game.start_position().clone();
+    let mut out = Vec::new();
+    for &m in game.game.moves() {
+        out.push(shakmaty::san::San::from_move(&pos, m).to_string());
+        shakmaty::Position::play_unchecked(&mut pos, m);
+    }
+    out
+}
+
+/// The round's file as it is now (a half-written file never shows: it is renamed into place).
+fn read_round(path: &Path) -> Option<Vec<ImportedGame>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    Some(games(&text))
+}
+
+#[test]
+fn games_pgn_holds_every_tables_game_with_clocks_and_results() {
+    let dir = scratch_dir("broadcast-file");
+    let round_dir = dir.join("round");
+    let mut daemon = serve(&dir, &format!("pgn_dir = \"{}\"", round_dir.display()), &[]);
+    let path = round_dir.join("games.pgn");
+    // At the start already: both tables' games, no moves yet, in configuration order.
+    let (round, _) = wait_for(
+        "the first games.pgn",
+        || read_round(&path),
+        |g| g.len() == 2,
+    );
+    assert_eq!(tag(&round[0], "White"), "Anna Blind");
+    assert_eq!(tag(&round[1], "White"), "Carla");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "the Broadcaster app, another user, reads it");
+    }
+
+    let (w1, b1) = players(&daemon, "table-1");
+    let (w2, mut b2) = players(&daemon, "table-2");
+    let mut sides = [w1, b1, w2];
+    let mut delays = Vec::new();
+    // (who moves: 0 table-1's White, 1 its Black, 2 table-2's White, 3 its Black; the table;
+    // the move; the table's half-moves after it)
+    for (who, table, m, plies) in [
+        (0, 0, "e4", 1),
+        (2, 1, "d4", 1),
+        (1, 0, "e5", 2),
+        (3, 1, "Nf6", 2),
+    ] {
+        let side = if who == 3 { &mut b2 } else { &mut sides[who] };
+        let sent = Instant::now();
+        assert!(side.ask(&format!("move {m}")).starts_with("ok"));
+        let (_, seen) = wait_for(
+            &format!("{m} in games.pgn"),
+            || read_round(&path),
+            |g| g.len() == 2 && g[table].game.ply_count() == plies,
+        );
+        delays.push(seen - sent);
+    }
+    let (round, _) = wait_for("the round", || read_round(&path), |g| g.len() == 2);
+    assert_eq!(sans(&round[0]), ["e4", "e5"]);
+    assert_eq!(sans(&round[1]), ["d4", "Nf6"]);
+    for game in &round {
+        // Every move has its clock (`{[%clk 1:30:00]}` and on).
+        assert!(game.clocks.iter().all(Option::is_some), "{:?}", game.clocks);
+        for (name, value) in [
+            ("Event", "IBCA Open"),
+            ("Site", "Berlin"),
+            ("Round", "3"),
+            ("Result", "*"),
+            ("TimeControl", "5400+30"),
+        ] {
+            assert_eq!(tag(game, name), value, "tag {name}");
+        }
+        assert!(
+            tag(game, "Date").starts_with("20"),
+            "{:?}",
+            tag(game, "Date")
+        );
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("{ [%clk") || text.contains("{[%clk"),
+        "{text}"
+    );
+
+    // An end: table-2's Black resigns; the finished game stays with its result.
+    assert!(b2.ask("resign").starts_with("ok"));
+    let (round, _) = wait_for(
+        "the result in games.pgn",
+        || read_round(&path),
+        |g| g.len() == 2 && tag(&g[1], "Result") == "1-0",
+    );
+    assert_eq!(tag(&round[0], "Result"), "*");
+    assert_eq!(sans(&round[1]), ["d4", "Nf6"]);
+
+    // The arbiter sees what was written.
+    let mut arbiter = daemon.connect("arbiter");
+    let state = arbiter.ask("broadcast");
+    assert!(
+        state.starts_with("ok broadcast games 2; file ")
+            && state.contains(" written ")
+            && state.ends_with("push off"),
+        "{state}"
+    );
+    assert!(
+        daemon
+            .connect("observer")
+            .ask("broadcast")
+            .starts_with("error")
+    );
+    let worst = delays.iter().max().unwrap();
+    eprintln!(
+        "figure: move reply → games.pgn shows it: {:?} each, worst {worst:?}",
+        delays
+    );
+    daemon.terminate();
+}
+
+/// One push as the fake lichess received it.
+#[derive(Clone, Debug)]
+struct Push {
+    at: Instant,
+    body: String,
+}
+
+/// The fake lichess broadcast push endpoint: checks the token and the body's type, records
+/// every push, and answers 429 (with `Retry-After`) to the next one when told to.
+#[derive(Clone, Default)]
+struct FakeLichess {
+    pushes: Arc<Mutex<Vec<Push>>>,
+    refused: Arc<Mutex<Vec<(Instant, String)>>>,
+    rate_limit_next: Arc<Mutex<bool>>,
+}
+
+impl FakeLichess {
+    /// Serves on a port of this machine, on a runtime of its own; returns its base address.
+    fn start(&self) -> String {
+        use axum::routing::post;
+        let fake = self.clone();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let app = axum::Router::new()
+                    .route("/api/broadcast/round/{id}/push", post(push))
+                    .with_state(fake);
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                axum::serve(listener, app).await.unwrap();
+            });
+        });
+        format!("http://{addr}")
+    }
+
+    fn pushes(&self) -> Vec<Push> {
+        self.pushes.lock().unwrap().clone()
+    }
+}
+
+/// `POST /api/broadcast/round/{id}/push` as lichess's OpenAPI document describes it: scope
+/// `study:write`, a `text/plain` PGN of up to 100 games; 200 with each game's tags and moves.
+async fn push(
+    axum::extract::State(fake): axum::extract::State<FakeLichess>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    headers: axum::http::HeaderMap,
+    body: String,
+) -> axum::response::Response {
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned()
+    };
+    let refuse = |status: StatusCode, why: String| {
+        fake.refused
+            .lock()
+            .unwrap()
+            .push((Instant::now(), why.clone()));
+        (status, why).into_response()
+    };
+    if header("authorization") != format!("Bearer {TOKEN}") {
+        return refuse(StatusCode::UNAUTHORIZED, "No such token".into());
+    }
+    if id != ROUND {
+        return refuse(StatusCode::NOT_FOUND, format!("no round {id}"));
+    }
+    if !header("content-type").starts_with("text/plain") {
+        return refuse(StatusCode::BAD_REQUEST, header("content-type"));
+    }
+    if std::mem::take(&mut *fake.rate_limit_next.lock().unwrap()) {
+        let why = "rate limited".to_owned();
+        fake.refused
+            .lock()
+            .unwrap()
+            .push((Instant::now(), why.clone()));
+        return (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "3")], why).into_response();
+    }
+    let read = read_games(&body);
+    if read.is_empty() || read.len() > 100 || read.iter().any(Result::is_err) {
+        return refuse(StatusCode::BAD_REQUEST, "Cannot parse moves".into());
+    }
+    fake.pushes.lock().unwrap().push(Push {
+        at: Instant::now(),
+        body: body.clone(),
+    });
+    let games: Vec<String> = read
+        .iter()
+        .flatten()
+        .map(|g| format!(r#"{{"tags":{{}},"moves":{}}}"#, g.game.ply_count()))
+        .collect();
+    (
+        StatusCode::OK,
+        [("content-type", "application/json")],
+        format!(r#"{{"games":[{}]}}"#, games.join(",")),
+    )
+        .into_response()
+}
+
+/// A daemon pushing to the fake lichess (no file).
+fn pushing(name: &str) -> (PathBuf, FakeLichess, Daemon) {
+    let dir = scratch_dir(name);
+    let fake = FakeLichess::default();
+    let url = fake.start();
+    let daemon = serve(
+        &dir,
+        &format!("round_id = \"{ROUND}\"\ntoken_env = \"BROADCAST_TOKEN\"\nurl = \"{url}\""),
+        &[("BROADCAST_TOKEN", TOKEN)],
+    );
+    (dir, fake, daemon)
+}
+
+/// The plies of table-1's game in a push.
+fn plies_of_first(push: &Push) -> usize {
+    games(&push.body)[0].game.ply_count()
+}
+
+#[test]
+fn the_round_is_pushed_with_the_token_and_a_burst_is_coalesced() {
+    let (_dir, fake, mut daemon) = pushing("broadcast-push");
+    // The start's round: both games.
+    let (first, _) = wait_for(
+        "the first push",
+        || fake.pushes().first().cloned(),
+        |_| true,
+    );
+    assert_eq!(games(&first.body).len(), 2);
+
+    // One move, then the time until lichess has it.
+    let (mut white, mut black) = players(&daemon, "table-1");
+    let sent = Instant::now();
+    play(&mut white, &mut black, &["e4"]);
+    let (after_one, _) = wait_for(
+        "the push of 1.e4",
+        || fake.pushes().last().cloned(),
+        |p| plies_of_first(p) == 1,
+    );
+    let one_move = after_one.at - sent;
+
+    // A burst of 12 moves as fast as the control interface takes them.
+    let before = fake.pushes().len();
+    let burst = [
+        "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7", "Re1", "b5", "Bb3",
+    ];
+    play(&mut black, &mut white, &burst);
+    let (last, _) = wait_for(
+        "the push with the burst's last move",
+        || fake.pushes().last().cloned(),
+        |p| plies_of_first(p) == 13,
+    );
+    let pushes = fake.pushes().len() - before;
+    assert!(
+        pushes < burst.len(),
+        "{pushes} pushes for {} moves: not coalesced",
+        burst.len()
+    );
+    assert_eq!(
+        sans(&games(&last.body)[0]).last().map(String::as_str),
+        Some("Bb3")
+    );
+    // Never two pushes of the same round, and no refusal (token, type, body all right).
+    let all = fake.pushes();
+    assert!(all.windows(2).all(|w| w[0].body != w[1].body));
+    assert!(fake.refused.lock().unwrap().is_empty());
+    let state = daemon.connect("arbiter").ask("broadcast");
+    assert!(
+        state.starts_with("ok broadcast games 2; file off; push round Ab12Cd34 ok "),
+        "{state}"
+    );
+    eprintln!(
+        "figure: move → push with it {one_move:?}; a burst of {} moves → {pushes} pushes ({:.2} per move)",
+        burst.len(),
+        pushes as f64 / burst.len() as f64
+    );
+    daemon.terminate();
+}
+
+#[test]
+fn after_a_429_the_next_push_waits_as_long_as_lichess_says_and_carries_the_latest() {
+    let (_dir, fake, mut daemon) = pushing("broadcast-429");
+    wait_for(
+        "the first push",
+        || fake.pushes().first().cloned(),
+        |_| true,
+    );
+    let (mut white, mut black) = players(&daemon, "table-1");
+    *fake.rate_limit_next.lock().unwrap() = true;
+    play(&mut white, &mut black, &["d4"]);
+    let (refused_at, _) = wait_for(
+        "the 429",
+        || fake.refused.lock().unwrap().first().map(|r| r.0),
+        |_| true,
+    );
+    // Meanwhile more moves: they ride on the one push after the pause.
+    play(&mut black, &mut white, &["d5", "c4"]);
+    let state = daemon.connect("arbiter").ask("broadcast");
+    assert!(
+        state.contains("failed") && state.contains("next try in"),
+        "{state}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(60) + WAIT;
+    let next = loop {
+        if let Some(p) = fake.pushes().iter().find(|p| p.at > refused_at).cloned() {
+            break p;
+        }
+        assert!(Instant::now() < deadline, "no push after the 429");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let waited = next.at - refused_at;
+    // lichess asks for a minute at least ("waiting one minute before retrying").
+    assert!(
+        waited >= Duration::from_secs(60),
+        "pushed again after {waited:?}"
+    );
+    assert_eq!(
+        plies_of_first(&next),
+        3,
+        "the push after the pause has the latest moves"
+    );
+    assert_eq!(
+        fake.pushes().iter().filter(|p| p.at > refused_at).count(),
+        1,
+        "one push after the pause"
+    );
+    eprintln!("figure: after a 429 (Retry-After 3) the next push came {waited:?} later");
+    daemon.terminate();
+}
