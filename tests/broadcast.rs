@@ -219,9 +219,17 @@ fn games_pgn_holds_every_tables_game_with_clocks_and_results() {
     );
     assert_eq!(tag(&round[0], "Result"), "*");
     assert_eq!(sans(&round[1]), ["d4", "Nf6"]);
+    // … until the table's next game begins.
+    let mut arbiter = daemon.connect("arbiter");
+    assert_eq!(arbiter.ask("table table-2"), "ok table table-2");
+    assert!(arbiter.ask("new-game").starts_with("ok new game"));
+    wait_for(
+        "the next game in games.pgn",
+        || read_round(&path),
+        |g| g.len() == 2 && tag(&g[1], "Result") == "*" && g[1].game.ply_count() == 0,
+    );
 
     // The arbiter sees what was written.
-    let mut arbiter = daemon.connect("arbiter");
     let state = arbiter.ask("broadcast");
     assert!(
         state.starts_with("ok broadcast games 2; file ")
@@ -257,6 +265,8 @@ struct FakeLichess {
     pushes: Arc<Mutex<Vec<Push>>>,
     refused: Arc<Mutex<Vec<(Instant, String)>>>,
     rate_limit_next: Arc<Mutex<bool>>,
+    /// Pushes still to be answered 503 (lichess down for maintenance).
+    fail_next: Arc<Mutex<usize>>,
 }
 
 impl FakeLichess {
@@ -328,6 +338,14 @@ async fn push(
             .unwrap()
             .push((Instant::now(), why.clone()));
         return (StatusCode::TOO_MANY_REQUESTS, [("retry-after", "3")], why).into_response();
+    }
+    {
+        let mut failing = fake.fail_next.lock().unwrap();
+        if *failing > 0 {
+            *failing -= 1;
+            drop(failing);
+            return refuse(StatusCode::SERVICE_UNAVAILABLE, "maintenance".into());
+        }
     }
     let read = read_games(&body);
     if read.is_empty() || read.len() > 100 || read.iter().any(Result::is_err) {
@@ -477,4 +495,41 @@ fn after_a_429_the_next_push_waits_as_long_as_lichess_says_and_carries_the_lates
     );
     eprintln!("figure: after a 429 (Retry-After 3) the next push came {waited:?} later");
     daemon.terminate();
+}
+
+#[test]
+fn a_failing_push_is_tried_again_with_back_off_and_logged_once() {
+    let (_dir, fake, daemon) = pushing("broadcast-503");
+    wait_for(
+        "the first push",
+        || fake.pushes().first().cloned(),
+        |_| true,
+    );
+    *fake.fail_next.lock().unwrap() = 3;
+    let (mut white, mut black) = players(&daemon, "table-1");
+    play(&mut white, &mut black, &["c4"]);
+    let (after, _) = wait_for(
+        "the push after three failures",
+        || fake.pushes().get(1).cloned(),
+        |_| true,
+    );
+    assert_eq!(plies_of_first(&after), 1);
+    let refused: Vec<Instant> = fake.refused.lock().unwrap().iter().map(|r| r.0).collect();
+    assert_eq!(refused.len(), 3);
+    // Back-off: 1 s, then 2 s, then 4 s between the tries.
+    let gaps: Vec<Duration> = refused
+        .iter()
+        .chain([&after.at])
+        .collect::<Vec<_>>()
+        .windows(2)
+        .map(|w| *w[1] - *w[0])
+        .collect();
+    for (gap, least) in gaps.iter().zip([1, 2, 4]) {
+        assert!(*gap >= Duration::from_secs(least), "gaps {gaps:?}");
+    }
+    let log = daemon.stop_and_read_log();
+    let said = |what: &str| log.iter().filter(|l| l.contains(what)).count();
+    assert_eq!(said("the broadcast push failed"), 1, "{log:#?}");
+    assert_eq!(said("the broadcast push works again"), 1, "{log:#?}");
+    eprintln!("figure: 3 failed pushes (503) → one warning, the push {gaps:?} apart");
 }
