@@ -533,3 +533,13 @@ fn a_failing_push_is_tried_again_with_back_off_and_logged_once() {
     assert_eq!(said("the broadcast push works again"), 1, "{log:#?}");
     eprintln!("figure: 3 failed pushes (503) → one warning, the push {gaps:?} apart");
 }
+
+#[test]
+fn without_broadcast_the_arbiter_is_told_it_is_not_configured() {
+    let dir = scratch_dir("broadcast-none");
+    let daemon = Serve::new(&dir.join("state")).start();
+    assert_eq!(
+        daemon.connect("arbiter").ask("broadcast"),
+        "error state this daemon broadcasts nothing: [broadcast] is not configured"
+    );
+}

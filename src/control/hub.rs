@@ -158,6 +158,39 @@ mod tests {
         table.await.unwrap();
     }
 
+    /// The arbiter's `broadcast` line: ages from the wall times, a failure with its reason and
+    /// the wait before the next try, the parts not configured said `off`.
+    #[test]
+    fn the_broadcast_state_in_words() {
+        let at = |s: u64, outcome| {
+            Some(Attempt {
+                at_unix_ms: s * 1000,
+                outcome,
+            })
+        };
+        let status = BroadcastStatus {
+            games: 2,
+            left_out: 0,
+            file: Some(("/r/games.pgn".into(), at(99, Ok(())))),
+            push: Some(PushStatus {
+                round_id: "Ab12Cd34".into(),
+                pushes: 3,
+                last: at(90, Err("too many requests: waiting 60 s".into())),
+                next_try_unix_ms: Some(150_000),
+            }),
+        };
+        assert_eq!(
+            status.describe(100_000),
+            "broadcast games 2; file /r/games.pgn written 1s ago; push round Ab12Cd34 failed \
+             10s ago: too many requests: waiting 60 s, 3 pushes, next try in 50s"
+        );
+        let quiet = BroadcastStatus {
+            games: 1,
+            ..BroadcastStatus::default()
+        };
+        assert_eq!(quiet.describe(0), "broadcast games 1; file off; push off");
+    }
+
     /// Past patience the connection stops waiting (the reply then says the outcome is not
     /// known yet); a table that has stopped is told at once.
     #[tokio::test(start_paused = true)]
