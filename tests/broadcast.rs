@@ -24,6 +24,11 @@ const ROUND: &str = "Ab12Cd34";
 /// A configuration with two tables (both sides of each played through the control
 /// interface) and the `[broadcast]` section's lines (none: no section).
 fn serve(dir: &Path, broadcast: &str, env: &[(&str, &str)]) -> Daemon {
+    serve_with_peg(dir, "none", broadcast, env)
+}
+
+/// [`serve`] with table-1's White on the peg board at `peg` (a device, or `none`).
+fn serve_with_peg(dir: &Path, peg: &str, broadcast: &str, env: &[(&str, &str)]) -> Daemon {
     let config = dir.join("annabella.toml");
     std::fs::write(
         &config,
@@ -34,7 +39,8 @@ backends = "transcript:{transcript}"
 
 [[table]]
 name = "table-1"
-peg = "none"
+peg = "{peg}"
+peg_side = "white"
 time_control = "5400+30"
 white = "Anna Blind"
 black = "Bob Sighted"
@@ -597,4 +603,51 @@ fn without_broadcast_the_arbiter_is_told_it_is_not_configured() {
         daemon.connect("arbiter").ask("broadcast"),
         "error state this daemon broadcasts nothing: [broadcast] is not configured"
     );
+}
+
+#[test]
+fn a_peg_boards_moves_are_in_games_pgn_and_a_restart_writes_it_again() {
+    use common::board::SimulatedBoard;
+    let dir = scratch_dir("broadcast-restart");
+    let round_dir = dir.join("round");
+    let pgn_dir = format!("pgn_dir = \"{}\"", round_dir.display());
+    let peg = dir.join("peg");
+    let mut board = SimulatedBoard::on_pty("peg", &peg, &[]);
+    let peg = peg.display().to_string();
+    let daemon = serve_with_peg(&dir, &peg, &pgn_dir, &[]);
+    let path = round_dir.join("games.pgn");
+    let mut watcher = daemon.watching("observer", "table-1");
+    watcher.wait_status("peg connected in-sync");
+    // The blind player's move on his peg board, the opponent's relayed and replicated.
+    let mut black = daemon.connect("black");
+    assert_eq!(black.ask("table table-1"), "ok table table-1");
+    board.hand("e2e4");
+    wait_for(
+        "the peg board's 1.e4 in games.pgn",
+        || read_round(&path),
+        |g| g.len() == 2 && g[0].game.ply_count() == 1,
+    );
+    assert!(black.ask("move e7e5").starts_with("ok"));
+    board.hand("e7e5");
+    watcher.wait_status("peg connected in-sync");
+    wait_for(
+        "1...e5 in games.pgn",
+        || read_round(&path),
+        |g| g.len() == 2 && g[0].game.ply_count() == 2,
+    );
+    drop((watcher, black));
+    daemon.kill9();
+
+    // Killed, the file gone: the next start writes the round again from the journal.
+    std::fs::remove_file(&path).unwrap();
+    let mut daemon = serve_with_peg(&dir, &peg, &pgn_dir, &[]);
+    let (round, _) = wait_for(
+        "games.pgn after the restart",
+        || read_round(&path),
+        |g| g.len() == 2,
+    );
+    assert_eq!(sans(&round[0]), ["e4", "e5"]);
+    assert!(round[0].clocks.iter().all(Option::is_some));
+    assert_eq!(tag(&round[0], "White"), "Anna Blind");
+    daemon.terminate();
 }
