@@ -22,7 +22,7 @@ use crate::config::BroadcastSettings;
 use crate::control::hub::{Attempt, BroadcastStatus, Hub, PushStatus, TableHandle};
 use crate::io::broadcast_file::{self, FILE_NAME};
 use crate::io::clock::unix_ms;
-use crate::io::http_client::{HttpClient, HttpError, HttpRequest};
+use crate::io::http_client::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::table::control::{ExportFormat, Role, TableRequest};
 use crate::table::event::TableEvent;
 use crate::table::reply::Answer;
@@ -259,9 +259,7 @@ async fn push_rounds(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let path = format!("/api/broadcast/round/{}/push", pusher.round_id);
-    let mut pushed: Option<Arc<str>> = None;
-    let mut retry = FIRST_RETRY;
-    let mut failed_tries = 0u32;
+    let mut state = PushState::default();
     let mut again = false;
     loop {
         if !again {
@@ -274,7 +272,8 @@ async fn push_rounds(
         let Some(text) = rounds.borrow_and_update().clone() else {
             continue;
         };
-        if pushed.as_deref() == Some(&*text) {
+        // lichess refuses an empty round (no table has answered yet): nothing to push.
+        if text.is_empty() || state.pushed.as_deref() == Some(&*text) {
             continue;
         }
         let request = HttpRequest::post_raw(&path, "text/plain", text.as_bytes().to_vec());
@@ -283,32 +282,7 @@ async fn push_rounds(
             _ = shutdown.changed() => break,
         };
         let at_unix_ms = unix_ms();
-        let (outcome, wait) = match answer {
-            Ok(response) => {
-                pushed = Some(text);
-                if failed_tries > 0 {
-                    tracing::info!(failed_tries, "the broadcast push works again");
-                }
-                failed_tries = 0;
-                retry = FIRST_RETRY;
-                (games_refused(&response.body), None)
-            }
-            Err(e) => {
-                if failed_tries == 0 {
-                    tracing::warn!(error = %e, round = %pusher.round_id, "the broadcast push failed; trying again");
-                }
-                failed_tries += 1;
-                let wait = match e {
-                    HttpError::RateLimited { wait } => wait,
-                    _ => {
-                        let this = retry;
-                        retry = (retry * 2).min(LAST_RETRY);
-                        this
-                    }
-                };
-                (Err(e.to_string()), Some(wait))
-            }
-        };
+        let (outcome, wait) = state.heard(answer, text, &pusher.round_id);
         status.send_modify(|s| {
             if let Some(push) = &mut s.push {
                 push.pushes += u64::from(wait.is_none());
@@ -324,6 +298,67 @@ async fn push_rounds(
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}
                 _ = shutdown.changed() => break,
+            }
+        }
+    }
+}
+
+/// What the pusher remembers between pushes.
+#[derive(Default)]
+struct PushState {
+    /// The round lichess last took (the same round is never pushed twice).
+    pushed: Option<Arc<str>>,
+    /// The next wait after a failure other than a 429 (`None`: the first).
+    retry: Option<Duration>,
+    /// Failed tries since the last push that went through.
+    failed_tries: u32,
+    /// What lichess said of the last round's games, said once in the log.
+    refused: Option<String>,
+}
+
+impl PushState {
+    /// The push's answer: its outcome for `broadcast`, and how long to wait before the next
+    /// try (`None`: it went through, the next push waits for the next change).
+    fn heard(
+        &mut self,
+        answer: Result<HttpResponse, HttpError>,
+        text: Arc<str>,
+        round_id: &str,
+    ) -> (Result<(), String>, Option<Duration>) {
+        match answer {
+            Ok(response) => {
+                self.pushed = Some(text);
+                if self.failed_tries > 0 {
+                    tracing::info!(
+                        failed_tries = self.failed_tries,
+                        "the broadcast push works again"
+                    );
+                }
+                self.failed_tries = 0;
+                self.retry = None;
+                let refused = games_refused(&response.body);
+                if let Err(why) = &refused
+                    && self.refused.as_ref() != Some(why)
+                {
+                    tracing::warn!(round = %round_id, "{why}");
+                }
+                self.refused = refused.clone().err();
+                (refused, None)
+            }
+            Err(e) => {
+                if self.failed_tries == 0 {
+                    tracing::warn!(error = %e, round = %round_id, "the broadcast push failed; trying again");
+                }
+                self.failed_tries += 1;
+                let wait = match e {
+                    HttpError::RateLimited { wait } => wait,
+                    _ => {
+                        let wait = self.retry.unwrap_or(FIRST_RETRY);
+                        self.retry = Some((wait * 2).min(LAST_RETRY));
+                        wait
+                    }
+                };
+                (Err(e.to_string()), Some(wait))
             }
         }
     }
@@ -354,6 +389,46 @@ fn games_refused(body: &[u8]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Failures wait 1, 2, 4 … 60 s; a 429 waits what the client says; a push that goes
+    /// through starts the back-off again and is never pushed twice.
+    #[test]
+    fn the_waits_after_failures_and_a_429() {
+        let mut state = PushState::default();
+        let text: Arc<str> = Arc::from("[Event \"e\"]\n\n*\n");
+        let down = || {
+            Err(HttpError::Status {
+                status: 503,
+                body: String::new(),
+            })
+        };
+        let waits: Vec<u64> = (0..8)
+            .map(|_| {
+                state
+                    .heard(down(), Arc::clone(&text), "r")
+                    .1
+                    .unwrap()
+                    .as_secs()
+            })
+            .collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 32, 60, 60]);
+        let limited = Err(HttpError::RateLimited {
+            wait: Duration::from_secs(75),
+        });
+        let (outcome, wait) = state.heard(limited, Arc::clone(&text), "r");
+        assert_eq!(wait, Some(Duration::from_secs(75)));
+        assert_eq!(outcome, Err("too many requests: waiting 75 s".into()));
+        let ok = Ok(HttpResponse {
+            status: 200,
+            body: br#"{"games":[{"moves":0}]}"#.to_vec(),
+        });
+        assert_eq!(state.heard(ok, Arc::clone(&text), "r"), (Ok(()), None));
+        assert_eq!(state.pushed.as_deref(), Some(&*text));
+        assert_eq!(
+            state.heard(down(), text, "r").1,
+            Some(Duration::from_secs(1))
+        );
+    }
 
     #[test]
     fn a_game_lichess_could_not_read_is_said_with_its_number() {
