@@ -86,8 +86,12 @@ pub fn changes_game(event: &TableEvent) -> bool {
     )
 }
 
-/// Writes `text` as `dir/games.pgn`, whole (temporary file, synced, renamed), making `dir`
-/// when it is missing. Returns the file's path.
+/// Writes `text` as `dir/games.pgn`, whole (temporary file renamed), making `dir` when it is
+/// missing. Returns the file's path.
+///
+/// It is not synced: a watcher reads the old round or the new one whole all the same (the
+/// rename is atomic), a power cut costs nothing (the daemon writes the round again when it
+/// starts), and syncs here would make the journal's, on the same disk, wait behind them.
 ///
 /// The file is 0644 (`Access::Published`), unlike every other file of the daemon: it exists
 /// to be read by another program, often under another user (the arbiter's Broadcaster app),
@@ -95,7 +99,7 @@ pub fn changes_game(event: &TableEvent) -> bool {
 pub fn write(dir: &Path, text: &str) -> io::Result<PathBuf> {
     private_file::create_dir(dir, Access::Published)?;
     let path = dir.join(FILE_NAME);
-    private_file::replace(&path, text.as_bytes(), Access::Published)?;
+    private_file::replace_unsynced(&path, text.as_bytes(), Access::Published)?;
     Ok(path)
 }
 

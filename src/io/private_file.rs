@@ -101,6 +101,18 @@ pub fn open(path: &Path, mode: Mode, access: Access) -> io::Result<File> {
 /// `path` now must be a regular file of the daemon's user (or nothing): a link or another
 /// user's file there is refused rather than replaced, since someone put it there.
 pub fn replace(path: &Path, bytes: &[u8], access: Access) -> io::Result<()> {
+    replace_whole(path, bytes, access, true)
+}
+
+/// [`replace`] without syncing: a reader still sees the old file or the new one whole (the
+/// rename is atomic), but a power cut may lose the new one. For a file the daemon makes again
+/// at its next start (the broadcast's `games.pgn`), whose syncs would only queue the journal's
+/// behind them on the same disk.
+pub fn replace_unsynced(path: &Path, bytes: &[u8], access: Access) -> io::Result<()> {
+    replace_whole(path, bytes, access, false)
+}
+
+fn replace_whole(path: &Path, bytes: &[u8], access: Access, sync: bool) -> io::Result<()> {
     let dir = parent(path);
     let name = path
         .file_name()
@@ -120,14 +132,17 @@ pub fn replace(path: &Path, bytes: &[u8], access: Access) -> io::Result<()> {
     let mut file = options.open(&temp).map_err(|e| explain(&temp, e))?;
     let written = set_mode(&file, access)
         .and_then(|()| file.write_all(bytes))
-        .and_then(|()| file.sync_all());
+        .and_then(|()| if sync { file.sync_all() } else { Ok(()) });
     if let Err(e) = written {
         let _ = fs::remove_file(&temp);
         return Err(explain(&temp, e));
     }
     drop(file);
     fs::rename(&temp, path).map_err(|e| explain(path, e))?;
-    sync_dir(&dir).map_err(|e| explain(&dir, e))
+    if sync {
+        sync_dir(&dir).map_err(|e| explain(&dir, e))?;
+    }
+    Ok(())
 }
 
 /// Makes `dir` (and its missing parents) with mode 0700 (0750 for records shared with the
