@@ -701,3 +701,39 @@ fn a_peg_boards_moves_are_in_games_pgn_and_a_restart_writes_it_again() {
     assert_eq!(tag(&round[0], "White"), "Anna Blind");
     daemon.terminate();
 }
+
+#[test]
+fn a_folder_that_cannot_be_written_is_said_once_and_the_games_go_on() {
+    let dir = scratch_dir("broadcast-unwritable");
+    // A regular file where the folder should be: no games.pgn can be made under it.
+    let blocker = dir.join("not-a-folder");
+    std::fs::write(&blocker, "x").unwrap();
+    let round_dir = blocker.join("round");
+    let daemon = serve(&dir, &format!("pgn_dir = \"{}\"", round_dir.display()), &[]);
+    let (mut white, mut black) = players(&daemon, "table-1");
+    // The moves are played all the same, each one a new round the file cannot take.
+    play(&mut white, &mut black, &["e4", "e5", "Nf3"]);
+    let mut arbiter = daemon.connect("arbiter");
+    let deadline = Instant::now() + WAIT;
+    let state = loop {
+        let state = arbiter.ask("broadcast");
+        if state.contains(" failed ") {
+            break state;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the failure never showed: {state}"
+        );
+        std::thread::sleep(Duration::from_millis(150));
+    };
+    assert!(state.contains("not-a-folder"), "{state}");
+    assert!(state.ends_with("push off"), "{state}");
+    assert!(arbiter.ask("table table-1").starts_with("ok"));
+    assert!(arbiter.ask("sheet").contains("Nf3"));
+    let log = daemon.stop_and_read_log();
+    let said = log
+        .iter()
+        .filter(|l| l.contains("games.pgn not written"))
+        .count();
+    assert_eq!(said, 1, "{log:#?}");
+}
