@@ -283,14 +283,16 @@ pub fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language
         tags: tc.tags.clone(),
         correspondence: match &tc.kind {
             TableKind::Correspondence { game_id, .. } => Some(game_id.as_str().to_owned()),
-            TableKind::Board => None,
+            TableKind::Board | TableKind::Lichess => None,
         },
         days: match &tc.kind {
             TableKind::Correspondence { days, .. } => Some(*days),
-            TableKind::Board => None,
+            TableKind::Board | TableKind::Lichess => None,
         },
         confirm_send: config.desk.confirm,
-        shared_speaker: matches!(tc.kind, TableKind::Board) && shared_speaker(&config.speech),
+        shared_speaker: matches!(tc.kind, TableKind::Board | TableKind::Lichess)
+            && shared_speaker(&config.speech),
+        server_game: tc.kind == TableKind::Lichess,
     }
 }
 

@@ -124,6 +124,20 @@ static COMMENT: RequestSpec = spec(
 );
 static CLAIM_TIME: RequestSpec = spec("claim-time", &["claim-time"], Players, Table, a::claim_time);
 static UNDO: RequestSpec = spec("undo", &["undo"], Players, Table, a::undo);
+static SEEK: RequestSpec = spec(
+    "seek",
+    &["seek 15+10", "seek 30+20 rated"],
+    Players,
+    Table,
+    a::seek,
+);
+static CHALLENGE: RequestSpec = spec(
+    "challenge",
+    &["challenge bob 30+20"],
+    Players,
+    Table,
+    a::challenge,
+);
 static RECORD: RequestSpec = spec(
     "record",
     &["record b 1. e4 e5 2. Nf3"],
@@ -206,6 +220,8 @@ pub static REQUESTS: [&RequestSpec; 42] = [
     &MESSAGE,
     &COMMENT,
     &UNDO,
+    &SEEK,
+    &CHALLENGE,
     &RECORD,
     &CONFIRM,
     &DISPUTE,
@@ -338,6 +354,8 @@ impl TableRequest {
             T::Dispute { .. } => &DISPUTE,
             T::Resolve { .. } => &RESOLVE,
             T::NewGame { .. } => &NEW_GAME,
+            T::Seek { .. } => &SEEK,
+            T::Challenge { .. } => &CHALLENGE,
             T::Tag { .. } => &TAG,
             T::Pause => &PAUSE,
             T::Resume => &RESUME,
