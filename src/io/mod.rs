@@ -2,6 +2,8 @@
 //!
 //! - [`calibration`]: a Certabo board's calibration kept in a file, learned and saved.
 //! - [`clock`]: milliseconds for stamping events; the only clock reads.
+//! - [`http_client`]: the servers' client (lichess, ICCF's XFCC, the broadcast push): HTTP/1.1
+//!   over rustls, one short request at a time, a 429 pause, bounded bodies, NDJSON streams.
 //! - [`lines`]: the one bounded line reader (the server's requests, `annabella send`'s replies).
 //! - [`log_file`]: the log in a file rotated by size, bounded in total whatever is logged.
 //! - [`log_throttle`]: each place that logs may write a burst per window; the rest are
@@ -32,6 +34,7 @@
 
 pub mod calibration;
 pub mod clock;
+pub mod http_client;
 pub mod lines;
 pub mod link;
 pub mod log_file;
