@@ -90,6 +90,19 @@ pub async fn wire_table(
         requests: requests_tx,
         events,
     };
+    // A lichess table's requests pass its lichess task first (`seek`, `challenge`).
+    let handle = match tc.kind {
+        TableKind::Lichess => crate::app::lichess_table::start(
+            tasks,
+            config.lichess.as_ref(),
+            tc,
+            lang,
+            wiring.speaker,
+            handle,
+            wiring.shutdown,
+        )?,
+        _ => handle,
+    };
     let simulated = link_peg(wiring, tasks, tc, &table, lang, &boards_tx)?;
     link_normal(wiring, tasks, tc, &boards_tx);
     let (desk, correspondence) =

@@ -277,7 +277,10 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("lichess_seek_ended", &[]),
     ("lichess_challenge_sent", &["user", "control"]),
     ("lichess_challenge_declined", &["user"]),
-    ("lichess_game_started", &["opponent", "rating", "control", "color"]),
+    (
+        "lichess_game_started",
+        &["opponent", "rating", "control", "color"],
+    ),
     ("lichess_move_refused", &["move"]),
     ("lichess_nothing_to_claim", &[]),
     ("lichess_claim_wait", &["time"]),

@@ -222,9 +222,7 @@ impl GameState {
         match self.status.as_str() {
             "" | "created" | "started" => Status::Running,
             "aborted" => Status::Aborted,
-            "mate" | "stalemate" | "insufficientMaterialClaim" | "variantEnd" => {
-                Status::OnTheBoard
-            }
+            "mate" | "stalemate" | "insufficientMaterialClaim" | "variantEnd" => Status::OnTheBoard,
             "resign" => Status::Resign,
             "timeout" => Status::Timeout,
             "draw" => Status::Draw,

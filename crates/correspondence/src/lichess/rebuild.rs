@@ -106,7 +106,10 @@ mod tests {
 
     #[test]
     fn the_same_list_again_changes_nothing() {
-        assert_eq!(r("e2e4 e7e5", "e2e4 e7e5", Color::White), Rebuild::default());
+        assert_eq!(
+            r("e2e4 e7e5", "e2e4 e7e5", Color::White),
+            Rebuild::default()
+        );
         assert_eq!(r("", "", Color::Black), Rebuild::default());
     }
 

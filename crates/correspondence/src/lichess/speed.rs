@@ -171,7 +171,13 @@ mod tests {
     fn a_seek_below_rapid_is_refused_with_the_reason() {
         assert!(c("15+10").check_seek().is_ok());
         let e = c("5+3").check_seek().unwrap_err();
-        assert!(matches!(e, ControlError::TooFast { estimate_s: 420, .. }));
+        assert!(matches!(
+            e,
+            ControlError::TooFast {
+                estimate_s: 420,
+                ..
+            }
+        ));
         assert!(e.to_string().contains("blitz"), "{e}");
         assert!(c("181+0").check_seek().is_err());
     }

@@ -8,8 +8,8 @@ use std::fmt;
 use shakmaty::Color;
 
 use crate::reconcile::Side;
-use annabella_correspondence::lichess::speed::LiveControl;
 use annabella_chess::game::GameResult;
+use annabella_correspondence::lichess::speed::LiveControl;
 
 /// One request line, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]

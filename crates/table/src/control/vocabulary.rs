@@ -193,7 +193,7 @@ static HELP: RequestSpec = spec("help", &["help"], Anyone, Connection, a::help);
 static QUIT: RequestSpec = spec("quit", &["quit"], Anyone, Connection, a::quit);
 
 /// Every request, in the order `help` lists them.
-pub static REQUESTS: [&RequestSpec; 42] = [
+pub static REQUESTS: [&RequestSpec; 44] = [
     &AUTH,
     &TABLE,
     &TABLES,
