@@ -185,7 +185,8 @@ fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills
     board.hand("d2d3");
     blind_hears(&watcher, "lichess refused your move");
     watcher.expect_event("the withdrawal", |l| l.starts_with("event undo d2d3"));
-    board.hand("d3d2");
+    // His hand puts the pawn back (the simulator set up as the table's position).
+    board.hand("fen r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4");
     watcher.wait_status("peg connected in-sync");
     board.hand("d2d4");
     fake.wait("d2d4", |_, g| g.is_some_and(|g| g.moves.len() == 7));

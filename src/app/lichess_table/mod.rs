@@ -33,6 +33,8 @@ use streams::{Incoming, StreamKind};
 
 /// How often the task looks at its timers (a retry due, the claim's time come).
 const TICK: Duration = Duration::from_millis(250);
+/// How long after a seek's connection closed a `gameStart` may still come for it.
+const SEEK_END_GRACE: Duration = Duration::from_secs(3);
 
 /// Starts the lichess side of the table `tc`, whose actor takes requests on `actor`'s
 /// channel; returns the handle the control interface uses instead (its requests pass here
@@ -70,6 +72,7 @@ pub fn start(
         down: Vec::new(),
         seek: None,
         resign_intent: false,
+        seek_ended: None,
     };
     tasks.spawn(streams::event_stream(client, incoming_tx, shutdown.clone()));
     tasks.spawn(live.run(front, incoming, shutdown.clone()));
@@ -157,6 +160,8 @@ struct LiveTable {
     down: Vec<StreamKind>,
     /// The held seek's connection.
     seek: Option<tokio::task::AbortHandle>,
+    /// The seek's connection closed: told at this time unless a game has begun.
+    seek_ended: Option<Instant>,
     /// He asked to resign (`KX KX` or `resign`): the table's end that follows is sent.
     resign_intent: bool,
 }
@@ -232,8 +237,10 @@ impl LiveTable {
             Incoming::Link { kind, up } => self.link(kind, up),
             Incoming::RateLimited(wait) => self.say_wait(wait),
             Incoming::SeekEnded => {
-                if self.seek.take().is_some() && self.game.is_none() {
-                    self.voice.say("lichess_seek_ended", &[]);
+                // lichess closes a paired seek as it says `gameStart` on the other stream:
+                // the end is told only if no game follows soon.
+                if self.seek.take().is_some() {
+                    self.seek_ended = Some(Instant::now() + SEEK_END_GRACE);
                 }
             }
             Incoming::Posted(outcome) => self.posted(outcome).await,
@@ -242,6 +249,10 @@ impl LiveTable {
 
     /// A stream went down or came back: said once each way, not at every retry.
     fn link(&mut self, kind: StreamKind, up: bool) {
+        // A game's stream closes when its game ends: no connection lost then.
+        if kind == StreamKind::Game && self.game.is_none() {
+            return;
+        }
         let was_down = !self.down.is_empty();
         self.down.retain(|k| *k != kind);
         if !up {
@@ -265,6 +276,12 @@ impl LiveTable {
 
     /// The timers: a move to send again after a pause; nothing else runs on time.
     async fn timers(&mut self) {
+        if self.seek_ended.is_some_and(|at| at <= Instant::now()) {
+            self.seek_ended = None;
+            if self.game.is_none() {
+                self.voice.say("lichess_seek_ended", &[]);
+            }
+        }
         let due = self
             .game
             .as_ref()
