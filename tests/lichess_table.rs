@@ -83,14 +83,26 @@ fn quiet(speaker: &StandIn) {
 
 /// The opponent plays `uci` while the loudspeaker is quiet; returns the milliseconds from the
 /// fake writing it to the loudspeaker starting to say it.
-fn opponent_moves(fake: &FakeLichess, speaker: &StandIn, watcher: &ControlClient, uci: &str, ply: usize) -> u64 {
+fn opponent_moves(
+    fake: &FakeLichess,
+    speaker: &StandIn,
+    watcher: &ControlClient,
+    uci: &str,
+    ply: usize,
+) -> u64 {
     quiet(speaker);
     let before = speaker.played().len();
     fake.opponent_moves(uci, 890_000);
     watcher.expect_event(uci, |l| {
         l.starts_with(&format!("event move {ply} ")) && l.contains(uci)
     });
-    let written = fake.seen(|s| s.written_at.iter().rev().find(|(m, _)| m == uci).map(|(_, t)| *t));
+    let written = fake.seen(|s| {
+        s.written_at
+            .iter()
+            .rev()
+            .find(|(m, _)| m == uci)
+            .map(|(_, t)| *t)
+    });
     let written = written.expect("the fake wrote the move");
     let played: Vec<Played> = speaker.wait_until(Duration::from_secs(60), |p| {
         p[before.min(p.len())..].iter().any(|s| s.what == "start")
@@ -133,11 +145,17 @@ fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills
 
     // The seek, held open until lichess pairs it; the game starts on the table.
     assert_eq!(white.ask("seek 15+10"), "ok seeking 15+10 casual");
-    blind_hears(&watcher, "Looking for an opponent on lichess, 15 minutes plus 10 seconds");
+    blind_hears(
+        &watcher,
+        "Looking for an opponent on lichess, 15 minutes plus 10 seconds",
+    );
     fake.wait("the seek", |s, _| s.seeks.len() == 1);
     assert!(fake.seen(|s| s.seeks[0].contains("time=15") && s.seeks[0].contains("color=white")));
     fake.pair("g4me0001", true);
-    blind_hears(&watcher, "Game on lichess against Bob, rating 1500, 15 minutes plus 10 seconds");
+    blind_hears(
+        &watcher,
+        "Game on lichess against Bob, rating 1500, 15 minutes plus 10 seconds",
+    );
 
     // His move goes out; the opponent's comes in, announced and guided on his board.
     board.hand("e2e4");
@@ -162,11 +180,15 @@ fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills
     fake.offline(true);
     board.hand("f1c4");
     watcher.expect_event("Bc4", |l| l.starts_with("event move 5 white f1c4"));
-    fake.wait("f1c4 tried", |s, _| s.move_posts.iter().any(|(m, _)| m == "f1c4"));
+    fake.wait("f1c4 tried", |s, _| {
+        s.move_posts.iter().any(|(m, _)| m == "f1c4")
+    });
     daemon.kill9();
     fake.offline(false);
     let (daemon, mut watcher) = start(&dir, &speaker);
-    fake.wait("f1c4 after the restart", |_, g| g.is_some_and(|g| g.moves.len() == 5));
+    fake.wait("f1c4 after the restart", |_, g| {
+        g.is_some_and(|g| g.moves.len() == 5)
+    });
     latencies.push(opponent_moves(&fake, &speaker, &watcher, "g8f6", 6));
     board.hand("g8f6");
     watcher.wait_status("peg connected in-sync");
@@ -178,7 +200,12 @@ fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills
     let (daemon, mut watcher) = start(&dir, &speaker);
     fake.wait("the game stream again", |s, _| s.game_streams > streams);
     watcher.wait_status("peg connected in-sync");
-    assert_eq!(same_game(&fake, &mut watcher), 0, "{}", watcher.ask("status"));
+    assert_eq!(
+        same_game(&fake, &mut watcher),
+        0,
+        "{}",
+        watcher.ask("status")
+    );
 
     // A move lichess refuses: told, taken back on the table, his board guided back.
     fake.refuse_next_move();
@@ -196,7 +223,10 @@ fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills
 
     // The opponent leaves: told with the time; KC claims the win once it may be claimed.
     fake.opponent_gone(true, 10);
-    blind_hears(&watcher, "Your opponent has left the game. You may claim the win in");
+    blind_hears(
+        &watcher,
+        "Your opponent has left the game. You may claim the win in",
+    );
     board.hand("key C");
     blind_hears(&watcher, "You may claim the win in");
     let mut tries = 0;
@@ -218,10 +248,15 @@ fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills
     });
     let moves = fake.game().unwrap().moves;
     assert_eq!(duplicates, 0, "moves sent twice");
-    assert_eq!(accepted, 4, "his moves e4 Nf3 Bc4 d4 each taken once: {moves:?}");
+    assert_eq!(
+        accepted, 4,
+        "his moves e4 Nf3 Bc4 d4 each taken once: {moves:?}"
+    );
     assert_eq!(
         moves,
-        ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d4", "e5d4"]
+        [
+            "e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "d2d4", "e5d4"
+        ]
     );
     assert!(posts_after > posts);
     latencies.sort_unstable();
@@ -255,9 +290,16 @@ fn a_seek_below_rapid_is_refused_at_once_and_a_429_is_said() {
         refused.starts_with("error state 5+3 is blitz (420 s estimated)"),
         "{refused}"
     );
-    blind_hears(&watcher, "lichess does not let a board seek 5 minutes plus 3 seconds");
+    blind_hears(
+        &watcher,
+        "lichess does not let a board seek 5 minutes plus 3 seconds",
+    );
     assert_eq!(fake.seen(|s| s.seeks.len()), 0, "nothing went to lichess");
-    assert!(assistant.ask("challenge bob 1+0").starts_with("error state"));
+    assert!(
+        assistant
+            .ask("challenge bob 1+0")
+            .starts_with("error state")
+    );
 
     fake.rate_limit_next_post();
     let answer = assistant.ask("challenge bob 30+20");
@@ -268,4 +310,61 @@ fn a_seek_below_rapid_is_refused_at_once_and_a_429_is_said() {
         "challenge": {"id": "c1", "destUser": {"id": "bob", "name": "Bob"}, "declineReason": "Not now"},
     }));
     blind_hears(&watcher, "Bob has declined the challenge");
+}
+
+#[test]
+fn a_silent_stream_is_opened_again_the_clocks_follow_lichess_and_kd_accepts_a_draw() {
+    assert!(
+        stand_in::available(),
+        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
+    );
+    let dir = scratch_dir("lichess-draw");
+    let speaker = StandIn::create(&dir.join("bin")).unwrap();
+    let fake = FakeLichess::start();
+    write_config(&dir, &fake.url);
+    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let (daemon, mut watcher) = start(&dir, &speaker);
+    let mut white = daemon.connect("white");
+    assert_eq!(white.ask("table live"), "ok table live");
+    assert_eq!(white.ask("seek 30+20 rated"), "ok seeking 30+20 rated");
+    fake.wait("the seek", |s, _| s.seeks.len() == 1);
+    assert!(fake.seen(|s| s.seeks[0].contains("rated=true")));
+    fake.pair("g4me0002", true);
+    blind_hears(&watcher, "Game on lichess against Bob");
+    board.hand("e2e4");
+    fake.wait("e2e4", |_, g| g.is_some_and(|g| g.moves == ["e2e4"]));
+
+    // The talking clock follows lichess's: Black has 10 minutes left after his move.
+    fake.opponent_moves("e7e5", 600_000);
+    watcher.expect_event("e5", |l| l.starts_with("event move 2 black e7e5"));
+    board.hand("e7e5");
+    watcher.wait_status("peg connected in-sync");
+    let clock = watcher.ask("clock quiet");
+    assert!(
+        clock.contains("black 0:10:00") || clock.contains("black 0:09:59"),
+        "{clock}"
+    );
+
+    // Silence, keep-alives too: after 15 s the stream is taken for dead and opened again.
+    let opened = fake.seen(|s| s.game_streams);
+    let silent_at = std::time::Instant::now();
+    fake.silent(true);
+    blind_hears(&watcher, "The connection to lichess has dropped");
+    let noticed = silent_at.elapsed();
+    // 15 s after the last byte, which came at most one keep-alive period (6 s) before.
+    assert!(noticed >= Duration::from_secs(9), "{noticed:?}");
+    fake.wait("the stream opened again", |s, _| s.game_streams > opened);
+    fake.silent(false);
+    blind_hears(&watcher, "The connection to lichess is back");
+    eprintln!("lichess figures: a silent stream noticed after {noticed:?}");
+
+    // The opponent's offer is told; KD accepts it on lichess.
+    fake.opponent_offers_draw();
+    watcher.expect_event("the offer", |l| l == "event draw-offer black");
+    board.hand("key D");
+    fake.wait("draw/yes", |s, g| {
+        s.commands.iter().any(|c| c == "draw/yes") && g.is_some_and(|g| g.status == "draw")
+    });
+    watcher.wait_status("result 1/2-1/2");
+    assert_eq!(fake.seen(|s| s.duplicates), 0);
 }

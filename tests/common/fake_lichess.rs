@@ -78,6 +78,8 @@ struct Inner {
     /// Answers to come: the next move submission refused (400), the next POST answered 429.
     refuse_next_move: bool,
     rate_limit_next: bool,
+    /// A game stream opened while silent: its `gameFull` goes out when the silence ends.
+    owes_full: bool,
 }
 
 type Shared = Arc<(Mutex<Inner>, Flags)>;
@@ -274,7 +276,9 @@ async fn game_stream(State(shared): State<Shared>, Path(id): Path<String>) -> Re
     let Some(g) = inner.game.clone().filter(|g| g.id == id) else {
         return error(StatusCode::NOT_FOUND, "No such game");
     };
-    if !shared.1.silent.load(Ordering::SeqCst) {
+    if shared.1.silent.load(Ordering::SeqCst) {
+        inner.owes_full = true;
+    } else {
         send_line(&conn, &full_json(&g).to_string(), split(&shared));
     }
     inner.game_conn = Some(conn);
@@ -396,10 +400,7 @@ async fn command(
     ok()
 }
 
-async fn draw(
-    shared: State<Shared>,
-    Path((id, answer)): Path<(String, String)>,
-) -> Response {
+async fn draw(shared: State<Shared>, Path((id, answer)): Path<(String, String)>) -> Response {
     command(shared, Path((id, format!("draw/{answer}")))).await
 }
 
@@ -479,7 +480,10 @@ impl FakeLichess {
                     return;
                 }
             }
-            assert!(Instant::now() < deadline, "the fake lichess never saw {what}");
+            assert!(
+                Instant::now() < deadline,
+                "the fake lichess never saw {what}"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -492,6 +496,12 @@ impl FakeLichess {
     /// The game's stream sends nothing at all, keep-alives neither (or sends again).
     pub fn silent(&self, on: bool) {
         self.shared.1.silent.store(on, Ordering::SeqCst);
+        let mut inner = self.inner();
+        if !on && std::mem::take(&mut inner.owes_full) {
+            if let (Some(conn), Some(g)) = (&inner.game_conn, &inner.game) {
+                send_line(conn, &full_json(g).to_string(), split(&self.shared));
+            }
+        }
     }
 
     pub fn refuse_next_move(&self) {
