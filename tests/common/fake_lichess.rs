@@ -497,10 +497,11 @@ impl FakeLichess {
     pub fn silent(&self, on: bool) {
         self.shared.1.silent.store(on, Ordering::SeqCst);
         let mut inner = self.inner();
-        if !on && std::mem::take(&mut inner.owes_full) {
-            if let (Some(conn), Some(g)) = (&inner.game_conn, &inner.game) {
-                send_line(conn, &full_json(g).to_string(), split(&self.shared));
-            }
+        if !on
+            && std::mem::take(&mut inner.owes_full)
+            && let (Some(conn), Some(g)) = (&inner.game_conn, &inner.game)
+        {
+            send_line(conn, &full_json(g).to_string(), split(&self.shared));
         }
     }
 

@@ -7,8 +7,8 @@
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::LiveTable;
 use super::streams::{self, Incoming};
+use super::{Command, LiveTable, Posted};
 use crate::boards::BoardKey;
 use crate::io::http_client::{HttpError, HttpRequest};
 use crate::table::control::{ErrorCode, Refusal};
@@ -17,45 +17,6 @@ use crate::table::reply::{Answer, Reply};
 use annabella_chess::game::GameResult;
 use annabella_correspondence::lichess::lines::Status;
 use annabella_correspondence::lichess::speed::LiveControl;
-
-/// A command in a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Command {
-    /// `draw/yes`: offers a draw, or accepts the opponent's offer.
-    DrawYes,
-    Resign,
-    ClaimVictory,
-}
-
-impl Command {
-    fn path(self) -> &'static str {
-        match self {
-            Command::DrawYes => "draw/yes",
-            Command::Resign => "resign",
-            Command::ClaimVictory => "claim-victory",
-        }
-    }
-}
-
-/// A short request's outcome.
-#[derive(Debug)]
-pub enum Posted {
-    /// His move at half-move `ply`.
-    Move {
-        ply: usize,
-        result: Result<(), HttpError>,
-    },
-    Command {
-        command: Command,
-        result: Result<(), HttpError>,
-    },
-    Challenge {
-        user: String,
-        control: LiveControl,
-        result: Result<(), HttpError>,
-        reply: oneshot::Sender<Reply>,
-    },
-}
 
 fn color_word(c: shakmaty::Color) -> String {
     match c {

@@ -11,9 +11,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::commands::Posted;
 use super::streams::{self, Incoming};
-use super::{LiveTable, ServerGame};
+use super::{LiveTable, Posted, ServerGame};
 use crate::io::http_client::{HttpError, HttpRequest};
 use crate::table::control::{GameTag, Role, TableRequest};
 use crate::table::reply::Answer;

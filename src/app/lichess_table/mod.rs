@@ -13,7 +13,6 @@ mod streams;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -22,12 +21,15 @@ use crate::chess::language::Language;
 use crate::config::{LichessSettings, TableConfig};
 use crate::control::hub::{REQUEST_BACKLOG, Request, TableHandle};
 use crate::io::clock::unix_ms;
-use crate::io::http_client::HttpClient;
+use crate::io::http_client::{HttpClient, HttpError};
 use crate::io::speech::{Speaker, Utterance};
 use crate::table::control::{Role, TableRequest};
 use crate::table::event::{About, Listener, Say, TableEvent, Urgency};
+use crate::table::reply::Reply;
 use annabella_chess::vocabulary::fill;
+use annabella_correspondence::lichess::speed::LiveControl;
 use shakmaty::Color;
+use tokio::sync::oneshot;
 
 use streams::{Incoming, StreamKind};
 
@@ -35,6 +37,17 @@ use streams::{Incoming, StreamKind};
 const TICK: Duration = Duration::from_millis(250);
 /// How long after a seek's connection closed a `gameStart` may still come for it.
 const SEEK_END_GRACE: Duration = Duration::from_secs(3);
+
+/// Why a lichess table could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("a lichess table needs the [lichess] section")]
+    NoAccount,
+    #[error("{0}")]
+    Token(crate::config::ConfigError),
+    #[error("[lichess] url {url}: {error}")]
+    Url { url: String, error: HttpError },
+}
 
 /// Starts the lichess side of the table `tc`, whose actor takes requests on `actor`'s
 /// channel; returns the handle the control interface uses instead (its requests pass here
@@ -47,11 +60,13 @@ pub fn start(
     speaker: &Arc<Speaker>,
     actor: TableHandle,
     shutdown: &watch::Receiver<bool>,
-) -> anyhow::Result<TableHandle> {
-    let settings = settings.context("a lichess table needs the [lichess] section")?;
-    let token = settings.token()?;
-    let client = HttpClient::new(&settings.url, Some(token))
-        .map_err(|e| anyhow::anyhow!("[lichess] url {}: {e}", settings.url))?;
+) -> Result<TableHandle, StartError> {
+    let settings = settings.ok_or(StartError::NoAccount)?;
+    let token = settings.token().map_err(StartError::Token)?;
+    let client = HttpClient::new(&settings.url, Some(token)).map_err(|error| StartError::Url {
+        url: settings.url.clone(),
+        error,
+    })?;
     let (front_tx, front) = mpsc::channel(REQUEST_BACKLOG);
     let (incoming_tx, incoming) = mpsc::channel(64);
     let voice = Voice {
@@ -80,6 +95,45 @@ pub fn start(
         requests: front_tx,
         ..actor
     })
+}
+
+/// A command in a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// `draw/yes`: offers a draw, or accepts the opponent's offer.
+    DrawYes,
+    Resign,
+    ClaimVictory,
+}
+
+impl Command {
+    pub(super) fn path(self) -> &'static str {
+        match self {
+            Command::DrawYes => "draw/yes",
+            Command::Resign => "resign",
+            Command::ClaimVictory => "claim-victory",
+        }
+    }
+}
+
+/// A short request's outcome.
+#[derive(Debug)]
+pub enum Posted {
+    /// His move at half-move `ply`.
+    Move {
+        ply: usize,
+        result: Result<(), HttpError>,
+    },
+    Command {
+        command: Command,
+        result: Result<(), HttpError>,
+    },
+    Challenge {
+        user: String,
+        control: LiveControl,
+        result: Result<(), HttpError>,
+        reply: oneshot::Sender<Reply>,
+    },
 }
 
 /// The words said from here: to the blind player, in the table's language, on the speaker

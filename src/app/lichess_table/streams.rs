@@ -12,7 +12,7 @@ use tokio::sync::{Notify, mpsc, watch};
 use crate::io::http_client::{HttpClient, HttpError, HttpRequest, StreamLine};
 use annabella_correspondence::lichess::lines::{self, EventLine, GameLine};
 
-use super::commands::Posted;
+use super::Posted;
 
 /// Silence after which a stream is taken for dead (lichess's keep-alives come every 6–7 s;
 /// lichess-bot waits 15 s too).
