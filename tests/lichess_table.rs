@@ -114,8 +114,8 @@ fn opponent_moves(
     started.at_unix_ms.saturating_sub(written)
 }
 
-/// The moves lichess holds, and the table's (`view`'s UCI list is not on the line; the sheet
-/// in UCI is read from the PGN export's move count instead).
+/// How many half-moves the table and lichess differ by (the table's `ply` against lichess's
+/// move list; the lists themselves are compared at the end of the game).
 fn same_game(fake: &FakeLichess, watcher: &mut ControlClient) -> usize {
     let moves = fake.game().expect("a game").moves;
     let status = watcher.ask("status");
@@ -169,6 +169,9 @@ fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills
     blind_hears(&watcher, "The connection to lichess has dropped");
     board.hand("g1f3");
     watcher.expect_event("Nf3", |l| l.starts_with("event move 3 white g1f3"));
+    fake.wait("g1f3 tried", |s, _| {
+        s.move_posts.iter().any(|(m, st)| m == "g1f3" && *st == 503)
+    });
     fake.offline(false);
     blind_hears(&watcher, "The connection to lichess is back");
     fake.wait("g1f3", |_, g| g.is_some_and(|g| g.moves.len() == 3));
@@ -247,6 +250,8 @@ fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills
         )
     });
     let moves = fake.game().unwrap().moves;
+    let lost = same_game(&fake, &mut watcher);
+    assert_eq!(lost, 0, "the table and lichess hold different games");
     assert_eq!(duplicates, 0, "moves sent twice");
     assert_eq!(
         accepted, 4,
@@ -261,7 +266,7 @@ fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills
     assert!(posts_after > posts);
     latencies.sort_unstable();
     eprintln!(
-        "lichess figures: moves sent twice {duplicates}, moves lost 0, {} submissions \
+        "lichess figures: moves sent twice {duplicates}, moves lost {lost}, {} submissions \
          ({accepted} taken); server's move to the loudspeaker: {latencies:?} ms \
          (median {} ms, max {} ms)",
         posts_after,
