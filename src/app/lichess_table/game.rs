@@ -69,6 +69,7 @@ impl LiveTable {
             gone: None,
             confirmed: None,
             in_flight: None,
+            awaiting_full: false,
             refused: None,
             retry_at: None,
             reopen,
@@ -84,10 +85,10 @@ impl LiveTable {
         };
         match line {
             GameLine::GameFull(full) => {
-                // A fresh whole state: what was sent and not yet seen is decided by it.
+                // A fresh whole state: a move whose fate was unknown is decided by it.
+                let offered_before = game.state.offers_draw(!self.peg_side);
                 game.state = full.state.clone();
-                game.in_flight = None;
-                game.confirmed = None;
+                game.awaiting_full = false;
                 if !game.begun {
                     if !self.begin(&full).await {
                         self.end_game();
@@ -97,7 +98,7 @@ impl LiveTable {
                         g.begun = true;
                     }
                 }
-                self.after_state(false).await;
+                self.after_state(offered_before).await;
             }
             GameLine::GameState(state) => {
                 let offered_before = game.state.offers_draw(!self.peg_side);
@@ -209,6 +210,13 @@ impl LiveTable {
 
     /// Brings the table to the server's move list; `true` when both then hold the same moves.
     pub(super) async fn sync(&mut self) -> bool {
+        // A confirmed move lichess's list now shows needs no guard any more.
+        if let Some(g) = self.game.as_mut()
+            && g.confirmed
+                .is_some_and(|ply| g.state.move_list().len() > ply)
+        {
+            g.confirmed = None;
+        }
         let Some(game) = self.game.as_ref().filter(|g| g.begun) else {
             return false;
         };
@@ -272,7 +280,8 @@ impl LiveTable {
         let Some(game) = self.game.as_mut() else {
             return;
         };
-        if game.in_flight.is_some() || game.confirmed == Some(out.ply) || game.retry_at.is_some() {
+        let waiting = game.in_flight.is_some() || game.awaiting_full || game.retry_at.is_some();
+        if waiting || game.confirmed == Some(out.ply) {
             return;
         }
         game.in_flight = Some(out.ply);
@@ -308,6 +317,8 @@ impl LiveTable {
             }
             Err(e) => {
                 tracing::info!(target: "annabella::app::lichess", ply, "lichess took no move: {e}");
+                game.in_flight = None;
+                game.awaiting_full = true;
                 if let HttpError::Status { status: 400, .. } = e {
                     game.refused = Some(ply);
                 }

@@ -182,10 +182,14 @@ struct ServerGame {
     state: annabella_correspondence::lichess::lines::GameState,
     /// The opponent has left: when he may be claimed against (`claimWinInSeconds`).
     gone: Option<Instant>,
-    /// His move lichess took (200) and its stream does not show yet: never sent again.
+    /// His move lichess took (200) at this half-move: never sent again (kept until lichess's
+    /// list has it, even across a `gameFull` that may have left before it was taken).
     confirmed: Option<usize>,
-    /// His move being sent now, or whose fate is unknown until the next `gameFull`.
+    /// His move being sent now (its request not answered yet).
     in_flight: Option<usize>,
+    /// A move's request failed without saying whether lichess has it: nothing is sent until
+    /// a fresh `gameFull` (the stream is opened again for it) shows lichess's list.
+    awaiting_full: bool,
     /// His move lichess refused (400): taken back on the table once a fresh `gameFull`
     /// shows lichess does not have it.
     refused: Option<usize>,
