@@ -373,3 +373,38 @@ fn a_silent_stream_is_opened_again_the_clocks_follow_lichess_and_kd_accepts_a_dr
     watcher.wait_status("result 1/2-1/2");
     assert_eq!(fake.seen(|s| s.duplicates), 0);
 }
+
+#[test]
+fn a_move_answered_429_is_said_and_sent_once_after_the_pause() {
+    assert!(
+        stand_in::available(),
+        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
+    );
+    let dir = scratch_dir("lichess-429");
+    let speaker = StandIn::create(&dir.join("bin")).unwrap();
+    let fake = FakeLichess::start();
+    write_config(&dir, &fake.url);
+    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let (daemon, watcher) = start(&dir, &speaker);
+    let mut white = daemon.connect("white");
+    assert_eq!(white.ask("table live"), "ok table live");
+    assert_eq!(white.ask("seek 15+10"), "ok seeking 15+10 casual");
+    fake.wait("the seek", |s, _| s.seeks.len() == 1);
+    fake.pair("g4me0003", true);
+    blind_hears(&watcher, "Game on lichess against Bob");
+    fake.rate_limit_next_post();
+    board.hand("d2d4");
+    blind_hears(&watcher, "lichess asks us to wait. I will try again in one minute");
+    let asked = std::time::Instant::now();
+    fake.wait("d2d4 after the pause", |_, g| g.is_some_and(|g| g.moves == ["d2d4"]));
+    let waited = asked.elapsed();
+    assert!(waited >= Duration::from_secs(58), "{waited:?}");
+    let posts = fake.seen(|s| s.move_posts.clone());
+    assert_eq!(
+        posts,
+        [("d2d4".to_owned(), 429), ("d2d4".to_owned(), 200)],
+        "tried once, sent once after the pause"
+    );
+    assert_eq!(fake.seen(|s| s.duplicates), 0);
+    eprintln!("lichess figures: a move answered 429 sent again after {waited:?}");
+}

@@ -470,9 +470,10 @@ impl FakeLichess {
         self.inner().game.clone()
     }
 
-    /// Waits until `done` holds for what the fake saw and holds.
+    /// Waits until `done` holds for what the fake saw and holds (long enough for lichess's
+    /// one-minute pause after a 429 on a loaded machine).
     pub fn wait(&self, what: &str, done: impl Fn(&Seen, Option<&Game>) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        let deadline = Instant::now() + Duration::from_secs(150);
         loop {
             {
                 let inner = self.inner();
