@@ -394,9 +394,14 @@ fn a_move_answered_429_is_said_and_sent_once_after_the_pause() {
     blind_hears(&watcher, "Game on lichess against Bob");
     fake.rate_limit_next_post();
     board.hand("d2d4");
-    blind_hears(&watcher, "lichess asks us to wait. I will try again in one minute");
+    blind_hears(
+        &watcher,
+        "lichess asks us to wait. I will try again in one minute",
+    );
     let asked = std::time::Instant::now();
-    fake.wait("d2d4 after the pause", |_, g| g.is_some_and(|g| g.moves == ["d2d4"]));
+    fake.wait("d2d4 after the pause", |_, g| {
+        g.is_some_and(|g| g.moves == ["d2d4"])
+    });
     let waited = asked.elapsed();
     assert!(waited >= Duration::from_secs(58), "{waited:?}");
     let posts = fake.seen(|s| s.move_posts.clone());

@@ -457,6 +457,47 @@ mod tests {
         Ok(Request::Table(request))
     }
 
+    #[test]
+    fn seek_and_challenge_read_a_control_and_a_user() {
+        let c = |s: &str| s.parse().unwrap();
+        check(
+            "seek 15+10",
+            table(T::Seek {
+                control: c("15+10"),
+                rated: false,
+            }),
+        );
+        check(
+            "SEEK 30+20 Rated",
+            table(T::Seek {
+                control: c("30+20"),
+                rated: true,
+            }),
+        );
+        check(
+            "challenge bob_2 30+20",
+            table(T::Challenge {
+                user: "bob_2".into(),
+                control: c("30+20"),
+            }),
+        );
+        // The speed is the lichess table's to judge (aloud); only the words are read here.
+        assert!(parse_line(b"seek 1+0").is_ok());
+        for bad in [
+            "seek",
+            "seek 15",
+            "seek 15+10 often",
+            "challenge bob",
+            "challenge b 5+3",
+        ] {
+            check(bad, Err("error syntax"));
+        }
+        check(
+            "challenge bob!x 5+3",
+            Err("error syntax challenge: \"bob!x\""),
+        );
+    }
+
     fn connection(request: ConnectionRequest) -> Result<Request, &'static str> {
         Ok(Request::Connection(request))
     }
