@@ -375,7 +375,7 @@ fn a_silent_stream_is_opened_again_the_clocks_follow_lichess_and_kd_accepts_a_dr
 }
 
 #[test]
-fn a_move_answered_429_is_said_and_sent_once_after_the_pause() {
+fn a_challenge_a_move_answered_429_sent_once_after_the_pause_and_kx_kx_resigning() {
     assert!(
         stand_in::available(),
         "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
@@ -385,11 +385,14 @@ fn a_move_answered_429_is_said_and_sent_once_after_the_pause() {
     let fake = FakeLichess::start();
     write_config(&dir, &fake.url);
     let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
-    let (daemon, watcher) = start(&dir, &speaker);
+    let (daemon, mut watcher) = start(&dir, &speaker);
     let mut white = daemon.connect("white");
     assert_eq!(white.ask("table live"), "ok table live");
-    assert_eq!(white.ask("seek 15+10"), "ok seeking 15+10 casual");
-    fake.wait("the seek", |s, _| s.seeks.len() == 1);
+    // A challenge may be Blitz; lichess has it, he hears it was sent.
+    assert_eq!(white.ask("challenge bob 5+3"), "ok challenged bob 5+3");
+    blind_hears(&watcher, "Challenge sent to bob, 5 minutes plus 3 seconds");
+    assert!(fake.seen(|s| s.challenges[0].contains("clock.limit=300")
+        && s.challenges[0].contains("clock.increment=3")));
     fake.pair("g4me0003", true);
     blind_hears(&watcher, "Game on lichess against Bob");
     fake.rate_limit_next_post();
@@ -412,4 +415,16 @@ fn a_move_answered_429_is_said_and_sent_once_after_the_pause() {
     );
     assert_eq!(fake.seen(|s| s.duplicates), 0);
     eprintln!("lichess figures: a move answered 429 sent again after {waited:?}");
+
+    // The opponent leaves and comes back; then KX KX resigns on lichess.
+    fake.opponent_gone(true, 30);
+    blind_hears(&watcher, "Your opponent has left the game");
+    fake.opponent_gone(false, 0);
+    blind_hears(&watcher, "Your opponent is back");
+    board.hand("key X");
+    board.hand("key X");
+    fake.wait("the resignation", |s, g| {
+        s.commands.iter().any(|c| c == "resign") && g.is_some_and(|g| g.status == "resign")
+    });
+    watcher.wait_status("result 0-1");
 }
