@@ -428,3 +428,40 @@ fn a_challenge_a_move_answered_429_sent_once_after_the_pause_and_kx_kx_resigning
     });
     watcher.wait_status("result 0-1");
 }
+
+#[test]
+fn an_aborted_game_is_taken_back_and_the_next_one_starts() {
+    assert!(
+        stand_in::available(),
+        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
+    );
+    let dir = scratch_dir("lichess-abort");
+    let speaker = StandIn::create(&dir.join("bin")).unwrap();
+    let fake = FakeLichess::start();
+    write_config(&dir, &fake.url);
+    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let (daemon, mut watcher) = start(&dir, &speaker);
+    let mut white = daemon.connect("white");
+    assert_eq!(white.ask("table live"), "ok table live");
+    assert_eq!(white.ask("seek 15+10"), "ok seeking 15+10 casual");
+    fake.wait("the seek", |s, _| s.seeks.len() == 1);
+    fake.pair("g4me0004", true);
+    blind_hears(&watcher, "Game on lichess against Bob");
+    board.hand("e2e4");
+    fake.wait("e2e4", |_, g| g.is_some_and(|g| g.moves == ["e2e4"]));
+    // Bob never moves: lichess aborts the game, which never counted.
+    fake.abort();
+    blind_hears(&watcher, "The game was aborted on lichess");
+    watcher.wait_status("ply 0 turn white result *");
+    board.hand("start");
+    watcher.wait_status("peg connected in-sync");
+    assert_eq!(white.ask("seek 15+10"), "ok seeking 15+10 casual");
+    fake.wait("the second seek", |s, _| s.seeks.len() == 2);
+    fake.pair("g4me0005", true);
+    blind_hears(&watcher, "Game on lichess against Bob");
+    board.hand("d2d4");
+    fake.wait("d2d4", |_, g| {
+        g.is_some_and(|g| g.id == "g4me0005" && g.moves == ["d2d4"])
+    });
+    assert_eq!(fake.seen(|s| s.duplicates), 0);
+}

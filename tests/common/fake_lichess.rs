@@ -558,6 +558,13 @@ impl FakeLichess {
         push_state(&mut inner, split(&self.shared));
     }
 
+    /// lichess aborts the game (the opponent did not make his first move in time).
+    pub fn abort(&self) {
+        let mut inner = self.inner();
+        inner.game.as_mut().expect("a game").status = "aborted".into();
+        push_state(&mut inner, split(&self.shared));
+    }
+
     /// The opponent offers a draw.
     pub fn opponent_offers_draw(&self) {
         let mut inner = self.inner();

@@ -276,7 +276,7 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("lichess_game_started", &["opponent", "rating", "control", "color"]),
     ("lichess_nothing_to_claim", &[]), ("lichess_claim_wait", &["time"]),
     ("lichess_game_not_playable", &[]), ("lichess_command_refused", &[]),
-    ("lichess_control", &["minutes", "seconds"]),
+    ("lichess_control", &["minutes", "seconds"]), ("lichess_game_aborted", &[]),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

@@ -379,13 +379,28 @@ impl LiveTable {
     async fn server_ended(&mut self, status: Status) {
         let winner = self.game.as_ref().and_then(|g| g.state.winner());
         let result = winner.map_or(GameResult::Draw, GameResult::win_for);
-        let declared = !matches!(status, Status::OnTheBoard | Status::Aborted);
-        if declared {
+        if status == Status::Aborted {
+            self.aborted().await;
+            return;
+        }
+        if status != Status::OnTheBoard {
             let over = self.ask(Role::Arbiter, TableRequest::View).await;
             let running = matches!(&over, Some(Answer::View(v)) if v.result == "*");
             if running {
                 self.ask(Role::Arbiter, TableRequest::Result { result })
                     .await;
+            }
+        }
+        self.end_game();
+    }
+
+    /// lichess aborted the game (a player did not move in time): it never counted, so the
+    /// table takes its moves back and is ready for the next game.
+    async fn aborted(&mut self) {
+        self.voice.say("lichess_game_aborted", &[]);
+        if let Some(Answer::View(view)) = self.ask(Role::Arbiter, TableRequest::View).await {
+            for _ in 0..view.ply {
+                self.ask(Role::Arbiter, TableRequest::Undo).await;
             }
         }
         self.end_game();
