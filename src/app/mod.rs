@@ -6,6 +6,7 @@
 //! - [`board_links`]: a board's link as a task, its events forwarded to a table or the desk.
 //! - [`daemon`]: `annabella serve` wired up.
 //! - [`desk`], [`desk_link`]: the correspondence desk's task and what the tables tell it.
+//! - [`lichess_table`]: a table's live lichess games (`kind = "lichess"`).
 //! - [`mail_desk`]: correspondence tables by mail.
 //! - [`table_actor`]: one task per table, owning the pure table.
 //! - [`table_wiring`]: one configured table wired up, its actor started.
@@ -16,6 +17,7 @@ pub mod broadcast;
 pub mod daemon;
 pub mod desk;
 pub mod desk_link;
+pub mod lichess_table;
 pub mod mail_desk;
 pub mod ready;
 pub mod table_actor;

@@ -124,6 +124,20 @@ static COMMENT: RequestSpec = spec(
 );
 static CLAIM_TIME: RequestSpec = spec("claim-time", &["claim-time"], Players, Table, a::claim_time);
 static UNDO: RequestSpec = spec("undo", &["undo"], Players, Table, a::undo);
+static SEEK: RequestSpec = spec(
+    "seek",
+    &["seek 15+10", "seek 30+20 rated"],
+    Players,
+    Table,
+    a::seek,
+);
+static CHALLENGE: RequestSpec = spec(
+    "challenge",
+    &["challenge bob 30+20"],
+    Players,
+    Table,
+    a::challenge,
+);
 static RECORD: RequestSpec = spec(
     "record",
     &["record b 1. e4 e5 2. Nf3"],
@@ -186,7 +200,7 @@ static HELP: RequestSpec = spec("help", &["help"], Anyone, Connection, a::help);
 static QUIT: RequestSpec = spec("quit", &["quit"], Anyone, Connection, a::quit);
 
 /// Every request, in the order `help` lists them.
-pub static REQUESTS: [&RequestSpec; 43] = [
+pub static REQUESTS: [&RequestSpec; 45] = [
     &AUTH,
     &TABLE,
     &TABLES,
@@ -213,6 +227,8 @@ pub static REQUESTS: [&RequestSpec; 43] = [
     &MESSAGE,
     &COMMENT,
     &UNDO,
+    &SEEK,
+    &CHALLENGE,
     &RECORD,
     &CONFIRM,
     &DISPUTE,
@@ -347,6 +363,8 @@ impl TableRequest {
             T::Dispute { .. } => &DISPUTE,
             T::Resolve { .. } => &RESOLVE,
             T::NewGame { .. } => &NEW_GAME,
+            T::Seek { .. } => &SEEK,
+            T::Challenge { .. } => &CHALLENGE,
             T::Tag { .. } => &TAG,
             T::Pause => &PAUSE,
             T::Resume => &RESUME,
@@ -446,6 +464,47 @@ mod tests {
 
     fn table(request: TableRequest) -> Result<Request, &'static str> {
         Ok(Request::Table(request))
+    }
+
+    #[test]
+    fn seek_and_challenge_read_a_control_and_a_user() {
+        let c = |s: &str| s.parse().unwrap();
+        check(
+            "seek 15+10",
+            table(T::Seek {
+                control: c("15+10"),
+                rated: false,
+            }),
+        );
+        check(
+            "SEEK 30+20 Rated",
+            table(T::Seek {
+                control: c("30+20"),
+                rated: true,
+            }),
+        );
+        check(
+            "challenge bob_2 30+20",
+            table(T::Challenge {
+                user: "bob_2".into(),
+                control: c("30+20"),
+            }),
+        );
+        // The speed is the lichess table's to judge (aloud); only the words are read here.
+        assert!(parse_line(b"seek 1+0").is_ok());
+        for bad in [
+            "seek",
+            "seek 15",
+            "seek 15+10 often",
+            "challenge bob",
+            "challenge b 5+3",
+        ] {
+            check(bad, Err("error syntax"));
+        }
+        check(
+            "challenge bob!x 5+3",
+            Err("error syntax challenge: \"bob!x\""),
+        );
     }
 
     fn connection(request: ConnectionRequest) -> Result<Request, &'static str> {
