@@ -465,3 +465,56 @@ fn an_aborted_game_is_taken_back_and_the_next_one_starts() {
     });
     assert_eq!(fake.seen(|s| s.duplicates), 0);
 }
+
+/// The event stream names every game of the account: a correspondence game (the desk's) and a
+/// second live game begun on the website never take the table from the game he plays.
+#[test]
+fn games_of_the_desk_and_of_the_website_leave_the_table_its_game() {
+    assert!(
+        stand_in::available(),
+        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
+    );
+    let dir = scratch_dir("lichess-others");
+    let speaker = StandIn::create(&dir.join("bin")).unwrap();
+    let fake = FakeLichess::start();
+    write_config(&dir, &fake.url);
+    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let (daemon, watcher) = start(&dir, &speaker);
+    let mut white = daemon.connect("white");
+    assert_eq!(white.ask("table live"), "ok table live");
+    assert_eq!(white.ask("seek 15+10"), "ok seeking 15+10 casual");
+    fake.wait("the seek", |s, _| {
+        s.seeks.len() == 1 && s.event_streams >= 1
+    });
+    let other = |id: &str, speed: &str| {
+        serde_json::json!({"type": "gameStart", "game": {
+            "fullId": format!("{id}wxyz"), "gameId": id, "id": id,
+            "fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "color": "white", "lastMove": "", "source": "friend",
+            "variant": {"key": "standard", "name": "Standard"},
+            "speed": speed, "perf": speed, "rated": false, "hasMoved": false,
+            "opponent": {"id": "carl", "username": "Carl", "rating": 1400},
+            "isMyTurn": true, "secondsLeft": 259200,
+            "compat": {"bot": false, "board": true}}})
+    };
+    // A correspondence game of his, named while he waits for his seek.
+    fake.event(other("c0rresp1", "correspondence"));
+    fake.pair("g4me0006", true);
+    blind_hears(&watcher, "Game on lichess against Bob");
+    // A rapid game begun on the website while he plays this one.
+    fake.event(other("w3bs1te1", "rapid"));
+    board.hand("e2e4");
+    fake.wait("e2e4", |_, g| {
+        g.is_some_and(|g| g.id == "g4me0006" && g.moves == ["e2e4"])
+    });
+    opponent_moves(&fake, &speaker, &watcher, "e7e5", 2);
+    board.hand("e7e5");
+    board.hand("g1f3");
+    fake.wait("g1f3", |_, g| g.is_some_and(|g| g.moves.len() == 3));
+    assert_eq!(
+        fake.seen(|s| s.game_streams),
+        1,
+        "only his game's stream was opened"
+    );
+    assert_eq!(fake.seen(|s| s.duplicates), 0);
+}

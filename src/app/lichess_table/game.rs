@@ -48,6 +48,17 @@ impl LiveTable {
         if self.game.as_ref().is_some_and(|g| g.id == game.game_id) {
             return;
         }
+        // The event stream names every game of the account when it opens: a correspondence
+        // game is the desk's (`app::server_desk::lichess`), and a second live game (begun on
+        // the website) must not take the table from the game he is playing.
+        if game.speed.as_deref() == Some("correspondence") {
+            tracing::debug!(target: "annabella::app::lichess", game = %game.game_id, "a correspondence game: the desk's");
+            return;
+        }
+        if let Some(current) = &self.game {
+            tracing::info!(target: "annabella::app::lichess", game = %game.game_id, playing = %current.id, "another lichess game began; this table keeps its own");
+            return;
+        }
         if !game.board_compatible() || game.color() != Some(self.peg_side) {
             tracing::warn!(target: "annabella::app::lichess", game = %game.game_id, color = ?game.color, "a lichess game this table cannot play");
             self.voice.say("lichess_game_not_playable", &[]);
