@@ -1488,6 +1488,24 @@ fn key_d_offers_a_draw_or_accepts_the_offer_that_stands() {
 }
 
 #[test]
+fn a_lichess_tables_game_is_not_announced_with_the_configured_control() {
+    // The adapter announces lichess's game with lichess's control; the table's own (here the
+    // default 90 minutes) would be wrong, and said before any game exists.
+    let mut s = settings(Color::White, "5400+30");
+    s.server_game = true;
+    let h = Harness::new(s);
+    assert!(h.said.is_empty(), "{:?}", h.said);
+    assert!(h.events.iter().any(|e| e.starts_with("event begin ")));
+    // An ordinary table says it.
+    let h = Harness::new(settings(Color::White, "5400+30"));
+    assert!(
+        h.said.iter().any(|(_, t)| t.starts_with("Neue Partie")),
+        "{:?}",
+        h.said
+    );
+}
+
+#[test]
 fn at_a_lichess_table_key_c_is_only_reported_for_its_adapter_to_judge() {
     let mut s = settings(Color::White, "600");
     s.server_game = true;

@@ -53,9 +53,14 @@ pub enum ControlError {
     #[error("{0:?}: a time control is minutes+seconds, e.g. 15+10")]
     Syntax(String),
     #[error(
-        "{control} is {speed} ({estimate_s} s estimated): lichess lets a board seek only Rapid \
-         or slower (at least {min_s} s: minutes × 60 + 40 × increment)",
-        speed = speed.name()
+        "{control} is {speed} ({estimate_s} s estimated): lichess lets a board {what} \
+         (at least {min_s} s: minutes × 60 + 40 × increment)",
+        speed = speed.name(),
+        what = if *min_s <= BLITZ_FROM_S {
+            "challenge only at Blitz or slower"
+        } else {
+            "seek only Rapid or slower"
+        }
     )]
     TooFast {
         control: LiveControl,
@@ -179,6 +184,7 @@ mod tests {
             }
         ));
         assert!(e.to_string().contains("blitz"), "{e}");
+        assert!(e.to_string().contains("seek only Rapid or slower"), "{e}");
         assert!(c("181+0").check_seek().is_err());
     }
 
@@ -186,7 +192,11 @@ mod tests {
     fn a_challenge_may_be_blitz_but_not_bullet() {
         assert!(c("5+3").check_challenge().is_ok());
         assert!(c("3+0").check_challenge().is_ok());
-        assert!(c("2+0").check_challenge().is_err());
+        let e = c("2+0").check_challenge().unwrap_err();
+        assert!(
+            e.to_string().contains("challenge only at Blitz or slower"),
+            "{e}"
+        );
         assert!(c("30+61").check_challenge().is_err());
     }
 

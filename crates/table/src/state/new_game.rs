@@ -71,14 +71,20 @@ impl Table {
         })
     }
 
-    /// Announces a game that begins: everyone hears it with its time control; the event says
-    /// where it starts. The boards are compared with the new position as they next report (the
+    /// Announces a game that begins: everyone hears it with its time control (but for a
+    /// server's game); the event says where it starts. The boards are compared with the new position as they next report (the
     /// peg board's player is guided to the set-up).
     pub(super) fn announce_begin(&mut self, out: &mut Step) {
         out.event(TableEvent::Begin {
             time_control: self.settings.time_control.to_string(),
             fen: self.state.game.fen(),
         });
+        // A server's game is announced by its adapter with the server's players and time
+        // control ("Partie auf lichess gegen Bob, 15 Minuten plus 10 Sekunden"); the table's
+        // configured control would be wrong information, said before any game exists.
+        if self.settings.server_game {
+            return;
+        }
         let say = self.announcer.begin(&self.settings.time_control);
         out.event(TableEvent::Say(say));
     }
