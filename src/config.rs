@@ -35,7 +35,7 @@ pub use raw::{MAX_CONFIG_BYTES, RawClock, RawConfig};
 pub use speech::LanguageFileError;
 pub use speech::RawSpeech;
 pub use table::RawTable;
-pub use table::{TableConfig, TableKind};
+pub use table::{CorrespondenceSource, TableConfig, TableKind};
 
 /// A configuration error: the key and what is wrong with its value.
 #[derive(Debug, thiserror::Error)]

@@ -130,6 +130,7 @@ impl DeskActor {
         mut requests: mpsc::Receiver<Request<DeskRequest>>,
         mut peg: mpsc::Receiver<BoardMessage>,
         mut notices: mpsc::Receiver<Notice>,
+        mut additions: mpsc::Receiver<DeskTable>,
         mut shutdown: watch::Receiver<bool>,
     ) {
         self.come_back().await;
@@ -165,6 +166,7 @@ impl DeskActor {
                     };
                     self.carry_out(actions).await;
                 }
+                Some(table) = additions.recv() => self.add(table).await,
                 Some(request) = requests.recv() => {
                     let reply = self.answer(&request.command).await;
                     request.reply.send(reply).ok();
@@ -206,6 +208,33 @@ impl DeskActor {
             }
         };
         tokio::time::timeout(NOTICE_DRAIN, drain).await.ok();
+    }
+
+    /// A table started while the desk runs (a server's game): its place is the next index,
+    /// which its actor's notices already carry (`app::server_desk` numbers them in order).
+    /// What was kept of it across a restart (messages waiting, time over told) comes back.
+    async fn add(&mut self, table: DeskTable) {
+        let name = table.name.clone();
+        let index = self.desk.add_game(table.game.clone());
+        self.tables.push(table);
+        if let Some((_, n)) = read_message_counts(&self.messages_file)
+            .into_iter()
+            .find(|(n, _)| *n == *name)
+        {
+            self.desk.restore_unseen(index, n);
+        }
+        if let Some((_, side)) = read_time_over(&self.time_over_file)
+            .into_iter()
+            .find(|(n, _)| *n == *name)
+        {
+            self.desk.restore_time_over(index, side);
+        }
+        // The game he was at before a restart has the board again when it comes back.
+        if self.desk.focus().is_none() && read_focus(&self.focus_file).as_deref() == Some(&*name)
+        {
+            let actions = self.desk.turn_to(index, &self.views(), unix_ms());
+            self.carry_out(actions).await;
+        }
     }
 
     /// Each game's days now: a time over told once, and kept so across restarts.
@@ -415,7 +444,7 @@ pub fn spawn(
         crate::table::name::TableName,
         std::sync::mpsc::Sender<String>,
     )>,
-) -> Result<crate::control::hub::DeskHandle, DeskStartError> {
+) -> Result<(crate::control::hub::DeskHandle, mpsc::Sender<DeskTable>), DeskStartError> {
     use crate::boards::Protocol;
     use crate::config::PegSource;
     let (peg_tx, peg) = mpsc::channel(crate::app::board_links::BOARD_BACKLOG);
@@ -462,11 +491,14 @@ pub fn spawn(
         mail,
     };
     let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
-    tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));
-    Ok(crate::control::hub::DeskHandle {
+    // Server games join the desk while it runs (`app::server_desk`).
+    let (additions_tx, additions) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
+    tasks.spawn(actor.run(requests, peg, notices, additions, shutdown.clone()));
+    let handle = crate::control::hub::DeskHandle {
         requests: requests_tx,
         mail: actor_mail,
-    })
+    };
+    Ok((handle, additions_tx))
 }
 
 /// Why the desk could not start.

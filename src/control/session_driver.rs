@@ -64,7 +64,6 @@ pub trait Transport: Send {
 pub struct ControlService {
     hub: Hub,
     tokens: Tokens,
-    tables: Arc<[Arc<str>]>,
     settings: Arc<ControlSettings>,
     /// Slots anyone may take, and the last few kept for the players, the assistant and the
     /// arbiter ([`players_reserve`]): an observer, or a connection that never authenticates,
@@ -187,12 +186,10 @@ impl Drop for Slot {
 
 impl ControlService {
     pub fn new(hub: Hub, tokens: Tokens, settings: ControlSettings) -> ControlService {
-        let tables = hub.tables().iter().map(|t| t.name.clone()).collect();
         let reserve = players_reserve(settings.max_connections);
         ControlService {
             hub,
             tokens,
-            tables,
             slots: Arc::new(Semaphore::new(settings.max_connections - reserve)),
             reserved: Arc::new(Semaphore::new(reserve)),
             per_address: Arc::default(),
@@ -316,7 +313,7 @@ impl ControlService {
     /// A wrong token counts against the daemon's budget of wrong tokens as a session's does,
     /// and is logged (`peer` names the client); past the budget the refusal says so.
     pub fn authorize(&self, token: &str, table: &str, peer: &str) -> Result<Grant, Refusal> {
-        let result = session::authorize(&self.tokens, &self.tables, token, table);
+        let result = session::authorize(&self.tokens, &self.hub.names(), token, table);
         if result.is_err()
             && session::check_token(&self.tokens, token).is_none()
             && self.wrong_token(peer) == Verdict::OverBudget
@@ -380,7 +377,9 @@ impl ControlService {
         let settings = &*self.settings;
         let mut session = Session::new(
             self.tokens.clone(),
-            self.tables.clone(),
+            // The tables as they are when it connects (server games added later are
+            // reached by a new connection, or through the desk).
+            self.hub.names(),
             settings.clone(),
             clock::now_ms(),
         );
