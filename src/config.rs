@@ -6,6 +6,7 @@
 //! - `table`, `boards`: a `[[table]]` as written and validated, and where its boards are.
 //! - `speech`, `control`, `correspondence`: the `[speech]`, `[control]`, `[mail]` and `[desk]`
 //!   sections as written and validated.
+//! - `servers`: `[xfcc]`, `[lichess]` and `[broadcast]`, the servers played on and published to.
 
 use std::path::PathBuf;
 
@@ -20,6 +21,9 @@ mod boards;
 mod control;
 mod correspondence;
 mod raw;
+mod servers;
+#[cfg(test)]
+mod servers_tests;
 mod speech;
 mod table;
 #[cfg(test)]
@@ -32,6 +36,9 @@ pub use control::RawControl;
 pub use control::TrustedProxies;
 pub use correspondence::{DeskSettings, MailSettings, RawDesk, RawMail};
 pub use raw::{MAX_CONFIG_BYTES, RawClock, RawConfig};
+pub use servers::{
+    BroadcastSettings, LichessSettings, RawBroadcast, RawLichess, RawXfcc, XfccSettings,
+};
 pub use speech::LanguageFileError;
 pub use speech::RawSpeech;
 pub use table::RawTable;
@@ -98,6 +105,12 @@ pub struct Config {
     pub mail: Option<MailSettings>,
     /// `[desk]`: the peg board the correspondence tables share.
     pub desk: DeskSettings,
+    /// `[xfcc]`: ICCF's web service, when its games are played here.
+    pub xfcc: Option<XfccSettings>,
+    /// `[lichess]`: the lichess account, when its games are played here.
+    pub lichess: Option<LichessSettings>,
+    /// `[broadcast]`: the live broadcast's file and push.
+    pub broadcast: Option<BroadcastSettings>,
 }
 
 impl RawConfig {
@@ -156,6 +169,17 @@ impl RawConfig {
             tables,
             mail: self.mail.as_ref().map(RawMail::validate).transpose()?,
             desk,
+            xfcc: self.xfcc.as_ref().map(RawXfcc::validate).transpose()?,
+            lichess: self
+                .lichess
+                .as_ref()
+                .map(RawLichess::validate)
+                .transpose()?,
+            broadcast: self
+                .broadcast
+                .as_ref()
+                .map(RawBroadcast::validate)
+                .transpose()?,
         })
     }
 

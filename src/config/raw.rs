@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{ConfigError, RawControl, RawDesk, RawMail, RawSpeech, RawTable, bad};
+use super::{
+    ConfigError, RawBroadcast, RawControl, RawDesk, RawLichess, RawMail, RawSpeech, RawTable,
+    RawXfcc, bad,
+};
 use crate::io::tokens::RawToken;
 
 /// Largest configuration file read; a real one is a few kilobytes.
@@ -51,6 +54,15 @@ pub struct RawConfig {
     pub mail: Option<RawMail>,
     /// The peg board the correspondence tables share.
     pub desk: RawDesk,
+    /// ICCF's XFCC web service (`docs/servers.md`); none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xfcc: Option<RawXfcc>,
+    /// The lichess account (`docs/servers.md`); none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lichess: Option<RawLichess>,
+    /// The live broadcast (`docs/servers.md`); none by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub broadcast: Option<RawBroadcast>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -96,6 +108,9 @@ impl Default for RawConfig {
             tokens: Vec::new(),
             mail: None,
             desk: RawDesk::default(),
+            xfcc: None,
+            lichess: None,
+            broadcast: None,
         }
     }
 }
