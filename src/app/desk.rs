@@ -230,8 +230,7 @@ impl DeskActor {
             self.desk.restore_time_over(index, side);
         }
         // The game he was at before a restart has the board again when it comes back.
-        if self.desk.focus().is_none() && read_focus(&self.focus_file).as_deref() == Some(&*name)
-        {
+        if self.desk.focus().is_none() && read_focus(&self.focus_file).as_deref() == Some(&*name) {
             let actions = self.desk.turn_to(index, &self.views(), unix_ms());
             self.carry_out(actions).await;
         }

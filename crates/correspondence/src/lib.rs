@@ -2,8 +2,10 @@
 //! read back leniently, checked against the game and summed up for the ear — and of time in
 //! days (`day_rules`: the ICCF and BCA rule sets and `N/Dd` controls; `day_clock`: a game's
 //! clock, leave and deadline). The Maildir reader and the SMTP sender are adapters in
-//! `src/io/` (`maildir`, `mail_out`).
+//! `src/io/` (`maildir`, `mail_out`). `xfcc`: ICCF's XFCC web service's SOAP envelopes
+//! written and read, pure (the HTTP calls are `app::server_desk`'s).
 
 pub mod day_clock;
 pub mod day_rules;
 pub mod message;
+pub mod xfcc;
