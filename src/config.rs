@@ -42,7 +42,7 @@ pub use servers::{
 pub use speech::LanguageFileError;
 pub use speech::RawSpeech;
 pub use table::RawTable;
-pub use table::{CorrespondenceSource, TableConfig, TableKind};
+pub use table::{CorrespondenceSource, TableConfig, TableKind, server_table};
 
 /// A configuration error: the key and what is wrong with its value.
 #[derive(Debug, thiserror::Error)]

@@ -177,19 +177,22 @@ fn start_speech(config: &Config) -> Arc<Speaker> {
 }
 
 /// The tables as the control interface reaches them: with the desk when a table is a
-/// correspondence table, and the mail when it is configured too. Returns the hub and the
-/// simulated boards' operator lines (the tables' first, then the desk's).
+/// correspondence table or a server's games are played here, the mail when it is configured,
+/// and the server desks (`[xfcc]`). Returns the hub and the simulated boards' operator lines
+/// (the tables' first, then the desk's).
 fn start_desk(
     wiring: &Wiring<'_>,
     tasks: &mut JoinSet<()>,
     tables: Vec<WiredTable>,
     notices: mpsc::Receiver<Notice>,
 ) -> anyhow::Result<(Hub, Simulated)> {
+    use crate::config::CorrespondenceSource;
     let config = wiring.config;
     let mut handles = Vec::new();
     let mut simulated = Vec::new();
     let mut desk_tables = Vec::new();
     let mut mail_tables = Vec::new();
+    let mut xfcc_tables = Vec::new();
     for table in tables {
         handles.push(table.handle);
         if let Some(operator) = table.simulated {
@@ -197,11 +200,18 @@ fn start_desk(
         }
         if let Some(correspondence) = table.correspondence {
             desk_tables.push(correspondence.desk);
-            mail_tables.push(correspondence.mail);
+            match correspondence.source {
+                CorrespondenceSource::Mail => mail_tables.push(correspondence.mail),
+                CorrespondenceSource::Xfcc => xfcc_tables.push(correspondence.mail),
+                CorrespondenceSource::Lichess => {
+                    tracing::warn!(table = %correspondence.mail.handle.name, "lichess correspondence games are not played yet; the table waits");
+                }
+            }
         }
     }
     let hub = Hub::new(handles);
-    if desk_tables.is_empty() {
+    let servers = config.xfcc.is_some();
+    if desk_tables.is_empty() && !servers {
         if config.mail.is_some() {
             tracing::warn!(
                 "[mail] is configured but no table is kind = \"correspondence\"; no mail is read"
@@ -209,15 +219,18 @@ fn start_desk(
         }
         return Ok((hub, simulated));
     }
+    let desk_count = desk_tables.len();
     // The mail desk answers `mail …` for the control sessions and `KJ` for the desk.
     let (mail_tx, mail_rx) = tokio::sync::mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     let mail_tx = config.mail.is_some().then_some(mail_tx);
-    let desk = crate::app::desk::spawn(
+    let (poke_tx, poke) = mpsc::channel(1);
+    let (desk, additions) = crate::app::desk::spawn(
         tasks,
         config,
         desk_tables,
         notices,
         mail_tx,
+        servers.then_some(poke_tx),
         Arc::clone(wiring.speaker),
         wiring.lang,
         wiring.shutdown,
@@ -236,7 +249,31 @@ fn start_desk(
         )
         .map_err(anyhow::Error::msg)?;
     }
-    Ok((hub.with_desk(desk), simulated))
+    let hub = hub.with_desk(desk);
+    if let Some(xfcc) = &config.xfcc {
+        let parts = crate::app::server_desk::ServerParts {
+            config: Arc::new(config.clone()),
+            store: wiring.store.clone(),
+            speaker: Arc::clone(wiring.speaker),
+            lang: wiring.lang,
+            last_alive: wiring.last_alive,
+            notices: wiring.notices.clone(),
+            shutdown: wiring.shutdown.clone(),
+            hub: hub.clone(),
+            desk: additions,
+            desk_count: Arc::new(tokio::sync::Mutex::new(desk_count)),
+        };
+        // The secret from its environment variable, now; never logged or written.
+        let password = xfcc.password().map_err(anyhow::Error::msg)?;
+        tasks.spawn(crate::app::server_desk::xfcc::run(
+            parts,
+            xfcc.clone(),
+            password,
+            xfcc_tables,
+            poke,
+        ));
+    }
+    Ok((hub, simulated))
 }
 
 /// Listens for control connections; returns the address and the control service, which the

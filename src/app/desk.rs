@@ -57,6 +57,8 @@ pub struct DeskActor {
     pub time_over_file: PathBuf,
     /// The mail desk's requests (`KJ` accepts a held message), when mail is configured.
     pub mail: Option<mpsc::Sender<crate::control::hub::Request<DeskRequest>>>,
+    /// Asks the server desks to call their servers at once (`KL`, `KG`, `focus`, `games`).
+    pub poke: Option<mpsc::Sender<()>>,
 }
 
 impl DeskActor {
@@ -157,6 +159,15 @@ impl DeskActor {
                             self.desk.link(false, &detail)
                         }
                         LinkEvent::Decoded(Ok(Timed { event, .. })) => {
+                            if matches!(
+                                event,
+                                crate::boards::SensorEvent::Key(
+                                    crate::boards::BoardKey::ListGames
+                                        | crate::boards::BoardKey::NextGame
+                                )
+                            ) {
+                                self.poke();
+                            }
                             self.desk.sensor(&event, &views, unix_ms())
                         }
                         LinkEvent::Decoded(Err(e)) => {
@@ -276,7 +287,17 @@ impl DeskActor {
         self.tables.iter().position(|t| &*t.name == name)
     }
 
+    /// The server desks are asked to call their servers now (coalesced: one waiting is enough).
+    fn poke(&self) {
+        if let Some(poke) = &self.poke {
+            poke.try_send(()).ok();
+        }
+    }
+
     async fn answer(&mut self, command: &DeskRequest) -> Reply {
+        if matches!(command, DeskRequest::Focus { .. } | DeskRequest::Games) {
+            self.poke();
+        }
         match command {
             DeskRequest::Focus { table } => match self.index(table) {
                 Some(index) => {
@@ -436,6 +457,7 @@ pub fn spawn(
     tables: Vec<DeskTable>,
     notices: mpsc::Receiver<Notice>,
     mail: Option<mpsc::Sender<crate::control::hub::Request<DeskRequest>>>,
+    poke: Option<mpsc::Sender<()>>,
     speaker: Arc<Speaker>,
     lang: &'static crate::chess::language::Language,
     shutdown: &watch::Receiver<bool>,
@@ -488,6 +510,7 @@ pub fn spawn(
         messages_file: config.state_dir.join("desk-messages"),
         time_over_file: config.state_dir.join("desk-time-over"),
         mail,
+        poke,
     };
     let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     // Server games join the desk while it runs (`app::server_desk`).

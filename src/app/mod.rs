@@ -6,6 +6,7 @@
 //! - [`daemon`]: `annabella serve` wired up.
 //! - [`desk`], [`desk_link`]: the correspondence desk's task and what the tables tell it.
 //! - [`mail_desk`]: correspondence tables by mail.
+//! - [`server_desk`]: server games (ICCF's XFCC) at the desk, their tables made while it runs.
 //! - [`table_actor`]: one task per table, owning the pure table.
 //! - [`table_wiring`]: one configured table wired up, its actor started.
 
@@ -16,5 +17,6 @@ pub mod desk;
 pub mod desk_link;
 pub mod mail_desk;
 pub mod ready;
+pub mod server_desk;
 pub mod table_actor;
 pub mod table_wiring;

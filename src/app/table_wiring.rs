@@ -53,10 +53,12 @@ pub struct WiredTable {
     pub clock: TableClock,
 }
 
-/// A correspondence table as the desk and the mail reach it.
+/// A correspondence table as the desk and the mail (or its server) reach it.
 pub struct Correspondence {
     pub desk: DeskTable,
     pub mail: MailTable,
+    /// Where its game is played: the mail desk or a server desk plays it.
+    pub source: crate::config::CorrespondenceSource,
 }
 
 /// Wires the table `tc` and starts its actor; `desk_index` is its place in the desk's list
@@ -208,6 +210,7 @@ fn join_desk(
         opponent_email,
         opponent_addresses,
         game_id,
+        source,
         ..
     } = &tc.kind
     else {
@@ -252,7 +255,14 @@ fn join_desk(
             .join(format!("{}.brf", tc.name.file_stem())),
         scored: None,
     };
-    Some((link, Correspondence { desk, mail }))
+    Some((
+        link,
+        Correspondence {
+            desk,
+            mail,
+            source: *source,
+        },
+    ))
 }
 
 /// The table's settings from the configuration (its own keys, or the daemon's).

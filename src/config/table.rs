@@ -303,6 +303,12 @@ pub struct TableConfig {
     pub tags: Vec<(GameTag, String)>,
 }
 
+/// A server game's table made while the daemon runs (`app::server_desk`), checked as a
+/// `[[table]]` of the file would be.
+pub fn server_table(raw: &RawTable) -> Result<TableConfig, ConfigError> {
+    raw.validate(0, &[])
+}
+
 impl RawTable {
     /// Checks the table `table[i]`; `earlier` are the tables before it, whose names it may
     /// not repeat.

@@ -514,7 +514,7 @@ impl ControlService {
             Action::Close(line) => (vec![Out::Line(line)], true),
             Action::Ask(ask) => {
                 let asked = (self.hub.get(&ask.table))
-                    .map(|table| table.ask(ask.role, ask.lang, ask.command));
+                    .map(|table| async move { table.ask(ask.role, ask.lang, ask.command).await });
                 let answer = self.wait(asked).await;
                 (
                     vec![Out::Line(session.on_answer(&ask.table, answer))],
