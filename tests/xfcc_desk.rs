@@ -1,0 +1,207 @@
+//! ICCF's server (XFCC) at the correspondence desk through the real daemon: an in-process XFCC
+//! server (`common::fake_xfcc`, SOAP 1.1 as ICCF's operation pages give it) lists the
+//! account's games, which become desk tables (`xfcc-<id>`) on their own; the blind player
+//! plays on a simulated peg board on a pseudo-terminal, each move released with `KS` and sent
+//! as `MakeAMove`; the opponent's moves come from the server's list. A kill -9 with his move
+//! marked but the server down, a start with the server unreachable, an answer lost after the
+//! server played the move, and a refusal told in his words: every move reaches the server
+//! exactly once (counted by the server), none is lost.
+
+pub mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::board::SimulatedBoard;
+use common::daemon::{Daemon, Serve};
+use common::fake_xfcc::{FakeGame, FakeXfcc};
+use common::fs::scratch_dir;
+
+const PASSWORD: &str = "s3cret&<pw>";
+
+fn config(dir: &Path, peg: &Path, url: &str) -> PathBuf {
+    let path = dir.join("annabella.toml");
+    fs::write(
+        &path,
+        format!(
+            r#"
+[speech]
+backends = "transcript:{transcript}"
+lang = "en"
+
+[desk]
+peg = "{peg}"
+
+[xfcc]
+url = "{url}"
+user = "anna"
+password_env = "ANNABELLA_XFCC_PASSWORD"
+poll_s = 2
+"#,
+            transcript = dir.join("transcript.txt").display(),
+            peg = peg.display(),
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn start(dir: &Path, config: &Path) -> Daemon {
+    Serve::new(&dir.join("state"))
+        .config(config)
+        .env("ANNABELLA_XFCC_PASSWORD", PASSWORD)
+        .start()
+}
+
+fn peg_move(board: &mut SimulatedBoard, from: &str, to: &str) {
+    board.hand(&format!("raw L{from}"));
+    board.hand(&format!("raw P{to}"));
+}
+
+/// Everything said so far, once `want` has been said `times` times (the transcript is a
+/// file, polled).
+fn said(dir: &Path, want: &str, times: usize) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = fs::read_to_string(dir.join("transcript.txt")).unwrap_or_default();
+        if text.matches(want).count() >= times {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never said {want:?} {times} times: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Waits until `check` holds, failing with `what` after the tests' patience.
+fn until(what: &str, check: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !check() {
+        assert!(Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn an_xfcc_game_at_the_desk_sends_each_move_once_across_a_kill_and_the_server_down() {
+    let dir = scratch_dir("xfcc-desk");
+    let fake = FakeXfcc::start(
+        "anna",
+        PASSWORD,
+        vec![FakeGame::new(4711, true, "Anna Blind", "Carol King")],
+    );
+    let link = dir.join("peg");
+    let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
+    let config = config(&dir, &link, &fake.url());
+    let daemon = start(&dir, &config);
+
+    // The server's game is a desk game of its own, its players, event and days told.
+    said(
+        &dir,
+        "xfcc-4711, WS/M/1234: Anna Blind against Carol King. You have 30 days 5 hours, your opponent 41 days",
+        1,
+    );
+    let mut c = daemon.watching("assistant", "xfcc-4711");
+    assert_eq!(c.ask("focus xfcc-4711"), "ok focus xfcc-4711");
+    c.expect_event("the board taken", |l| l == "event desk ready");
+
+    // 1. e4, released with KS: sent once, with movecount 1.
+    peg_move(&mut board, "e2", "e4");
+    c.expect_event("his move", |l| l.starts_with("event move 1 white e2e4"));
+    board.hand("key S");
+    until("1. e4 on the server", || fake.moves(4711) == ["e4"]);
+    said(&dir, "Move sent to the server", 1);
+
+    // Carol's 1... e5 on the server reaches his ear within a poll.
+    let moved = Instant::now();
+    fake.opponent_moves(4711, "e5");
+    c.expect_event("Carol's move", |l| l.starts_with("event move 2 black e7e5"));
+    let to_ear = moved.elapsed();
+    peg_move(&mut board, "e7", "e5");
+    c.heard("okay");
+
+    // 2. Nf3 released while the server is down: the call fails, its mark stays; kill -9.
+    peg_move(&mut board, "g1", "f3");
+    c.expect_event("his move", |l| l.starts_with("event move 3 white g1f3"));
+    fake.set_down(true);
+    board.hand("key S");
+    until("2. Nf3 tried while the server is down", || {
+        fake.submissions()
+            .iter()
+            .any(|s| s.1 == 2 && s.2 == "Nf3" && s.3 == "503")
+    });
+    drop(c);
+    daemon.kill9();
+
+    // A start with the server still down: the table is there before any answer.
+    let daemon = start(&dir, &config);
+    let mut c = daemon.watching("assistant", "xfcc-4711");
+    c.wait_status("ply 3");
+    said(&dir, "The ICCF server cannot be reached", 1);
+    assert_eq!(fake.moves(4711), ["e4", "e5"], "nothing reached the server");
+
+    // The server back: the list shows 2. Nf3 missing, his turn: sent again, once.
+    fake.set_down(false);
+    until("2. Nf3 on the server", || {
+        fake.moves(4711) == ["e4", "e5", "Nf3"]
+    });
+    said(&dir, "The ICCF server answers again", 1);
+
+    // 2... Nc6; 3. Bb5 is played by the server but its answer is lost: the next list shows
+    // it, so it is never sent again.
+    fake.opponent_moves(4711, "Nc6");
+    c.expect_event("Carol's move", |l| l.starts_with("event move 4 black b8c6"));
+    c.expect_event("the board back", |l| l == "event desk ready");
+    peg_move(&mut board, "b8", "c6");
+    peg_move(&mut board, "f1", "b5");
+    c.expect_event("his move", |l| l.starts_with("event move 5 white f1b5"));
+    fake.swallow_next_answer();
+    board.hand("key S");
+    until("3. Bb5 on the server", || fake.moves(4711).len() == 5);
+    let polls = fake.polls();
+    until("two more lists", || fake.polls() >= polls + 2);
+
+    // A refusal is told in his words and not sent again: 3... a6, 4. Ba4 answered
+    // YouAreOnLeave.
+    fake.opponent_moves(4711, "a6");
+    c.expect_event("Carol's move", |l| l.starts_with("event move 6 black a7a6"));
+    peg_move(&mut board, "a7", "a6");
+    peg_move(&mut board, "b5", "a4");
+    c.expect_event("his move", |l| l.starts_with("event move 7 white b5a4"));
+    fake.force_next("YouAreOnLeave");
+    board.hand("key S");
+    said(&dir, "The server says you are on leave", 1);
+    let polls = fake.polls();
+    until("two more lists", || fake.polls() >= polls + 2);
+
+    // The count: each move the server played was sent once; nothing refused for its number
+    // or turn; nothing lost (the server has every move he released before the refusal).
+    let subs = fake.submissions();
+    let played: Vec<_> = subs
+        .iter()
+        .filter(|s| s.3.starts_with("Success"))
+        .map(|s| (s.1, s.2.clone()))
+        .collect();
+    assert_eq!(
+        played,
+        [(1, "e4".to_owned()), (2, "Nf3".to_owned()), (3, "Bb5".to_owned())],
+        "{subs:#?}"
+    );
+    assert!(
+        !subs
+            .iter()
+            .any(|s| s.3 == "InvalidMoveNumber" || s.3 == "NotYourTurn"),
+        "{subs:#?}"
+    );
+    let on_leave = subs.iter().filter(|s| s.3 == "YouAreOnLeave").count();
+    assert_eq!(on_leave, 1, "a refused move is not sent again: {subs:#?}");
+    assert_eq!(fake.moves(4711), ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
+    eprintln!(
+        "xfcc figures: calls {}, moves sent twice 0, moves lost 0, server move to his ear {} ms (poll 2 s)",
+        subs.len(),
+        to_ear.as_millis()
+    );
+}
