@@ -108,7 +108,7 @@ pub async fn run(
         .iter()
         .map(|t| (t.name.as_str().to_owned(), t.clock.clone()))
         .collect();
-    let (hub, simulated) = start_desk(&wiring, &mut tasks, tables, notices)?;
+    let (hub, simulated) = start_desk(&wiring, &mut tasks, tables, notices).await?;
     drop(notices_tx);
 
     let audio = Arc::new(AudioOutputs::new(Arc::clone(&speaker), lang));
@@ -180,7 +180,7 @@ fn start_speech(config: &Config) -> Arc<Speaker> {
 /// correspondence table or a server's games are played here, the mail when it is configured,
 /// and the server desks (`[xfcc]`). Returns the hub and the simulated boards' operator lines
 /// (the tables' first, then the desk's).
-fn start_desk(
+async fn start_desk(
     wiring: &Wiring<'_>,
     tasks: &mut JoinSet<()>,
     tables: Vec<WiredTable>,
@@ -265,13 +265,11 @@ fn start_desk(
         };
         // The secret from its environment variable, now; never logged or written.
         let password = xfcc.password().map_err(anyhow::Error::msg)?;
-        tasks.spawn(crate::app::server_desk::xfcc::run(
-            parts,
-            xfcc.clone(),
-            password,
-            xfcc_tables,
-            poke,
-        ));
+        // The games known have their tables before the daemon is ready.
+        let desk = crate::app::server_desk::xfcc::prepare(parts, xfcc, password, xfcc_tables).await;
+        if let Some(desk) = desk {
+            tasks.spawn(crate::app::server_desk::xfcc::run(desk, poke));
+        }
     }
     Ok((hub, simulated))
 }

@@ -46,7 +46,11 @@ impl FakeGame {
     fn position(&self) -> Option<Chess> {
         let mut pos = Chess::default();
         for m in &self.moves {
-            let mv = SanPlus::from_ascii(m.as_bytes()).ok()?.san.to_move(&pos).ok()?;
+            let mv = SanPlus::from_ascii(m.as_bytes())
+                .ok()?
+                .san
+                .to_move(&pos)
+                .ok()?;
             pos.play_unchecked(mv);
         }
         Some(pos)
@@ -157,7 +161,12 @@ fn make_a_move(state: &mut State, user: &str, password: &str, call: &MoveCall) -
         return "InvalidGameID".to_owned();
     };
     if call.resign {
-        game.result = if game.has_white { "BlackWins" } else { "WhiteWins" }.to_owned();
+        game.result = if game.has_white {
+            "BlackWins"
+        } else {
+            "WhiteWins"
+        }
+        .to_owned();
         return "Success".to_owned();
     }
     if call.accept_draw && call.my_move.is_empty() {
@@ -235,7 +244,10 @@ async fn soap(
         }
         let code = make_a_move(&mut state, &user, &password, &call);
         if std::mem::take(&mut state.swallow_next) {
-            state.seen.make_a_move.push((call, format!("{code} (answer lost)")));
+            state
+                .seen
+                .make_a_move
+                .push((call, format!("{code} (answer lost)")));
             return (StatusCode::SERVICE_UNAVAILABLE, String::new());
         }
         state.seen.make_a_move.push((call, code.clone()));
@@ -305,7 +317,13 @@ impl FakeXfcc {
     /// Game `id`'s moves as the server has them.
     pub fn moves(&self, id: i64) -> Vec<String> {
         let state = self.state.lock().unwrap();
-        state.games.iter().find(|g| g.id == id).unwrap().moves.clone()
+        state
+            .games
+            .iter()
+            .find(|g| g.id == id)
+            .unwrap()
+            .moves
+            .clone()
     }
 
     /// Every call answered 503 (`true`) or served again.

@@ -242,7 +242,10 @@ mod tests {
         write_games(&path, &games).unwrap();
         let mut back = read_games(&path);
         assert_eq!(back.len(), 1);
-        assert_eq!(back[0].white, "Carol King", "a tab in a name never splits the line");
+        assert_eq!(
+            back[0].white, "Carol King",
+            "a tab in a name never splits the line"
+        );
         back[0].white = "Carol\tKing".to_owned();
         assert_eq!(back, games);
         std::fs::write(&path, "xfcc\t1\tpurple\n\nnonsense\nxfcc\t2\twhite\n").unwrap();

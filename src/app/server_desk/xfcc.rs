@@ -221,7 +221,11 @@ impl XfccDesk {
         };
         let cap = MAX_BACKOFF.max(self.poll);
         self.backoff = Some(next.min(cap));
-        tracing::warn!(why, wait_s = next.min(cap).as_secs(), "the XFCC server did not answer");
+        tracing::warn!(
+            why,
+            wait_s = next.min(cap).as_secs(),
+            "the XFCC server did not answer"
+        );
         if first {
             self.tell_all("server_unreachable").await;
         }
@@ -235,22 +239,22 @@ impl XfccDesk {
     }
 }
 
-/// Runs the XFCC desk until shutdown; its tables' actors are joined before it ends.
-pub async fn run(
+/// The XFCC desk with the tables of every game known (configured or from the last run)
+/// wired, before the daemon says it is ready and before the server is asked; `None` when the
+/// url cannot be used (logged).
+pub async fn prepare(
     parts: ServerParts,
-    settings: XfccSettings,
+    settings: &XfccSettings,
     password: String,
     configured: Vec<MailTable>,
-    mut poke: mpsc::Receiver<()>,
-) {
+) -> Option<XfccDesk> {
     let client = match HttpClient::new(&settings.url, None) {
         Ok(c) => c,
         Err(e) => {
             tracing::error!(url = %settings.url, error = %e, "[xfcc] url: no server games");
-            return;
+            return None;
         }
     };
-    let mut shutdown = parts.shutdown.clone();
     let state_dir = parts.config.state_dir.clone();
     let mut desk = XfccDesk {
         configured: super::configured(&parts.config, CorrespondenceSource::Xfcc),
@@ -266,6 +270,12 @@ pub async fn run(
         backoff: None,
     };
     desk.restore(configured).await;
+    Some(desk)
+}
+
+/// Runs the XFCC desk until shutdown; its tables' actors are joined before it ends.
+pub async fn run(mut desk: XfccDesk, mut poke: mpsc::Receiver<()>) {
+    let mut shutdown = desk.parts.shutdown.clone();
     let mut next = Instant::now();
     let mut look = tokio::time::interval(LOOK);
     look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

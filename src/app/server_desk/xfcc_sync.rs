@@ -64,11 +64,19 @@ impl XfccDesk {
         let me = view.peg_side;
         let (server, unread) = replay(&game.san());
         if let Some(token) = unread {
-            tracing::warn!(game = game.id, token, "a move of the server's game does not read; the moves after it are left");
+            tracing::warn!(
+                game = game.id,
+                token,
+                "a move of the server's game does not read; the moves after it are left"
+            );
         }
         self.decide(i, &view, &server, &game).await;
         let local = view.game.moves();
-        let common = local.iter().zip(&server).take_while(|(a, b)| a == b).count();
+        let common = local
+            .iter()
+            .zip(&server)
+            .take_while(|(a, b)| a == b)
+            .count();
         let first_seen = self.games[i].last.is_none();
         let mut played = 0;
         if common == local.len() {
@@ -76,7 +84,11 @@ impl XfccDesk {
                 let pos = position_before(&server, ply);
                 let mover = pos.turn();
                 if mover == me {
-                    tracing::warn!(game = game.id, ply, "his move on the server was not made at the desk; the table waits");
+                    tracing::warn!(
+                        game = game.id,
+                        ply,
+                        "his move on the server was not made at the desk; the table waits"
+                    );
                     break;
                 }
                 let text = San::from_move(&pos, server[ply]).to_string();
@@ -99,7 +111,13 @@ impl XfccDesk {
                 played += 1;
             }
         } else if common < server.len() {
-            tracing::warn!(game = game.id, table_plies = local.len(), server_plies = server.len(), common, "the table and the server disagree; the arbiter decides");
+            tracing::warn!(
+                game = game.id,
+                table_plies = local.len(),
+                server_plies = server.len(),
+                common,
+                "the table and the server disagree; the arbiter decides"
+            );
         }
         self.record_extras(i, &view, &game, me).await;
         if first_seen || played > 0 {
@@ -118,7 +136,11 @@ impl XfccDesk {
             let reply = handle
                 .ask(Role::Player(!me), lang, TableRequest::OfferDraw)
                 .await;
-            tracing::info!(game = game.id, ok = reply.is_ok(), "the opponent's draw offer");
+            tracing::info!(
+                game = game.id,
+                ok = reply.is_ok(),
+                "the opponent's draw offer"
+            );
         }
         let message = game.message.trim();
         if !message.is_empty() && self.games[i].message != message {
@@ -150,7 +172,12 @@ impl XfccDesk {
             let reply = handle
                 .ask(Role::Arbiter, lang, TableRequest::Result { result })
                 .await;
-            tracing::info!(game = game.id, ok = reply.is_ok(), ?result, "the server's result recorded");
+            tracing::info!(
+                game = game.id,
+                ok = reply.is_ok(),
+                ?result,
+                "the server's result recorded"
+            );
         }
         if matches!(game.result, Some(GameResult::Cancelled)) && !over {
             tracing::info!(game = game.id, "the server cancelled the game");
@@ -238,7 +265,9 @@ impl XfccDesk {
         };
         if let Some((accept, resign)) = ended_by_him {
             let ply = view.game.ply_count();
-            let already = marked.as_ref().is_some_and(|m| m.ply >= ply && m.san.is_empty());
+            let already = marked
+                .as_ref()
+                .is_some_and(|m| m.ply >= ply && m.san.is_empty());
             if already || !last.my_turn || server_plies != ply {
                 return None;
             }
@@ -308,8 +337,12 @@ impl XfccDesk {
         let Some(code) = answer else { return };
         tracing::info!(table = %name, ply = mark.ply, san = %mark.san, code = code.text(), "MakeAMove answered");
         let game = self.games[i].table.view.borrow().spoken_name.clone();
-        self.tell(i, code.voice_key(), &[("game", &game), ("code", code.text())])
-            .await;
+        self.tell(
+            i,
+            code.voice_key(),
+            &[("game", &game), ("code", code.text())],
+        )
+        .await;
         match code {
             // Kept until the list shows the move: until then the stale list must not send
             // it again.
