@@ -57,7 +57,7 @@ impl FakeGame {
     }
 
     fn my_turn(&self) -> bool {
-        let white_to_move = self.moves.len() % 2 == 0;
+        let white_to_move = self.moves.len().is_multiple_of(2);
         self.result == "Ongoing" && white_to_move == self.has_white
     }
 }
@@ -110,7 +110,7 @@ fn games_answer(games: &[FakeGame]) -> String {
             .iter()
             .enumerate()
             .map(|(i, m)| {
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     format!("{}.{m} ", i / 2 + 1)
                 } else {
                     format!("{m} ")

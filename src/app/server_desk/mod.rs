@@ -53,7 +53,7 @@ impl ServerParts {
         &self,
         tasks: &mut JoinSet<()>,
         tc: &TableConfig,
-    ) -> anyhow::Result<MailTable> {
+    ) -> Result<MailTable, WireError> {
         let mut count = self.desk_count.lock().await;
         let wiring = Wiring {
             config: &self.config,
@@ -65,18 +65,35 @@ impl ServerParts {
             shutdown: &self.shutdown,
             sim_from_stdin: false,
         };
-        let wired = wire_table(&wiring, tasks, tc, *count).await?;
+        let name = tc.name.to_string();
+        let wired = wire_table(&wiring, tasks, tc, *count)
+            .await
+            .map_err(|e| WireError::Start {
+                name: name.clone(),
+                why: format!("{e:#}"),
+            })?;
         let Some(correspondence) = wired.correspondence else {
-            anyhow::bail!("table {}: a server game is a correspondence table", tc.name);
+            return Err(WireError::NotCorrespondence { name });
         };
         self.hub.add(wired.handle);
         self.desk
             .send(correspondence.desk)
             .await
-            .map_err(|_| anyhow::anyhow!("table {}: the desk has stopped", tc.name))?;
+            .map_err(|_| WireError::DeskStopped { name })?;
         *count += 1;
         Ok(correspondence.mail)
     }
+}
+
+/// Why a server game's table did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("table {name}: {why}")]
+    Start { name: String, why: String },
+    #[error("table {name}: a server game is a correspondence table")]
+    NotCorrespondence { name: String },
+    #[error("table {name}: the desk has stopped")]
+    DeskStopped { name: String },
 }
 
 /// One server game as a table's settings: `name`, the server's id, the blind player's side
