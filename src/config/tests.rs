@@ -154,6 +154,16 @@ fn errors_name_the_key() {
         "[[table]]\naudio_record = \"tape\"",
         "table[0].audio_record",
     );
+    // A server's game: its id is needed, an opponent's address is not; a board has no source.
+    check(
+        "[[table]]\nkind = \"correspondence\"\nsource = \"xfcc\"",
+        "table[0].game_id",
+    );
+    check(
+        "[[table]]\nkind = \"correspondence\"\nsource = \"pigeon\"\ngame_id = \"1\"",
+        "table[0].source",
+    );
+    check("[[table]]\nsource = \"xfcc\"", "table[0].source");
     check("[[table]]\n[[table]]", "table[1].name");
     check("[control]\nmax_connections = 0", "control.max_connections");
     check("[control]\nburst = 0", "control.burst");

@@ -158,3 +158,63 @@ pub fn words(lang: &Language, key: &str, args: &[(&str, &str)]) -> String {
     let template = lang.vocabulary().event(key).unwrap_or(key);
     crate::chess::vocabulary::fill(template, args)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::correspondence::xfcc::{RESULT_CODES, ResultCode};
+
+    /// Every result code, and the server's own words, are said in each language.
+    #[test]
+    fn every_result_code_is_told_in_every_language() {
+        let mut codes: Vec<ResultCode> = RESULT_CODES.iter().map(|(_, c)| c.clone()).collect();
+        codes.push(ResultCode::Unknown("GameIsOnFire".to_owned()));
+        for code in Language::builtin_codes() {
+            let lang = Language::builtin(code).unwrap();
+            for c in &codes {
+                let said = words(lang, c.voice_key(), &[("game", "G"), ("code", c.text())]);
+                assert!(!said.contains('{') && said.contains('G'), "{code}: {said}");
+                assert_ne!(
+                    said,
+                    c.voice_key(),
+                    "{code}: {} has no words",
+                    c.voice_key()
+                );
+            }
+            for key in [
+                "server_unreachable",
+                "server_back",
+                "server_message",
+                "server_game_state",
+            ] {
+                assert!(lang.vocabulary().event(key).is_some(), "{code}: {key}");
+            }
+        }
+    }
+
+    /// A server game's table is a correspondence table of its source, on the desk's board.
+    #[test]
+    fn a_server_game_is_a_valid_correspondence_table() {
+        let game = ServerGame {
+            source: CorrespondenceSource::Xfcc,
+            id: "4711".to_owned(),
+            name: "xfcc-4711".to_owned(),
+            peg_side: shakmaty::Color::Black,
+            white: "Carol\nKing".to_owned(),
+            black: "Anna".to_owned(),
+            event: "WS/M/1234".to_owned(),
+            site: String::new(),
+        };
+        let tc = game.table_config().unwrap();
+        assert_eq!(tc.name.as_str(), "xfcc-4711");
+        assert_eq!(tc.peg_side, shakmaty::Color::Black);
+        assert!(matches!(
+            tc.kind,
+            TableKind::Correspondence {
+                source: CorrespondenceSource::Xfcc,
+                ..
+            }
+        ));
+        assert!(tc.tags.iter().any(|(_, v)| v == "CarolKing"));
+    }
+}
