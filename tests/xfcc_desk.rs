@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::board::SimulatedBoard;
+use common::control::ControlClient;
 use common::daemon::{Daemon, Serve};
 use common::fake_xfcc::{FakeGame, FakeXfcc};
 use common::fs::scratch_dir;
@@ -74,6 +75,36 @@ fn said(dir: &Path, want: &str, times: usize) -> String {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Follows the desk's set-up instructions until it says the board is ready.
+fn follow_set_up(board: &mut SimulatedBoard, c: &ControlClient) {
+    for _ in 0..64 {
+        let line = c.expect_event("the desk's set-up", |l| {
+            l.starts_with("event desk set-up ") || l == "event desk ready"
+        });
+        if line == "event desk ready" {
+            return;
+        }
+        let code = line.split_whitespace().nth(4).expect("a code");
+        let (kind, rest) = code.split_once(':').unwrap();
+        let square = |s: &str| s[s.len() - 2..].to_owned();
+        match kind {
+            "move" | "aside" => {
+                let (from, to) = rest.split_once(':').unwrap();
+                board.hand(&format!("raw L{}", square(from)));
+                board.hand(&format!("raw P{to}"));
+            }
+            "remove" => board.hand(&format!("raw L{}", square(rest))),
+            "place" => board.hand(&format!("raw P{}", square(rest))),
+            "check" => {
+                board.hand(&format!("raw L{}", square(rest)));
+                board.hand(&format!("raw P{}", square(rest)));
+            }
+            other => panic!("unknown instruction {other}: {line}"),
+        }
+    }
+    panic!("the set-up never ends");
 }
 
 /// Waits until `check` holds, failing with `what` after the tests' patience.
@@ -209,4 +240,79 @@ fn an_xfcc_game_at_the_desk_sends_each_move_once_across_a_kill_and_the_server_do
         subs.len(),
         to_ear.as_millis()
     );
+}
+
+#[test]
+fn as_black_his_moves_carry_the_full_move_number_and_a_resignation_is_sent_once() {
+    let dir = scratch_dir("xfcc-black");
+    let mut game = FakeGame::new(4712, false, "Dora Klein", "Anna Blind");
+    game.moves = vec!["d4".to_owned()];
+    game.message = "Good luck & have fun".to_owned();
+    let fake = FakeXfcc::start("anna", PASSWORD, vec![game]);
+    let link = dir.join("peg");
+    let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
+    let config = config(&dir, &link, &fake.url());
+    let daemon = start(&dir, &config);
+    said(&dir, "Message from your opponent: Good luck & have fun", 1);
+    let mut c = daemon.watching("assistant", "xfcc-4712");
+    c.wait_status("ply 1");
+    assert_eq!(
+        c.ask("message"),
+        "ok message Good luck & have fun",
+        "KM reads the server's message"
+    );
+    assert_eq!(c.ask("focus xfcc-4712"), "ok focus xfcc-4712");
+    follow_set_up(&mut board, &c);
+
+    // 1... d5: Black's first move is number 1.
+    peg_move(&mut board, "d7", "d5");
+    c.expect_event("his move", |l| l.starts_with("event move 2 black d7d5"));
+    board.hand("key S");
+    until("1... d5 on the server", || fake.moves(4712).len() == 2);
+
+    // 2. c4 with a draw offer: told; his 2... e6 declines it and is number 2.
+    fake.opponent_moves(4712, "c4");
+    fake.edit(4712, |g| g.draw_offered = true);
+    c.expect_event("Dora's move", |l| l.starts_with("event move 3 white c2c4"));
+    c.expect_event("her offer", |l| l == "event draw-offer white");
+    peg_move(&mut board, "c2", "c4");
+    c.heard("all right");
+    peg_move(&mut board, "e7", "e6");
+    c.expect_event("his move", |l| l.starts_with("event move 4 black e7e6"));
+    board.hand("key S");
+    until("2... e6 on the server", || fake.moves(4712).len() == 4);
+
+    // 3. Nc3; KX KX resigns: the resignation goes out once, the game ends on the server.
+    fake.opponent_moves(4712, "Nc3");
+    c.expect_event("Dora's move", |l| l.starts_with("event move 5 white b1c3"));
+    peg_move(&mut board, "b1", "c3");
+    c.heard("all right");
+    board.hand("key X");
+    c.expect_event("the first KX", |l| l.starts_with("event key peg resign"));
+    board.hand("key X");
+    c.expect_event("his resignation", |l| l.starts_with("event end 1-0"));
+    until("the resignation on the server", || {
+        fake.submissions().iter().any(|s| s.2.is_empty())
+    });
+    let polls = fake.polls();
+    until("two more lists", || fake.polls() >= polls + 2);
+    let subs = fake.submissions();
+    let sent: Vec<_> = subs
+        .iter()
+        .map(|s| (s.1, s.2.clone(), s.3.clone()))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            (1, "d5".to_owned(), "Success".to_owned()),
+            (2, "e6".to_owned(), "Success".to_owned()),
+            (3, String::new(), "Success".to_owned()),
+        ],
+        "each call once, Black's second move numbered 2"
+    );
+    let marks = dir.join("state").join("server-out");
+    let left: Vec<_> = fs::read_dir(&marks)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "every call decided: {left:?}");
 }
