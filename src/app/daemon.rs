@@ -193,6 +193,7 @@ async fn start_desk(
     let mut desk_tables = Vec::new();
     let mut mail_tables = Vec::new();
     let mut xfcc_tables = Vec::new();
+    let mut lichess_tables = Vec::new();
     for table in tables {
         handles.push(table.handle);
         if let Some(operator) = table.simulated {
@@ -203,14 +204,12 @@ async fn start_desk(
             match correspondence.source {
                 CorrespondenceSource::Mail => mail_tables.push(correspondence.mail),
                 CorrespondenceSource::Xfcc => xfcc_tables.push(correspondence.mail),
-                CorrespondenceSource::Lichess => {
-                    tracing::warn!(table = %correspondence.mail.handle.name, "lichess correspondence games are not played yet; the table waits");
-                }
+                CorrespondenceSource::Lichess => lichess_tables.push(correspondence.mail),
             }
         }
     }
     let hub = Hub::new(handles);
-    let servers = config.xfcc.is_some();
+    let servers = config.xfcc.is_some() || config.lichess.is_some();
     if desk_tables.is_empty() && !servers {
         if config.mail.is_some() {
             tracing::warn!(
@@ -223,7 +222,7 @@ async fn start_desk(
     // The mail desk answers `mail …` for the control sessions and `KJ` for the desk.
     let (mail_tx, mail_rx) = tokio::sync::mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     let mail_tx = config.mail.is_some().then_some(mail_tx);
-    let (poke_tx, poke) = mpsc::channel(1);
+    let (poke_tx, poke) = watch::channel(0u64);
     let (desk, additions) = crate::app::desk::spawn(
         tasks,
         config,
@@ -250,28 +249,68 @@ async fn start_desk(
         .map_err(anyhow::Error::msg)?;
     }
     let hub = hub.with_desk(desk);
+    let servers = ServerTables {
+        additions,
+        desk_count,
+        xfcc: xfcc_tables,
+        lichess: lichess_tables,
+        poke,
+    };
+    start_servers(wiring, tasks, &hub, servers).await?;
+    Ok((hub, simulated))
+}
+
+/// What the server desks start from: the desk's channel for new tables and its count, the
+/// configured tables of each server, the desk's call to ask the servers at once.
+struct ServerTables {
+    additions: mpsc::Sender<crate::app::desk::DeskTable>,
+    desk_count: usize,
+    xfcc: Vec<crate::app::mail_desk::MailTable>,
+    lichess: Vec<crate::app::mail_desk::MailTable>,
+    poke: watch::Receiver<u64>,
+}
+
+/// Starts the server desks configured (`[xfcc]`, `[lichess]`), each game known wired before
+/// the daemon says it is ready.
+async fn start_servers(
+    wiring: &Wiring<'_>,
+    tasks: &mut JoinSet<()>,
+    hub: &Hub,
+    servers: ServerTables,
+) -> anyhow::Result<()> {
+    let config = wiring.config;
+    let parts = crate::app::server_desk::ServerParts {
+        config: Arc::new(config.clone()),
+        store: wiring.store.clone(),
+        speaker: Arc::clone(wiring.speaker),
+        lang: wiring.lang,
+        last_alive: wiring.last_alive,
+        notices: wiring.notices.clone(),
+        shutdown: wiring.shutdown.clone(),
+        hub: hub.clone(),
+        desk: servers.additions,
+        desk_count: Arc::new(tokio::sync::Mutex::new(servers.desk_count)),
+    };
     if let Some(xfcc) = &config.xfcc {
-        let parts = crate::app::server_desk::ServerParts {
-            config: Arc::new(config.clone()),
-            store: wiring.store.clone(),
-            speaker: Arc::clone(wiring.speaker),
-            lang: wiring.lang,
-            last_alive: wiring.last_alive,
-            notices: wiring.notices.clone(),
-            shutdown: wiring.shutdown.clone(),
-            hub: hub.clone(),
-            desk: additions,
-            desk_count: Arc::new(tokio::sync::Mutex::new(desk_count)),
-        };
         // The secret from its environment variable, now; never logged or written.
         let password = xfcc.password().map_err(anyhow::Error::msg)?;
-        // The games known have their tables before the daemon is ready.
-        let desk = crate::app::server_desk::xfcc::prepare(parts, xfcc, password, xfcc_tables).await;
+        let desk =
+            crate::app::server_desk::xfcc::prepare(parts.clone(), xfcc, password, servers.xfcc)
+                .await;
         if let Some(desk) = desk {
-            tasks.spawn(crate::app::server_desk::xfcc::run(desk, poke));
+            tasks.spawn(crate::app::server_desk::xfcc::run(desk, servers.poke.clone()));
         }
     }
-    Ok((hub, simulated))
+    if let Some(lichess) = &config.lichess {
+        let token = lichess.token().map_err(anyhow::Error::msg)?;
+        let desk =
+            crate::app::server_desk::lichess::prepare(parts, lichess, token, servers.lichess)
+                .await;
+        if let Some(desk) = desk {
+            tasks.spawn(crate::app::server_desk::lichess::run(desk, servers.poke));
+        }
+    }
+    Ok(())
 }
 
 /// Listens for control connections; returns the address and the control service, which the

@@ -58,7 +58,7 @@ pub struct DeskActor {
     /// The mail desk's requests (`KJ` accepts a held message), when mail is configured.
     pub mail: Option<mpsc::Sender<crate::control::hub::Request<DeskRequest>>>,
     /// Asks the server desks to call their servers at once (`KL`, `KG`, `focus`, `games`).
-    pub poke: Option<mpsc::Sender<()>>,
+    pub poke: Option<watch::Sender<u64>>,
 }
 
 impl DeskActor {
@@ -290,7 +290,7 @@ impl DeskActor {
     /// The server desks are asked to call their servers now (coalesced: one waiting is enough).
     fn poke(&self) {
         if let Some(poke) = &self.poke {
-            poke.try_send(()).ok();
+            poke.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
 
@@ -457,7 +457,7 @@ pub fn spawn(
     tables: Vec<DeskTable>,
     notices: mpsc::Receiver<Notice>,
     mail: Option<mpsc::Sender<crate::control::hub::Request<DeskRequest>>>,
-    poke: Option<mpsc::Sender<()>>,
+    poke: Option<watch::Sender<u64>>,
     speaker: Arc<Speaker>,
     lang: &'static crate::chess::language::Language,
     shutdown: &watch::Receiver<bool>,

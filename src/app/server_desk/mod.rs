@@ -23,6 +23,8 @@ use crate::control::hub::Hub;
 use crate::io::speech::Speaker;
 use crate::io::store::StoreHandle;
 
+pub mod lichess;
+mod lichess_api;
 pub mod marks;
 pub mod xfcc;
 mod xfcc_sync;

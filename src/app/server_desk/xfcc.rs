@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
@@ -274,7 +274,7 @@ pub async fn prepare(
 }
 
 /// Runs the XFCC desk until shutdown; its tables' actors are joined before it ends.
-pub async fn run(mut desk: XfccDesk, mut poke: mpsc::Receiver<()>) {
+pub async fn run(mut desk: XfccDesk, mut poke: watch::Receiver<u64>) {
     let mut shutdown = desk.parts.shutdown.clone();
     let mut next = Instant::now();
     let mut look = tokio::time::interval(LOOK);
@@ -286,7 +286,7 @@ pub async fn run(mut desk: XfccDesk, mut poke: mpsc::Receiver<()>) {
                 desk.poll().await;
                 next = Instant::now() + desk.backoff.unwrap_or(desk.poll);
             }
-            Some(()) = poke.recv() => {
+            Ok(()) = poke.changed() => {
                 // `KL` or a server game turned to: asked at once, unless it is failing.
                 if desk.backoff.is_none() {
                     next = Instant::now();

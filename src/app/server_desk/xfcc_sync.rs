@@ -21,7 +21,7 @@ use crate::table::state::DeskView;
 
 /// The moves of a SAN list played from the standard position, up to the first that does not
 /// read (named).
-fn replay(san: &[String]) -> (Vec<Move>, Option<String>) {
+pub(super) fn replay(san: &[String]) -> (Vec<Move>, Option<String>) {
     let mut pos = Chess::default();
     let mut moves = Vec::new();
     for token in san {
@@ -38,7 +38,7 @@ fn replay(san: &[String]) -> (Vec<Move>, Option<String>) {
 }
 
 /// The position before half-move `ply` of `moves` from the standard position.
-fn position_before(moves: &[Move], ply: usize) -> Chess {
+pub(super) fn position_before(moves: &[Move], ply: usize) -> Chess {
     let mut pos = Chess::default();
     for m in moves.iter().take(ply) {
         pos.play_unchecked(*m);
@@ -47,7 +47,7 @@ fn position_before(moves: &[Move], ply: usize) -> Chess {
 }
 
 /// Half-move `ply` of the game in English SAN.
-fn san_at(view: &DeskView, ply: usize) -> Option<String> {
+pub(super) fn san_at(view: &DeskView, ply: usize) -> Option<String> {
     let m = view.game.moves().get(ply)?;
     let pos = view.game.position_before(ply)?;
     Some(San::from_move(&pos, *m).to_string())
