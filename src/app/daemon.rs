@@ -298,14 +298,16 @@ async fn start_servers(
             crate::app::server_desk::xfcc::prepare(parts.clone(), xfcc, password, servers.xfcc)
                 .await;
         if let Some(desk) = desk {
-            tasks.spawn(crate::app::server_desk::xfcc::run(desk, servers.poke.clone()));
+            tasks.spawn(crate::app::server_desk::xfcc::run(
+                desk,
+                servers.poke.clone(),
+            ));
         }
     }
     if let Some(lichess) = &config.lichess {
         let token = lichess.token().map_err(anyhow::Error::msg)?;
         let desk =
-            crate::app::server_desk::lichess::prepare(parts, lichess, token, servers.lichess)
-                .await;
+            crate::app::server_desk::lichess::prepare(parts, lichess, token, servers.lichess).await;
         if let Some(desk) = desk {
             tasks.spawn(crate::app::server_desk::lichess::run(desk, servers.poke));
         }

@@ -166,7 +166,11 @@ impl LichessDesk {
     }
 
     async fn poll(&mut self) -> bool {
-        let playing = match self.client.request(HttpRequest::get("/api/account/playing")).await {
+        let playing = match self
+            .client
+            .request(HttpRequest::get("/api/account/playing"))
+            .await
+        {
             Ok(answer) => serde_json::from_slice::<api::Playing>(&answer.body)
                 .map_err(|e| format!("the playing list does not read: {e}")),
             Err(e) => Err(e.to_string()),
@@ -176,7 +180,11 @@ impl LichessDesk {
             Err(why) => return self.failed(&why).await,
         };
         let mut failed = None;
-        for game in playing.now_playing.into_iter().filter(PlayingGame::is_desk_game) {
+        for game in playing
+            .now_playing
+            .into_iter()
+            .filter(PlayingGame::is_desk_game)
+        {
             let full = match self.game_full(&game.game_id).await {
                 Ok(f) => f,
                 Err(why) => {
@@ -235,7 +243,11 @@ impl LichessDesk {
         let server = full.state.moves();
         self.decide(i, &view, &server, &full).await;
         let local = view.game.moves();
-        let common = local.iter().zip(&server).take_while(|(a, b)| a == b).count();
+        let common = local
+            .iter()
+            .zip(&server)
+            .take_while(|(a, b)| a == b)
+            .count();
         let first_seen = self.games[i].last.is_none();
         let handle = self.games[i].table.handle.clone();
         let mut played = 0;
@@ -287,7 +299,10 @@ impl LichessDesk {
         if first_seen || played > 0 {
             let days = game.seconds_left.unwrap_or(0).max(0);
             let name = handle.name.to_string();
-            let (d, h) = ((days / 86_400).to_string(), (days % 86_400 / 3600).to_string());
+            let (d, h) = (
+                (days / 86_400).to_string(),
+                (days % 86_400 / 3600).to_string(),
+            );
             self.tell(
                 i,
                 "server_game_state",
@@ -371,7 +386,10 @@ impl LichessDesk {
                 state: CallState::Sending,
             });
         }
-        let ply = view.released_plies.min(view.game.ply_count()).checked_sub(1)?;
+        let ply = view
+            .released_plies
+            .min(view.game.ply_count())
+            .checked_sub(1)?;
         let mover = view.game.position_before(ply)?.turn();
         if mover != me || marked.is_some_and(|m| m.ply >= ply) || server_plies != ply {
             return None;
@@ -406,10 +424,15 @@ impl LichessDesk {
             return;
         }
         let game = view.spoken_name.clone();
-        match self.client.request(HttpRequest::post_form(path, Vec::new())).await {
+        match self
+            .client
+            .request(HttpRequest::post_form(path, Vec::new()))
+            .await
+        {
             Ok(_) => {
                 mark.state = CallState::Accepted;
-                self.tell(i, "xfcc_result_success", &[("game", &game)]).await;
+                self.tell(i, "xfcc_result_success", &[("game", &game)])
+                    .await;
             }
             Err(crate::io::http_client::HttpError::Status { status: 400, body }) => {
                 let why: String = body.chars().take(120).collect();
@@ -437,7 +460,9 @@ pub async fn prepare(
     configured: Vec<MailTable>,
 ) -> Option<LichessDesk> {
     let client = HttpClient::new(&settings.url, Some(token))
-        .map_err(|e| tracing::error!(url = %settings.url, error = %e, "[lichess] url: no lichess games"))
+        .map_err(
+            |e| tracing::error!(url = %settings.url, error = %e, "[lichess] url: no lichess games"),
+        )
         .ok()?;
     let state_dir = parts.config.state_dir.clone();
     let mut desk = LichessDesk {

@@ -97,7 +97,11 @@ impl GameState {
     pub fn moves(&self) -> Vec<Move> {
         let mut pos = Chess::default();
         let mut out = Vec::new();
-        for token in self.moves.split_whitespace().take(crate::chess::game::MAX_PLIES) {
+        for token in self
+            .moves
+            .split_whitespace()
+            .take(crate::chess::game::MAX_PLIES)
+        {
             let Some(m) = token
                 .parse::<UciMove>()
                 .ok()
@@ -138,7 +142,10 @@ impl GameState {
 pub fn game_full(line: &str) -> Result<GameFull, String> {
     let full: GameFull = serde_json::from_str(line).map_err(|e| e.to_string())?;
     if full.kind != "gameFull" {
-        return Err(format!("the stream began with {:?}, not gameFull", full.kind));
+        return Err(format!(
+            "the stream began with {:?}, not gameFull",
+            full.kind
+        ));
     }
     Ok(full)
 }
@@ -205,7 +212,11 @@ mod tests {
             wdraw: false,
             bdraw: false,
         };
-        assert_eq!(bad.moves().len(), 1, "read up to the first move that does not play");
+        assert_eq!(
+            bad.moves().len(),
+            1,
+            "read up to the first move that does not play"
+        );
         assert!(bad.is_over());
         assert_eq!(bad.winner(), Some(Color::White));
     }
