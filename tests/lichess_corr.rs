@@ -80,7 +80,13 @@ fn until(what: &str, check: impl Fn() -> bool) {
 #[test]
 fn a_lichess_correspondence_game_posts_each_move_once_across_a_kill_and_lichess_down() {
     let dir = scratch_dir("lichess-corr");
-    let fake = FakeLichessCorr::start(TOKEN, vec![CorrGame::new("abcd1234", Color::White, "Bob")]);
+    let fake = FakeLichessCorr::start(
+        TOKEN,
+        vec![
+            CorrGame::new("abcd1234", Color::White, "Bob"),
+            CorrGame::new("efgh5678", Color::Black, "Carol"),
+        ],
+    );
     let link = dir.join("peg");
     let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
     let config = config(&dir, &link, &fake.url());
@@ -134,6 +140,11 @@ fn a_lichess_correspondence_game_posts_each_move_once_across_a_kill_and_lichess_
     });
     let polls = fake.polls();
     until("two more lists", || fake.polls() >= polls + 2);
+
+    // Carol resigns the other game: it leaves the playing list, and its end is recorded.
+    let carol = daemon.watching("assistant", "lichess-efgh5678");
+    fake.opponent_resigns("efgh5678");
+    carol.expect_event("Carol's resignation", |l| l.starts_with("event end 0-1"));
 
     let done: Vec<String> = fake
         .submissions()

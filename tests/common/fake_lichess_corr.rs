@@ -275,6 +275,14 @@ impl FakeLichessCorr {
         g.moves.push(uci.to_owned());
     }
 
+    /// The opponent resigns game `id`: it leaves the playing list.
+    pub fn opponent_resigns(&self, id: &str) {
+        let mut s = self.state.lock().unwrap();
+        let g = s.games.iter_mut().find(|g| g.id == id).unwrap();
+        g.status = "resign".to_owned();
+        g.winner = Some(g.color);
+    }
+
     pub fn moves(&self, id: &str) -> Vec<String> {
         let s = self.state.lock().unwrap();
         s.games.iter().find(|g| g.id == id).unwrap().moves.clone()

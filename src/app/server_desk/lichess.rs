@@ -54,7 +54,6 @@ pub struct LichessDesk {
     poll: Duration,
     games: Vec<LichessTable>,
     tables: JoinSet<()>,
-    known: Vec<KnownGame>,
     configured: Vec<(String, String)>,
     out_dir: PathBuf,
     backoff: Option<Duration>,
@@ -105,19 +104,7 @@ impl LichessDesk {
             .map_err(|e| tracing::error!(game = %known.id, error = %e, "a lichess game's table did not start"))
             .ok()?;
         tracing::info!(table = %name, "a lichess game at the desk");
-        if !self.known.iter().any(|k| k.id == known.id) {
-            self.known.push(known.clone());
-            let path = marks::games_file(&self.parts.config.state_dir);
-            // The file holds every server's games: the XFCC desk's lines are kept.
-            let mut all: Vec<KnownGame> = marks::read_games(&path)
-                .into_iter()
-                .filter(|k| k.source != CorrespondenceSource::Lichess)
-                .collect();
-            all.extend(self.known.iter().cloned());
-            if let Err(e) = marks::write_games(&path, &all) {
-                tracing::warn!(path = %path.display(), error = %e, "the server games were not kept");
-            }
-        }
+        marks::remember_game(&self.parts.config.state_dir, &known);
         self.games.push(LichessTable {
             id: known.id,
             table,
@@ -180,6 +167,11 @@ impl LichessDesk {
             Err(why) => return self.failed(&why).await,
         };
         let mut failed = None;
+        let listed_ids: Vec<String> = playing
+            .now_playing
+            .iter()
+            .map(|g| g.game_id.clone())
+            .collect();
         for game in playing
             .now_playing
             .into_iter()
@@ -204,6 +196,28 @@ impl LichessDesk {
             if let Some(i) = self.ensure(known).await {
                 self.games[i].my_turn = game.is_my_turn;
                 self.sync(i, full, &game).await;
+            }
+        }
+        // A game no longer listed (finished) keeps its table until its end is recorded.
+        for i in 0..self.games.len() {
+            let listed = listed_ids.contains(&self.games[i].id);
+            let over = self.games[i].table.view.borrow().game.is_over();
+            if listed || over || self.games[i].last.is_none() {
+                continue;
+            }
+            match self.game_full(&self.games[i].id.clone()).await {
+                Ok(full) => {
+                    self.games[i].my_turn = false;
+                    let gone = PlayingGame {
+                        game_id: self.games[i].id.clone(),
+                        color: String::new(),
+                        is_my_turn: false,
+                        seconds_left: None,
+                        speed: "correspondence".to_owned(),
+                    };
+                    self.sync(i, full, &gone).await;
+                }
+                Err(why) => failed = Some(why),
             }
         }
         if let Some(why) = failed {
@@ -472,7 +486,6 @@ pub async fn prepare(
         poll: settings.poll,
         games: Vec::new(),
         tables: JoinSet::new(),
-        known: Vec::new(),
         out_dir: marks::out_dir(&state_dir),
         backoff: None,
     };

@@ -106,6 +106,27 @@ pub fn read_games(path: &Path) -> Vec<KnownGame> {
         .collect()
 }
 
+/// Adds `game` to the games known in `state_dir` unless it is there: read, added, written
+/// under one lock, as both server desks keep their games in the one file.
+pub fn remember_game(state_dir: &Path, game: &KnownGame) {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _held = LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let path = games_file(state_dir);
+    let mut games = read_games(&path);
+    if games
+        .iter()
+        .any(|g| g.source == game.source && g.id == game.id)
+    {
+        return;
+    }
+    games.push(game.clone());
+    if let Err(e) = write_games(&path, &games) {
+        tracing::warn!(path = %path.display(), error = %e, "the server games were not kept");
+    }
+}
+
 /// Writes the games known.
 pub fn write_games(path: &Path, games: &[KnownGame]) -> std::io::Result<()> {
     let text: String = games

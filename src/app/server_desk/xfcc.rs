@@ -47,7 +47,6 @@ pub struct XfccDesk {
     pub(super) games: Vec<XfccTable>,
     /// The server games' tables' actors, joined at shutdown.
     tables: JoinSet<()>,
-    known: Vec<KnownGame>,
     /// `[[table]]`s with `source = "xfcc"`: (game id, table name).
     configured: Vec<(String, String)>,
     pub(super) out_dir: PathBuf,
@@ -124,13 +123,7 @@ impl XfccDesk {
             }
         };
         tracing::info!(table = %name, game = id, "a server game at the desk");
-        if !self.known.iter().any(|k| k.id == known.id) {
-            self.known.push(known);
-            let path = marks::games_file(&self.parts.config.state_dir);
-            if let Err(e) = marks::write_games(&path, &self.known) {
-                tracing::warn!(path = %path.display(), error = %e, "the server games were not kept");
-            }
-        }
+        marks::remember_game(&self.parts.config.state_dir, &known);
         self.games.push(XfccTable {
             id,
             table,
@@ -158,12 +151,12 @@ impl XfccDesk {
             });
         }
         let path = marks::games_file(&self.parts.config.state_dir);
-        self.known = marks::read_games(&path)
+        let known: Vec<KnownGame> = marks::read_games(&path)
             .into_iter()
             .filter(|k| k.source == CorrespondenceSource::Xfcc)
             .collect();
-        for known in self.known.clone() {
-            self.ensure(known).await;
+        for k in known {
+            self.ensure(k).await;
         }
     }
 
@@ -265,7 +258,6 @@ pub async fn prepare(
         poll: settings.poll,
         games: Vec::new(),
         tables: JoinSet::new(),
-        known: Vec::new(),
         out_dir: marks::out_dir(&state_dir),
         backoff: None,
     };
