@@ -52,6 +52,23 @@ pub struct ConfigError {
     pub message: String,
 }
 
+/// A path as written must hold no control character: "D:\new" in a basic string reads as `D:`,
+/// a line break and `ew`, a valid escape TOML cannot warn about, which would otherwise put the
+/// games somewhere no one looks.
+fn plain_path(key: &str, path: &std::path::Path) -> Result<(), ConfigError> {
+    let text = path.to_string_lossy();
+    match text.chars().find(|c| c.is_control()) {
+        None => Ok(()),
+        Some(c) => Err(bad(
+            key,
+            format!(
+                "{text:?} holds the control character {c:?}{}",
+                raw::WINDOWS_PATH_HINT
+            ),
+        )),
+    }
+}
+
 fn bad(key: impl Into<String>, message: impl ToString) -> ConfigError {
     ConfigError {
         key: key.into(),
@@ -133,6 +150,7 @@ impl RawConfig {
             .announce
             .parse()
             .map_err(|e| bad("clock.announce", e))?;
+        plain_path("state_dir", &self.state_dir)?;
         let tables = self.validate_tables()?;
         let desk = self.desk.validate()?;
         check_devices(&tables, &desk)?;
@@ -212,6 +230,7 @@ impl RawConfig {
         if self.log_file.is_empty() {
             return Ok(None);
         }
+        plain_path("log_file", std::path::Path::new(&self.log_file))?;
         Ok(Some(LogFile {
             path: PathBuf::from(&self.log_file),
             max_bytes: u64::from(self.log_max_mb) * 1_000_000,

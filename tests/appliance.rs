@@ -90,7 +90,18 @@ fn each_output_says_whom_it_is_for_and_the_page_and_moves_to_another_device() {
     speaker.wait_until(within, said("start", &page));
     speaker.wait_until(within, said("record", others_ready));
     let played = speaker.wait_until(within, said("record", &page));
-    // Each output says its own phrase only (after the table's greeting, which may come first).
+    // The ready phrase comes first, before the table's first words ("Neue Partie"), and each
+    // output says its own phrase only.
+    let first_on_blind = played
+        .iter()
+        .find(|p| p.what == "start")
+        .map(|p| p.text.as_str());
+    assert_eq!(first_on_blind, Some(blind_ready), "{played:?}");
+    let first_on_others = played
+        .iter()
+        .find(|p| p.what == "record")
+        .map(|p| p.text.as_str());
+    assert_eq!(first_on_others, Some(others_ready), "{played:?}");
     assert!(
         !played
             .iter()

@@ -85,6 +85,15 @@ pub async fn run(
     // Settings borrow the language for the daemon's whole life.
     let lang: &'static Language = Box::leak(Box::new(config.lang.clone()));
     let last_alive = store.last_heartbeat().await.ok().flatten();
+    // The ports are taken before anything is said, so that a port in use ends the start before
+    // "annabella bereit"; and the ready phrase is said before the tables' first words (an
+    // appliance without a screen says what it is first, then "Neue Partie").
+    let control_listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("listening on {}", config.listen))?;
+    let page_listener = bind_page(&config).await?;
+    let web = page_listener.as_ref().map(|l| l.local_addr()).transpose()?;
+    crate::app::ready::announce(&speaker, lang, web, unix_ms());
 
     let mut tasks = JoinSet::new();
     // The correspondence tables tell the desk and the mail what changed.
@@ -112,9 +121,18 @@ pub async fn run(
     drop(notices_tx);
 
     let audio = Arc::new(AudioOutputs::new(Arc::clone(&speaker), lang));
-    let (listen, control) =
-        serve_control(&config, hub.clone(), tokens, audio, &mut tasks, &shutdown).await?;
-    let web = serve_page(&config, control, lang, &mut tasks, &shutdown).await?;
+    let (listen, control) = serve_control(
+        &config,
+        control_listener,
+        hub.clone(),
+        tokens,
+        audio,
+        &mut tasks,
+        &shutdown,
+    )?;
+    if let Some(listener) = page_listener {
+        serve_page(&config, listener, control, lang, &mut tasks, &shutdown);
+    }
     spawn_heartbeat(&mut tasks, store.clone(), clocks.clone(), shutdown.clone());
     tracing::info!(
         address = %listen,
@@ -125,7 +143,6 @@ pub async fn run(
         startup_ms = started.elapsed().as_millis() as u64,
         "ready"
     );
-    crate::app::ready::announce(&speaker, lang, web, unix_ms());
     if let Some(tx) = options.on_ready {
         tx.send(Running {
             listen,
@@ -315,19 +332,17 @@ async fn start_servers(
     Ok(())
 }
 
-/// Listens for control connections; returns the address and the control service, which the
-/// page shares.
-async fn serve_control(
+/// Serves control connections on `listener`; returns its address and the control service,
+/// which the page shares.
+fn serve_control(
     config: &Config,
+    listener: tokio::net::TcpListener,
     hub: Hub,
     tokens: Tokens,
     audio: Arc<AudioOutputs>,
     tasks: &mut JoinSet<()>,
     shutdown: &watch::Receiver<bool>,
 ) -> anyhow::Result<(SocketAddr, ControlService)> {
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .with_context(|| format!("listening on {}", config.listen))?;
     let listen = listener.local_addr()?;
     // New connections speak English until they ask for another language (`lang`), as the
     // control protocol documents; the tables' words stay in their own languages.
@@ -340,21 +355,26 @@ async fn serve_control(
     Ok((listen, control))
 }
 
-/// Serves the web page when it is configured; returns its address.
-async fn serve_page(
-    config: &Config,
-    control: ControlService,
-    lang: &'static Language,
-    tasks: &mut JoinSet<()>,
-    shutdown: &watch::Receiver<bool>,
-) -> anyhow::Result<Option<SocketAddr>> {
+/// The web page's port when the page is configured.
+async fn bind_page(config: &Config) -> anyhow::Result<Option<tokio::net::TcpListener>> {
     let Some(addr) = config.web_listen else {
         return Ok(None);
     };
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("listening for the web page on {addr}"))?;
-    let web = listener.local_addr()?;
+    Ok(Some(listener))
+}
+
+/// Serves the web page on `listener`.
+fn serve_page(
+    config: &Config,
+    listener: tokio::net::TcpListener,
+    control: ControlService,
+    lang: &'static Language,
+    tasks: &mut JoinSet<()>,
+    shutdown: &watch::Receiver<bool>,
+) {
     let backends: Vec<_> = config.speech.iter().map(|o| o.backend.clone()).collect();
     let mut settings = WebSettings::new(lang, &backends);
     settings.allowed_hosts = config.web_hosts.clone();
@@ -368,7 +388,6 @@ async fn serve_page(
             tracing::error!(error = %e, "the web page stopped");
         }
     });
-    Ok(Some(web))
 }
 
 /// Each table's name and time, for its sign of life at each heartbeat.

@@ -50,6 +50,7 @@ impl RawMail {
                 "empty: the Maildir incoming mail is read from",
             ));
         }
+        super::plain_path("mail.maildir", &self.maildir)?;
         if self.from.parse::<lettre::Address>().is_err() {
             return Err(bad(
                 "mail.from",

@@ -11,6 +11,12 @@ use super::{
 };
 use crate::io::tokens::RawToken;
 
+/// What a backslash in a basic string means, said with the errors it causes: a Windows path
+/// written as Windows shows it is the usual cause.
+pub const WINDOWS_PATH_HINT: &str = " (a backslash in \"…\" begins an escape: write a Windows \
+     path with forward slashes, \"C:/Users/anna/chess\", with each backslash doubled, or in \
+     single quotes, 'C:\\Users\\anna\\chess')";
+
 /// Largest configuration file read; a real one is a few kilobytes.
 pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
@@ -133,6 +139,9 @@ impl RawConfig {
             if let Some(before) = e.span().and_then(|span| text.get(..span.start)) {
                 let line = before.matches('\n').count() + 1;
                 message = format!("line {line}: {message}");
+            }
+            if message.contains("escape") || message.contains("unicode value") {
+                message.push_str(WINDOWS_PATH_HINT);
             }
             bad(path.display().to_string(), message)
         })

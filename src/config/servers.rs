@@ -250,6 +250,9 @@ impl RawBroadcast {
             }
             _ => {}
         }
+        if let Some(dir) = &self.pgn_dir {
+            super::plain_path("broadcast.pgn_dir", dir)?;
+        }
         if self.pgn_dir.is_none() && round_id.is_none() {
             return Err(bad(
                 "broadcast",

@@ -104,3 +104,38 @@ fn a_missing_secret_says_which_variable() {
     assert_eq!(e.key, "lichess.token_env");
     assert!(e.message.contains("ANNABELLA_TEST_SURELY_UNSET_TOKEN"));
 }
+
+#[test]
+fn a_windows_path_written_as_windows_shows_it_is_explained() {
+    // An escape TOML refuses: the error says why and how to write the path.
+    let e = read("state_dir = \"C:\\Users\\anna\\chess\"\n").unwrap_err();
+    assert!(
+        e.message.contains("line 1") && e.message.contains("forward slashes"),
+        "{e}"
+    );
+    // An escape TOML accepts (\n, \t, \b…) would put the games somewhere no one looks.
+    for (text, key) in [
+        ("state_dir = \"D:\\new\"\n", "state_dir"),
+        ("log_file = \"D:\\tmp\\new.log\"\n", "log_file"),
+        (
+            "[broadcast]\npgn_dir = \"D:\\broadcast\"\n",
+            "broadcast.pgn_dir",
+        ),
+        (
+            "[mail]\nmaildir = \"D:\\new\"\nfrom = \"a@b.org\"\n",
+            "mail.maildir",
+        ),
+    ] {
+        let e = read(text).unwrap_err();
+        assert_eq!(e.key, key, "{text}: {e}");
+        assert!(e.message.contains("control character"), "{e}");
+    }
+    // Written any of the three right ways, it is taken.
+    for text in [
+        "state_dir = \"D:/chess\"\n",
+        "state_dir = \"D:\\\\chess\"\n",
+        "state_dir = 'D:\\chess'\n",
+    ] {
+        assert!(read(text).is_ok(), "{text}");
+    }
+}

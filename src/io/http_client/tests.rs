@@ -403,3 +403,59 @@ fn forms_are_encoded_as_browsers_do() {
     ];
     assert_eq!(form_encode(&pairs), "a+b=%C3%BC%2F%3F%3D%26%2B&rated=true");
 }
+
+/// A self-signed certificate for `localhost` (made for this test with openssl, valid to 2126):
+/// no public root vouches for it, as for a server pretending to be lichess.
+const SELF_SIGNED_CERT: &str = "-----BEGIN CERTIFICATE-----
+MIIBnDCCAUGgAwIBAgIUey9OG1/G09LuSow8yaIrx+kF6YYwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyODAwNDAzNFoYDzIxMjYxMTA0
+MDA0MDM0WjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAASEEQvbiRmueIAL2k3P45AzN18Ga1Gbde5C3sYWHAqMVsr5eyuUZDVU
+RVWUOMnwjQAY37Fbvenb2dWiYrUD38wdo28wbTAdBgNVHQ4EFgQUkGxtTM8LvOmv
+aMWyjU6Y+Bc9a1swHwYDVR0jBBgwFoAUkGxtTM8LvOmvaMWyjU6Y+Bc9a1swDwYD
+VR0TAQH/BAUwAwEB/zAaBgNVHREEEzARgglsb2NhbGhvc3SHBH8AAAEwCgYIKoZI
+zj0EAwIDSQAwRgIhAKnlRsVkI+HKouL1Aks7X/Q8W/X4BnxY1l7b8WIiOQbSAiEA
+lPntxyL08cdosa6W6Xlt2LGwwhLv0qG2BeGY3PAjZ20=
+-----END CERTIFICATE-----
+";
+const SELF_SIGNED_KEY: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgJ0VhFsqBPjg6IjwB
+gdhnxLPJip92R0QhUh4g2jkZ7+qhRANCAASEEQvbiRmueIAL2k3P45AzN18Ga1Gb
+de5C3sYWHAqMVsr5eyuUZDVURVWUOMnwjQAY37Fbvenb2dWiYrUD38wd
+-----END PRIVATE KEY-----
+";
+
+#[tokio::test]
+async fn a_server_no_public_root_vouches_for_is_refused() {
+    use tokio_rustls::rustls::pki_types::pem::PemObject;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let cert = CertificateDer::from_pem_slice(SELF_SIGNED_CERT.as_bytes()).unwrap();
+    let key = PrivateKeyDer::from_pem_slice(SELF_SIGNED_KEY.as_bytes()).unwrap();
+    let config = tokio_rustls::rustls::ServerConfig::builder_with_provider(Arc::new(
+        tokio_rustls::rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert], key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handshakes = tokio::spawn(async move {
+        let (socket, _) = listener.accept().await.unwrap();
+        // The client must give up during the handshake: no request is ever read.
+        acceptor.accept(socket).await.is_ok()
+    });
+    let client =
+        HttpClient::new(&format!("https://localhost:{port}"), Some("lip_x".into())).unwrap();
+    let error = client
+        .request(HttpRequest::get("/api/account"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, HttpError::Tls(why) if why.contains("certificate")),
+        "{error}"
+    );
+    assert!(!handshakes.await.unwrap(), "the handshake completed");
+}
