@@ -248,12 +248,18 @@ fn as_black_his_moves_carry_the_full_move_number_and_a_resignation_is_sent_once(
     let mut game = FakeGame::new(4712, false, "Dora Klein", "Anna Blind");
     game.moves = vec!["d4".to_owned()];
     game.message = "Good luck & have fun".to_owned();
-    let fake = FakeXfcc::start("anna", PASSWORD, vec![game]);
+    let fake = FakeXfcc::start("anna", PASSWORD, Vec::new());
     let link = dir.join("peg");
     let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
     let config = config(&dir, &link, &fake.url());
     let daemon = start(&dir, &config);
+    // A connection open before the game exists reaches its table once the server lists it.
+    let mut early = daemon.connect("assistant");
+    let polls = fake.polls();
+    until("a list without games", || fake.polls() > polls);
+    fake.add_game(game);
     said(&dir, "Message from your opponent: Good luck & have fun", 1);
+    assert_eq!(early.ask("table xfcc-4712"), "ok table xfcc-4712");
     let mut c = daemon.watching("assistant", "xfcc-4712");
     c.wait_status("ply 1");
     assert_eq!(

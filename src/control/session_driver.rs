@@ -377,8 +377,7 @@ impl ControlService {
         let settings = &*self.settings;
         let mut session = Session::new(
             self.tokens.clone(),
-            // The tables as they are when it connects (server games added later are
-            // reached by a new connection, or through the desk).
+            // The tables as they are when it connects; each line sees the tables then.
             self.hub.names(),
             settings.clone(),
             clock::now_ms(),
@@ -417,6 +416,7 @@ impl ControlService {
                     (vec![Out::Line(session::displaced())], true)
                 }
                 Step::Input(Incoming::Line(line)) => {
+                    session.set_tables(self.hub.names());
                     let action = session.on_line(line, clock::now_ms());
                     self.perform(action, &mut session, &mut events).await
                 }

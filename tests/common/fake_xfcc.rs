@@ -308,6 +308,11 @@ impl FakeXfcc {
         game.moves.push(san.to_owned());
     }
 
+    /// A new game for the account (a tournament began).
+    pub fn add_game(&self, game: FakeGame) {
+        self.state.lock().unwrap().games.push(game);
+    }
+
     /// Changes game `id` (a draw offer, a message, a result).
     pub fn edit(&self, id: i64, f: impl FnOnce(&mut FakeGame)) {
         let mut state = self.state.lock().unwrap();
