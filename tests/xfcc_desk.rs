@@ -322,3 +322,51 @@ fn as_black_his_moves_carry_the_full_move_number_and_a_resignation_is_sent_once(
         .unwrap_or_default();
     assert!(left.is_empty(), "every call decided: {left:?}");
 }
+
+#[test]
+fn kd_accepts_the_opponents_draw_offer_on_the_server() {
+    let dir = scratch_dir("xfcc-draw");
+    let fake = FakeXfcc::start(
+        "anna",
+        PASSWORD,
+        vec![FakeGame::new(4713, true, "Anna Blind", "Erik Lund")],
+    );
+    let link = dir.join("peg");
+    let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
+    let config = config(&dir, &link, &fake.url());
+    let daemon = start(&dir, &config);
+    said(&dir, "xfcc-4713, WS/M/1234: Anna Blind against Erik Lund", 1);
+    let mut c = daemon.watching("assistant", "xfcc-4713");
+    assert_eq!(c.ask("focus xfcc-4713"), "ok focus xfcc-4713");
+    c.expect_event("the board taken", |l| l == "event desk ready");
+    peg_move(&mut board, "e2", "e4");
+    c.expect_event("his move", |l| l.starts_with("event move 1 white e2e4"));
+    board.hand("key S");
+    until("1. e4 on the server", || fake.moves(4713).len() == 1);
+
+    // 1... e5 with a draw offer; he copies it and KD accepts: the acceptance goes out once.
+    fake.opponent_moves(4713, "e5");
+    fake.edit(4713, |g| g.draw_offered = true);
+    c.expect_event("the offer", |l| l == "event draw-offer black");
+    peg_move(&mut board, "e7", "e5");
+    c.heard("all right");
+    board.hand("key D");
+    c.expect_event("the agreement", |l| l.starts_with("event end 1/2-1/2"));
+    until("the draw on the server", || {
+        fake.submissions().iter().any(|s| s.2.is_empty())
+    });
+    let polls = fake.polls();
+    until("two more lists", || fake.polls() >= polls + 2);
+    let subs: Vec<_> = fake
+        .submissions()
+        .iter()
+        .map(|s| (s.1, s.2.clone(), s.3.clone()))
+        .collect();
+    assert_eq!(
+        subs,
+        [
+            (1, "e4".to_owned(), "Success".to_owned()),
+            (2, String::new(), "Success".to_owned()),
+        ]
+    );
+}
