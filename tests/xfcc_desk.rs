@@ -335,7 +335,11 @@ fn kd_accepts_the_opponents_draw_offer_on_the_server() {
     let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
     let config = config(&dir, &link, &fake.url());
     let daemon = start(&dir, &config);
-    said(&dir, "xfcc-4713, WS/M/1234: Anna Blind against Erik Lund", 1);
+    said(
+        &dir,
+        "xfcc-4713, WS/M/1234: Anna Blind against Erik Lund",
+        1,
+    );
     let mut c = daemon.watching("assistant", "xfcc-4713");
     assert_eq!(c.ask("focus xfcc-4713"), "ok focus xfcc-4713");
     c.expect_event("the board taken", |l| l == "event desk ready");
@@ -368,5 +372,25 @@ fn kd_accepts_the_opponents_draw_offer_on_the_server() {
             (1, "e4".to_owned(), "Success".to_owned()),
             (2, String::new(), "Success".to_owned()),
         ]
+    );
+}
+
+#[test]
+fn a_refused_password_is_told_in_his_words_once() {
+    let dir = scratch_dir("xfcc-password");
+    let fake = FakeXfcc::start("anna", "the right one", Vec::new());
+    let link = dir.join("peg");
+    let _board = SimulatedBoard::on_pty("peg", &link, &[]);
+    let config = config(&dir, &link, &fake.url());
+    // PASSWORD is not the server's: every list is refused with a fault naming the code.
+    let _daemon = start(&dir, &config);
+    said(&dir, "The server refused your user name or password", 1);
+    let polls = fake.polls();
+    until("two more lists", || fake.polls() >= polls + 2);
+    let text = said(&dir, "The server refused your user name or password", 1);
+    assert_eq!(
+        text.matches("refused your user name").count(),
+        1,
+        "told once: {text}"
     );
 }

@@ -245,9 +245,8 @@ impl LichessDesk {
     }
 
     async fn tell_all(&self, key: &str) {
-        if !self.games.is_empty() {
-            self.tell(0, key, &[("server", "lichess")]).await;
-        }
+        let first = self.games.first().map(|g| &g.table);
+        super::tell_server(&self.parts, first, key, &[("server", "lichess")]).await;
     }
 
     /// Brings table `i` in step with lichess's `full` game.

@@ -155,6 +155,35 @@ pub fn configured(config: &Config, source: CorrespondenceSource) -> Vec<(String,
         .collect()
 }
 
+/// Says `key`'s words about the server itself to the blind player: through the desk at the
+/// first server game's table, or, before there is any, straight to the speaker in the daemon's
+/// language (a password refused at the first call must still be heard).
+pub async fn tell_server(
+    parts: &ServerParts,
+    first: Option<&MailTable>,
+    key: &str,
+    args: &[(&str, &str)],
+) {
+    match first {
+        Some(t) => {
+            let text = words(t.lang, key, args);
+            parts.notices.send(Notice::Say(t.index, text)).await.ok();
+        }
+        None => {
+            let text = words(parts.lang, key, args);
+            tracing::info!(key, "{text}");
+            let u = crate::io::speech::Utterance::new(
+                crate::table::event::Listener::BlindPlayer,
+                text,
+                parts.lang.code().to_owned(),
+                "servers".to_owned(),
+                crate::io::clock::unix_ms(),
+            );
+            parts.speaker.say_step(vec![u]);
+        }
+    }
+}
+
 /// Words for the blind player from the voice of table `lang` (`key`'s template filled).
 pub fn words(lang: &Language, key: &str, args: &[(&str, &str)]) -> String {
     let template = lang.vocabulary().event(key).unwrap_or(key);

@@ -168,15 +168,15 @@ impl XfccDesk {
             Ok(text) => soap::parse_my_games(&text).map_err(|e| match e {
                 XfccError::Fault {
                     code: Some(code), ..
-                } => code.text().to_owned(),
-                other => other.to_string(),
+                } => (code.text().to_owned(), Some(code)),
+                other => (other.to_string(), None),
             }),
-            Err(CallFailed(why)) => Err(why),
+            Err(CallFailed(why)) => Err((why, None)),
         };
         let games = match games {
             Ok(games) => games,
-            Err(why) => {
-                self.failed(&why).await;
+            Err((why, code)) => {
+                self.failed(&why, code).await;
                 return false;
             }
         };
@@ -206,7 +206,7 @@ impl XfccDesk {
     }
 
     /// The server did not answer: the wait doubles (capped); told once until it answers.
-    async fn failed(&mut self, why: &str) {
+    async fn failed(&mut self, why: &str, code: Option<soap::ResultCode>) {
         let first = self.backoff.is_none();
         let next = match self.backoff {
             None => self.poll.saturating_mul(2),
@@ -220,15 +220,24 @@ impl XfccDesk {
             "the XFCC server did not answer"
         );
         if first {
-            self.tell_all("server_unreachable").await;
+            // A refusal with its code (the password refused) is told as such.
+            match code {
+                Some(code) => {
+                    let args = [("game", "ICCF"), ("code", code.text())];
+                    super::tell_server(&self.parts, self.first(), code.voice_key(), &args).await
+                }
+                None => self.tell_all("server_unreachable").await,
+            }
         }
+    }
+
+    fn first(&self) -> Option<&MailTable> {
+        self.games.first().map(|g| &g.table)
     }
 
     /// Words about the server itself, said once (at the first server game's voice).
     async fn tell_all(&self, key: &str) {
-        if !self.games.is_empty() {
-            self.tell(0, key, &[("server", "ICCF")]).await;
-        }
+        super::tell_server(&self.parts, self.first(), key, &[("server", "ICCF")]).await;
     }
 }
 
