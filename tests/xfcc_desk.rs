@@ -22,6 +22,10 @@ use common::fs::scratch_dir;
 const PASSWORD: &str = "s3cret&<pw>";
 
 fn config(dir: &Path, peg: &Path, url: &str) -> PathBuf {
+    config_polling(dir, peg, url, 2)
+}
+
+fn config_polling(dir: &Path, peg: &Path, url: &str, poll_s: u64) -> PathBuf {
     let path = dir.join("annabella.toml");
     fs::write(
         &path,
@@ -38,7 +42,7 @@ peg = "{peg}"
 url = "{url}"
 user = "anna"
 password_env = "ANNABELLA_XFCC_PASSWORD"
-poll_s = 2
+poll_s = {poll_s}
 "#,
             transcript = dir.join("transcript.txt").display(),
             peg = peg.display(),
@@ -393,4 +397,32 @@ fn a_refused_password_is_told_in_his_words_once() {
         1,
         "told once: {text}"
     );
+}
+
+#[test]
+fn kl_kg_and_focus_ask_the_server_at_once() {
+    let dir = scratch_dir("xfcc-at-once");
+    let fake = FakeXfcc::start(
+        "anna",
+        PASSWORD,
+        vec![FakeGame::new(4714, false, "Fay Moss", "Anna Blind")],
+    );
+    let link = dir.join("peg");
+    let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
+    // Fifteen minutes between lists: only the keys bring another one in the test's time.
+    let config = config_polling(&dir, &link, &fake.url(), 900);
+    let daemon = start(&dir, &config);
+    said(&dir, "xfcc-4714, WS/M/1234: Fay Moss against Anna Blind", 1);
+    assert_eq!(fake.polls(), 1);
+    let mut c = daemon.watching("assistant", "xfcc-4714");
+    board.hand("key L");
+    until("a list after KL", || fake.polls() == 2);
+    assert_eq!(c.ask("focus xfcc-4714"), "ok focus xfcc-4714");
+    until("a list after focus", || fake.polls() == 3);
+    c.expect_event("the board taken", |l| l == "event desk ready");
+    // Fay's move comes in while nobody asks; KG brings it at once.
+    fake.opponent_moves(4714, "e4");
+    board.hand("key G");
+    c.expect_event("Fay's move", |l| l.starts_with("event move 1 white e2e4"));
+    assert_eq!(fake.polls(), 4, "one list for each key, none more");
 }
