@@ -12,13 +12,13 @@ use tokio::task::JoinSet;
 
 use crate::app::desk_link::{NOTICE_BACKLOG, Notice};
 use crate::app::table_actor::Journal;
-use crate::app::table_wiring::{WiredTable, Wiring, wire_table};
+use crate::app::table_wiring::{Clocks, WiredTable, Wiring, wire_table};
 use crate::chess::language::Language;
 use crate::config::Config;
 use crate::control::hub::Hub;
 use crate::control::session_driver::ControlService;
 use crate::control::web::WebSettings;
-use crate::io::clock::{TableClock, unix_ms};
+use crate::io::clock::unix_ms;
 use crate::io::speech::devices::AudioOutputs;
 use crate::io::speech::{Speaker, SpeechSettings};
 use crate::io::store::{Store, StoreError, StoreHandle};
@@ -113,11 +113,13 @@ pub async fn run(
         let desk_index = tables.iter().filter(|t| t.correspondence.is_some()).count();
         tables.push(wire_table(&wiring, &mut tasks, tc, desk_index).await?);
     }
-    let clocks: Clocks = tables
-        .iter()
-        .map(|t| (t.name.as_str().to_owned(), t.clock.clone()))
-        .collect();
-    let (hub, simulated) = start_desk(&wiring, &mut tasks, tables, notices).await?;
+    let clocks: Clocks = Arc::new(std::sync::RwLock::new(
+        tables
+            .iter()
+            .map(|t| (t.name.as_str().to_owned(), t.clock.clone()))
+            .collect(),
+    ));
+    let (hub, simulated) = start_desk(&wiring, &mut tasks, tables, notices, &clocks).await?;
     drop(notices_tx);
 
     let audio = Arc::new(AudioOutputs::new(Arc::clone(&speaker), lang));
@@ -202,6 +204,7 @@ async fn start_desk(
     tasks: &mut JoinSet<()>,
     tables: Vec<WiredTable>,
     notices: mpsc::Receiver<Notice>,
+    clocks: &Clocks,
 ) -> anyhow::Result<(Hub, Simulated)> {
     use crate::config::CorrespondenceSource;
     let config = wiring.config;
@@ -272,6 +275,7 @@ async fn start_desk(
         xfcc: xfcc_tables,
         lichess: lichess_tables,
         poke,
+        clocks: Arc::clone(clocks),
     };
     start_servers(wiring, tasks, &hub, servers).await?;
     Ok((hub, simulated))
@@ -285,6 +289,7 @@ struct ServerTables {
     xfcc: Vec<crate::app::mail_desk::MailTable>,
     lichess: Vec<crate::app::mail_desk::MailTable>,
     poke: watch::Receiver<u64>,
+    clocks: Clocks,
 }
 
 /// Starts the server desks configured (`[xfcc]`, `[lichess]`), each game known wired before
@@ -307,6 +312,7 @@ async fn start_servers(
         hub: hub.clone(),
         desk: servers.additions,
         desk_count: Arc::new(tokio::sync::Mutex::new(servers.desk_count)),
+        clocks: servers.clocks,
     };
     if let Some(xfcc) = &config.xfcc {
         // The secret from its environment variable, now; never logged or written.
@@ -390,12 +396,11 @@ fn serve_page(
     });
 }
 
-/// Each table's name and time, for its sign of life at each heartbeat.
-type Clocks = Arc<[(String, TableClock)]>;
-
 /// Every table's sign of life now: its table time, the boot and the boot-time clock.
 fn signs_of_life(clocks: &Clocks) -> Vec<crate::io::store::Alive> {
     clocks
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .iter()
         .map(|(name, clock)| crate::io::clock::alive(name, clock.now().table_ms))
         .collect()

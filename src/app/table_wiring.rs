@@ -24,6 +24,10 @@ use crate::table::control::GameTag;
 use crate::table::name::TableName;
 use crate::table::state::{BoardId, NormalBoard, Step, Table, TableSettings};
 
+/// Each table's name and time, for its sign of life at each heartbeat; server games join
+/// while the daemon runs (read briefly, never held across an await).
+pub type Clocks = Arc<std::sync::RwLock<Vec<(String, TableClock)>>>;
+
 /// What every table is wired with: the daemon's parts made before the tables.
 pub struct Wiring<'a> {
     pub config: &'a Config,

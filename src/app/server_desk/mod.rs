@@ -46,6 +46,8 @@ pub struct ServerParts {
     /// The desk's count of tables: a new table's index is the count when it is wired, and
     /// the lock keeps the index and the order the desk receives tables in step.
     pub desk_count: Arc<tokio::sync::Mutex<usize>>,
+    /// The heartbeat's tables: a server game's table gives its sign of life too.
+    pub clocks: crate::app::table_wiring::Clocks,
 }
 
 impl ServerParts {
@@ -78,6 +80,10 @@ impl ServerParts {
             return Err(WireError::NotCorrespondence { name });
         };
         self.hub.add(wired.handle);
+        self.clocks
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((name.clone(), wired.clock));
         self.desk
             .send(correspondence.desk)
             .await
