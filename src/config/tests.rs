@@ -266,6 +266,17 @@ fn no_tables_means_one_simulated_table() {
     assert_eq!(c.tables[0].normal, NormalBoard::Virtual);
 }
 
+/// A player with only a server's games has no board table: his games are the desk's.
+#[test]
+fn with_a_server_and_no_table_there_is_no_board_table() {
+    let raw: RawConfig =
+        toml::from_str("[xfcc]\nuser = \"anna\"\npassword_env = \"ANNABELLA_XFCC_PASSWORD\"\n")
+            .unwrap();
+    let c = raw.validate().unwrap();
+    assert!(c.tables.is_empty());
+    assert_eq!(c.xfcc.unwrap().poll, std::time::Duration::from_secs(900));
+}
+
 #[test]
 fn each_table_may_have_its_own_position_language_time_control_and_players() {
     let text = "[[table]]\nname = \"a\"\nlang = \"en\"\ntime_control = \"90m+30s\"\n\
