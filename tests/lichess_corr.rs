@@ -91,7 +91,10 @@ fn a_lichess_correspondence_game_posts_each_move_once_across_a_kill_and_lichess_
     let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
     let config = config(&dir, &link, &fake.url());
     let daemon = start(&dir, &config);
-    said(&dir, "lichess-abcd1234, lichess: Anna against Bob");
+    said(
+        &dir,
+        "lichess-abcd1234, lichess: Anna against Bob. You have 14 days 0 hours, your opponent 14 days. White to move",
+    );
     let mut c = daemon.watching("assistant", "lichess-abcd1234");
     assert_eq!(c.ask("focus lichess-abcd1234"), "ok focus lichess-abcd1234");
     c.expect_event("the board taken", |l| l == "event desk ready");

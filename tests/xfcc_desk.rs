@@ -136,7 +136,7 @@ fn an_xfcc_game_at_the_desk_sends_each_move_once_across_a_kill_and_the_server_do
     // The server's game is a desk game of its own, its players, event and days told.
     said(
         &dir,
-        "xfcc-4711, WS/M/1234: Anna Blind against Carol King. You have 30 days 5 hours, your opponent 41 days",
+        "xfcc-4711, WS/M/1234: Anna Blind against Carol King. You have 30 days 5 hours, your opponent 41 days. White to move",
         1,
     );
     let mut c = daemon.watching("assistant", "xfcc-4711");

@@ -310,14 +310,18 @@ impl LichessDesk {
                 .ok();
         }
         if first_seen || played > 0 {
-            let days = game.seconds_left.unwrap_or(0).max(0);
+            // His time from the list (or the game), the opponent's from the game.
+            let side_s = |c: shakmaty::Color| full.state.time_ms(c).map(|ms| ms / 1000);
+            let days = game.seconds_left.or(side_s(me)).unwrap_or(0).max(0);
+            let opponent = (side_s(!me).unwrap_or(0).max(0) / 86_400).to_string();
             let name = handle.name.to_string();
             let (d, h) = (
                 (days / 86_400).to_string(),
                 (days % 86_400 / 3600).to_string(),
             );
-            self.tell(
-                i,
+            let t = &self.games[i].table;
+            let text = words(
+                t.lang,
                 "server_game_state",
                 &[
                     ("game", &name),
@@ -326,10 +330,16 @@ impl LichessDesk {
                     ("event", "lichess"),
                     ("days", &d),
                     ("hours", &h),
-                    ("opponent_days", "?"),
+                    ("opponent_days", &opponent),
                 ],
-            )
-            .await;
+            );
+            let text = super::with_turn(text, &t.view.borrow());
+            tracing::info!(table = %name, "{text}");
+            self.parts
+                .notices
+                .send(Notice::Say(t.index, text))
+                .await
+                .ok();
         }
         self.games[i].last = Some(full);
         self.games[i].dirty = true;

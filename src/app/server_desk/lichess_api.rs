@@ -70,6 +70,11 @@ pub struct GameState {
     pub wdraw: bool,
     #[serde(default)]
     pub bdraw: bool,
+    /// Each side's time left in milliseconds.
+    #[serde(default)]
+    pub wtime: Option<i64>,
+    #[serde(default)]
+    pub btime: Option<i64>,
 }
 
 impl PlayingGame {
@@ -126,6 +131,14 @@ impl GameState {
             Some("white") => Some(Color::White),
             Some("black") => Some(Color::Black),
             _ => None,
+        }
+    }
+
+    /// `side`'s time left in milliseconds, when the game has a clock.
+    pub fn time_ms(&self, side: Color) -> Option<i64> {
+        match side {
+            Color::White => self.wtime,
+            Color::Black => self.btime,
         }
     }
 
@@ -211,6 +224,8 @@ mod tests {
             winner: Some("white".to_owned()),
             wdraw: false,
             bdraw: false,
+            wtime: None,
+            btime: None,
         };
         assert_eq!(
             bad.moves().len(),

@@ -190,6 +190,15 @@ pub async fn tell_server(
     }
 }
 
+/// The game's state from the server with whose move it is at the table ("White to move"), in
+/// the table's words.
+pub fn with_turn(text: String, view: &crate::table::state::DeskView) -> String {
+    match view.head_words.first() {
+        Some(turn) if !turn.is_empty() => format!("{text}. {turn}"),
+        _ => text,
+    }
+}
+
 /// Words for the blind player from the voice of table `lang` (`key`'s template filled).
 pub fn words(lang: &Language, key: &str, args: &[(&str, &str)]) -> String {
     let template = lang.vocabulary().event(key).unwrap_or(key);

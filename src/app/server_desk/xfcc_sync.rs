@@ -11,6 +11,7 @@ use shakmaty::san::{San, SanPlus};
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::marks::{CallState, OutMark};
+use super::words;
 use super::xfcc::{CallFailed, XfccDesk};
 use crate::chess::game::{EndReason, GameResult as Outcome};
 use crate::chess::language::Language;
@@ -188,9 +189,10 @@ impl XfccDesk {
     async fn tell_state(&self, i: usize, game: &XfccGame) {
         let (days, hours) = time_words(&game.player);
         let (opponent_days, _) = time_words(&game.opponent);
-        let name = self.games[i].table.handle.name.to_string();
-        self.tell(
-            i,
+        let t = &self.games[i].table;
+        let name = t.handle.name.to_string();
+        let text = words(
+            t.lang,
             "server_game_state",
             &[
                 ("game", &name),
@@ -201,8 +203,14 @@ impl XfccDesk {
                 ("hours", &hours),
                 ("opponent_days", &opponent_days),
             ],
-        )
-        .await;
+        );
+        let text = super::with_turn(text, &t.view.borrow());
+        tracing::info!(table = %name, "{text}");
+        self.parts
+            .notices
+            .send(crate::app::desk_link::Notice::Say(t.index, text))
+            .await
+            .ok();
     }
 
     /// The list decides the call marked for table `i`: landed (the server's moves contain it,
