@@ -130,9 +130,7 @@ fn a_lichess_correspondence_game_posts_each_move_once_across_a_kill_and_lichess_
         fake.moves("abcd1234") == ["e2e4", "e7e5", "g1f3"]
     });
 
-    // 2... Nc6; KX KX resigns: posted once.
-    fake.opponent_moves("abcd1234", "b8c6");
-    c.expect_event("Bob's move", |l| l.starts_with("event move 4 black b8c6"));
+    // Bob to move, and KX KX resigns (a resignation needs no turn): posted once.
     c.wait_status("peg connected");
     board.hand("key X");
     c.expect_event("the first KX", |l| l.starts_with("event key peg resign"));

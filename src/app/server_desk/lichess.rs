@@ -360,7 +360,8 @@ impl LichessDesk {
             OutMark::clear(&self.out_dir, &name);
             return;
         }
-        if mark.state == CallState::Sending && self.games[i].my_turn && server.len() == mark.ply {
+        let his_turn = self.games[i].my_turn || mark.resign;
+        if mark.state == CallState::Sending && his_turn && server.len() == mark.ply {
             tracing::info!(table = %name, ply = mark.ply, "lichess does not have his move: sent again");
             self.send(i, view, mark).await;
         }
@@ -385,7 +386,7 @@ impl LichessDesk {
         let me = view.peg_side;
         let g = &self.games[i];
         let last = g.last.as_ref()?;
-        if last.state.is_over() || !g.my_turn {
+        if last.state.is_over() {
             return None;
         }
         let server_plies = last.state.moves().len();
@@ -397,7 +398,9 @@ impl LichessDesk {
         };
         if let Some((accept, resign)) = ended {
             let ply = view.game.ply_count();
-            if marked.is_some_and(|m| m.ply >= ply && m.san.is_empty()) || server_plies != ply {
+            let already = marked.is_some_and(|m| m.ply >= ply && m.san.is_empty());
+            // He may resign on either side's turn; a draw is accepted on his.
+            if already || (accept && !g.my_turn) || server_plies != ply {
                 return None;
             }
             return Some(OutMark {
@@ -414,7 +417,8 @@ impl LichessDesk {
             .min(view.game.ply_count())
             .checked_sub(1)?;
         let mover = view.game.position_before(ply)?.turn();
-        if mover != me || marked.is_some_and(|m| m.ply >= ply) || server_plies != ply {
+        let marked_already = marked.is_some_and(|m| m.ply >= ply);
+        if mover != me || marked_already || server_plies != ply || !g.my_turn {
             return None;
         }
         Some(OutMark {

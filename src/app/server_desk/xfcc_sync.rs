@@ -230,7 +230,8 @@ impl XfccDesk {
             tracing::info!(table = %name, ply = mark.ply, "the server has his move");
             return;
         }
-        if mark.state == CallState::Sending && game.my_turn && server.len() == mark.ply {
+        let his_turn = game.my_turn || mark.resign;
+        if mark.state == CallState::Sending && his_turn && server.len() == mark.ply {
             tracing::info!(table = %name, ply = mark.ply, "the server does not have his move: sent again");
             self.send(i, mark).await;
         }
@@ -276,7 +277,8 @@ impl XfccDesk {
             let already = marked
                 .as_ref()
                 .is_some_and(|m| m.ply >= ply && m.san.is_empty());
-            if already || !last.my_turn || server_plies != ply {
+            // He may resign on either side's turn; a draw is accepted on his.
+            if already || (accept && !last.my_turn) || server_plies != ply {
                 return None;
             }
             return Some(OutMark {
