@@ -1,7 +1,7 @@
 //! A small lichess for correspondence games, in-process (axum on 127.0.0.1), from lichess's
 //! OpenAPI document: `GET /api/account/playing` (`nowPlaying` with `gameId`, `color`,
-//! `isMyTurn`, `secondsLeft`, `speed`), `GET /api/board/game/stream/{id}` (its first line
-//! `gameFull` with `state.moves` in UCI, then a keep-alive line and the end), and the Board
+//! `isMyTurn`, `secondsLeft`, `speed`), `GET /api/board/game/stream/{id}` (a keep-alive line,
+//! then `gameFull` with `state.moves` in UCI split across two chunks), and the Board
 //! API's `POST …/move/{uci}`, `…/draw/{yes|no}`, `…/resign` — each refused (400) for the wrong
 //! turn or an illegal move, each counted. A bearer token is required; it can be made
 //! unreachable (503 to everything).
@@ -117,7 +117,29 @@ async fn playing(AxState(state): AxState<Shared>, headers: HeaderMap) -> (Status
     )
 }
 
+/// The game's stream: a keep-alive line, then `gameFull` split across two chunks, then the
+/// end (lichess would go on; the desk reads the first line and closes).
 async fn stream(
+    state: AxState<Shared>,
+    id: Path<String>,
+    headers: HeaderMap,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let (status, line) = first_line(state, id, headers);
+    if status != StatusCode::OK {
+        return (status, line).into_response();
+    }
+    let cut = line.len() / 2;
+    let chunks: Vec<Result<axum::body::Bytes, std::io::Error>> = vec![
+        Ok(axum::body::Bytes::from_static(b"\n")),
+        Ok(axum::body::Bytes::from(line[..cut].to_owned())),
+        Ok(axum::body::Bytes::from(line[cut..].to_owned())),
+    ];
+    let body = axum::body::Body::from_stream(futures_util::stream::iter(chunks));
+    (StatusCode::OK, body).into_response()
+}
+
+fn first_line(
     AxState(state): AxState<Shared>,
     Path(id): Path<String>,
     headers: HeaderMap,
@@ -149,7 +171,7 @@ async fn stream(
         Color::Black => (g.opponent_offers_draw, false),
     };
     let line = format!(
-        "{{\"type\":\"gameFull\",\"id\":\"{}\",\"speed\":\"correspondence\",\"white\":{{\"id\":\"{}\",\"name\":\"{white}\"}},\"black\":{{\"id\":\"{}\",\"name\":\"{black}\"}},\"initialFen\":\"startpos\",\"state\":{{\"type\":\"gameState\",\"moves\":\"{}\",\"wtime\":1209600000,\"btime\":1209600000,\"winc\":0,\"binc\":0,\"status\":\"{}\"{winner},\"wdraw\":{wdraw},\"bdraw\":{bdraw}}}}}\n\n",
+        "{{\"type\":\"gameFull\",\"id\":\"{}\",\"speed\":\"correspondence\",\"white\":{{\"id\":\"{}\",\"name\":\"{white}\"}},\"black\":{{\"id\":\"{}\",\"name\":\"{black}\"}},\"initialFen\":\"startpos\",\"state\":{{\"type\":\"gameState\",\"moves\":\"{}\",\"wtime\":1209600000,\"btime\":1209600000,\"winc\":0,\"binc\":0,\"status\":\"{}\"{winner},\"wdraw\":{wdraw},\"bdraw\":{bdraw}}}}}\n",
         g.id,
         white.to_lowercase(),
         black.to_lowercase(),
