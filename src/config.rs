@@ -208,6 +208,24 @@ impl RawConfig {
         let mut tables = Vec::new();
         for (i, t) in self.tables.iter().enumerate() {
             let table = t.validate(i, &tables)?;
+            // lichess allows one event stream per token: one table plays the account's games.
+            if table.kind == TableKind::Lichess {
+                if self.lichess.is_none() {
+                    return Err(bad(
+                        format!("table[{i}].kind"),
+                        "a lichess table plays with the [lichess] section's account; it is missing",
+                    ));
+                }
+                if tables
+                    .iter()
+                    .any(|t: &TableConfig| t.kind == TableKind::Lichess)
+                {
+                    return Err(bad(
+                        format!("table[{i}].kind"),
+                        "one lichess table at most: lichess gives an account one event stream",
+                    ));
+                }
+            }
             tables.push(table);
         }
         if tables.is_empty() && self.xfcc.is_none() && self.lichess.is_none() {

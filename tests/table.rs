@@ -1488,6 +1488,28 @@ fn key_d_offers_a_draw_or_accepts_the_offer_that_stands() {
 }
 
 #[test]
+fn at_a_lichess_table_key_c_is_only_reported_for_its_adapter_to_judge() {
+    let mut s = settings(Color::White, "600");
+    s.server_game = true;
+    let mut h = Harness::new(s);
+    h.connect_peg();
+    let said = h.said.len();
+    h.key(BoardKey::Claim);
+    assert_eq!(
+        h.said.len(),
+        said,
+        "the table says nothing: {:?}",
+        &h.said[said..]
+    );
+    assert!(h.events.iter().any(|e| e == "event key peg claim"));
+    assert!(
+        h.journal.iter().all(|(_, r)| !r.starts_with("wrong-claim")),
+        "no draw claim, no penalty: {:?}",
+        h.journal
+    );
+}
+
+#[test]
 fn key_c_claims_a_draw_and_a_wrong_claim_is_explained_with_its_penalty() {
     let mut h = Harness::new(settings(Color::White, "600"));
     h.connect_peg();

@@ -120,6 +120,8 @@ pub async fn run(
             .collect(),
     ));
     let (hub, simulated) = start_desk(&wiring, &mut tasks, tables, notices, &clocks).await?;
+    let hub = crate::app::broadcast::start(config.broadcast.as_ref(), hub, &mut tasks, &shutdown)
+        .map_err(anyhow::Error::msg)?;
     drop(notices_tx);
 
     let audio = Arc::new(AudioOutputs::new(Arc::clone(&speaker), lang));

@@ -96,6 +96,19 @@ pub async fn wire_table(
         requests: requests_tx,
         events,
     };
+    // A lichess table's requests pass its lichess task first (`seek`, `challenge`).
+    let handle = match tc.kind {
+        TableKind::Lichess => crate::app::lichess_table::start(
+            tasks,
+            config.lichess.as_ref(),
+            tc,
+            lang,
+            wiring.speaker,
+            handle,
+            wiring.shutdown,
+        )?,
+        _ => handle,
+    };
     let simulated = link_peg(wiring, tasks, tc, &table, lang, &boards_tx)?;
     link_normal(wiring, tasks, tc, &boards_tx);
     let (desk, correspondence) =
@@ -297,14 +310,16 @@ pub fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language
         tags: tc.tags.clone(),
         correspondence: match &tc.kind {
             TableKind::Correspondence { game_id, .. } => Some(game_id.as_str().to_owned()),
-            TableKind::Board => None,
+            TableKind::Board | TableKind::Lichess => None,
         },
         days: match &tc.kind {
             TableKind::Correspondence { days, .. } => Some(*days),
-            TableKind::Board => None,
+            TableKind::Board | TableKind::Lichess => None,
         },
         confirm_send: config.desk.confirm,
-        shared_speaker: matches!(tc.kind, TableKind::Board) && shared_speaker(&config.speech),
+        shared_speaker: matches!(tc.kind, TableKind::Board | TableKind::Lichess)
+            && shared_speaker(&config.speech),
+        server_game: tc.kind == TableKind::Lichess,
     }
 }
 

@@ -16,8 +16,9 @@ use crate::table::name::TableName;
 #[serde(deny_unknown_fields, default)]
 pub struct RawTable {
     pub name: String,
-    /// `board` (a peg board and a normal board at one table) or `correspondence` (a game by
-    /// mail, played on the desk's peg board).
+    /// `board` (a peg board and a normal board at one table), `correspondence` (a game by
+    /// mail, played on the desk's peg board) or `lichess` (a peg board playing live games on
+    /// lichess with the `[lichess]` account: lichess is the opponent's board).
     pub kind: String,
     /// The blind player's peg board: a device, `tcp:HOST:PORT`, `sim` or `none`.
     pub peg: String,
@@ -88,6 +89,8 @@ impl Default for RawTable {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TableKind {
     Board,
+    /// A live lichess game at a peg board (`[lichess]`'s account; `normal` stays `virtual`).
+    Lichess,
     Correspondence {
         /// Where the replies go: the first of `opponent_addresses`.
         opponent_email: String,
@@ -177,7 +180,7 @@ impl TableKind {
         let game_id = t.game_id.as_str();
         let table_name = t.name.as_str();
         match t.kind.as_str() {
-            "board" => {
+            "board" | "lichess" => {
                 let opponent_email = addresses.join(", ");
                 for (field, value) in [
                     ("opponent_email", opponent_email.as_str()),
@@ -195,6 +198,16 @@ impl TableKind {
                         key("source"),
                         "only a correspondence table (kind = \"correspondence\") has one",
                     ));
+                }
+                if t.kind == "lichess" {
+                    if t.normal != "virtual" {
+                        return Err(bad(
+                            key("normal"),
+                            "a lichess table has no opponent's board: lichess is his board \
+                             (leave normal = \"virtual\")",
+                        ));
+                    }
+                    return Ok(TableKind::Lichess);
                 }
                 Ok(TableKind::Board)
             }
@@ -276,7 +289,7 @@ impl TableKind {
             }
             other => Err(bad(
                 key("kind"),
-                format!("{other:?}: board or correspondence"),
+                format!("{other:?}: board, correspondence or lichess"),
             )),
         }
     }
@@ -390,7 +403,7 @@ impl RawTable {
         let peg = PegSource::parse(&self.peg).map_err(|e| bad(key, e))?;
         // A correspondence table has no board of its own: it plays on the desk's.
         match (kind, peg) {
-            (TableKind::Board, peg) => Ok(peg),
+            (TableKind::Board | TableKind::Lichess, peg) => Ok(peg),
             (TableKind::Correspondence { .. }, PegSource::Simulated | PegSource::None) => {
                 Ok(PegSource::None)
             }
@@ -415,7 +428,7 @@ impl RawTable {
                     TimeControl::parse_setting(&days.control.to_string())
                         .map_err(|e| bad(key, e))?,
                 )),
-                TableKind::Board => Ok(None),
+                TableKind::Board | TableKind::Lichess => Ok(None),
             },
             text => Ok(Some(
                 TimeControl::parse_setting(text).map_err(|e| bad(key, e))?,

@@ -414,3 +414,30 @@ fn mail_settings_are_checked() {
     let e = login.destination(Path::new("/s")).unwrap_err().to_string();
     assert!(e.contains("ANNABELLA_TEST_SURELY_UNSET_VAR"), "{e}");
 }
+
+#[test]
+fn a_lichess_table_needs_the_account_and_no_board_of_the_opponent() {
+    let read =
+        |text: &str| RawConfig::from_toml(text, Path::new("x.toml")).and_then(|c| c.validate());
+    let account = "[lichess]\nurl = \"http://127.0.0.1:9\"\ntoken_env = \"T\"\n";
+    let table = "[[table]]\nname = \"live\"\nkind = \"lichess\"\npeg = \"none\"\n";
+    let err = read(table).unwrap_err().to_string();
+    assert!(
+        err.starts_with("table[0].kind") && err.contains("[lichess]"),
+        "{err}"
+    );
+    let config = read(&format!("{account}{table}")).unwrap();
+    assert_eq!(config.tables[0].kind, TableKind::Lichess);
+    let err = read(&format!("{account}{table}normal = \"dgt:/dev/ttyUSB0\"\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("table[0].normal"), "{err}");
+    let second = "[[table]]\nname = \"live2\"\nkind = \"lichess\"\npeg = \"none\"\n";
+    let err = read(&format!("{account}{table}{second}"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("table[1].kind") && err.contains("one lichess table"),
+        "{err}"
+    );
+}

@@ -1,13 +1,14 @@
 //! The tables a daemon runs, as the network adapters see them: a request channel and an event
 //! feed per table, and the correspondence desk's request channel. The control sessions (TCP and
 //! the page's WebSocket) talk to tables and the desk only here; each channel carries only the
-//! requests its receiver answers.
+//! requests its receiver answers. The live broadcast's state is here too, for `broadcast`.
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use crate::chess::language::Language;
 use crate::table::control::{DeskRequest, ErrorCode, Refusal, Role, TableRequest};
@@ -157,6 +158,39 @@ mod tests {
         table.await.unwrap();
     }
 
+    /// The arbiter's `broadcast` line: ages from the wall times, a failure with its reason and
+    /// the wait before the next try, the parts not configured said `off`.
+    #[test]
+    fn the_broadcast_state_in_words() {
+        let at = |s: u64, outcome| {
+            Some(Attempt {
+                at_unix_ms: s * 1000,
+                outcome,
+            })
+        };
+        let status = BroadcastStatus {
+            games: 2,
+            left_out: 0,
+            file: Some(("/r/games.pgn".into(), at(99, Ok(())))),
+            push: Some(PushStatus {
+                round_id: "Ab12Cd34".into(),
+                pushes: 3,
+                last: at(90, Err("too many requests: waiting 60 s".into())),
+                next_try_unix_ms: Some(150_000),
+            }),
+        };
+        assert_eq!(
+            status.describe(100_000),
+            "broadcast games 2; file /r/games.pgn written 1s ago; push round Ab12Cd34 failed \
+             10s ago: too many requests: waiting 60 s, 3 pushes, next try in 50s"
+        );
+        let quiet = BroadcastStatus {
+            games: 1,
+            ..BroadcastStatus::default()
+        };
+        assert_eq!(quiet.describe(0), "broadcast games 1; file off; push off");
+    }
+
     /// Past patience the connection stops waiting (the reply then says the outcome is not
     /// known yet); a table that has stopped is told at once.
     #[tokio::test(start_paused = true)]
@@ -181,6 +215,78 @@ mod tests {
     }
 }
 
+/// One write of the broadcast's file or one push of its round: when, and how it went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempt {
+    pub at_unix_ms: u64,
+    /// `Err`: what failed, in words (never the token).
+    pub outcome: Result<(), String>,
+}
+
+/// The push of the round to lichess, as the arbiter sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushStatus {
+    /// The lichess broadcast round pushed to.
+    pub round_id: String,
+    /// Pushes lichess accepted since the daemon started.
+    pub pushes: u64,
+    /// The last push, once there was one.
+    pub last: Option<Attempt>,
+    /// After a failure or a 429: no push before this wall time.
+    pub next_try_unix_ms: Option<u64>,
+}
+
+/// The live broadcast's state (`app::broadcast` keeps it; `broadcast` reads it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BroadcastStatus {
+    /// Games in the last round made (one per table).
+    pub games: usize,
+    /// Games beyond the bound left out of it (lichess takes 100).
+    pub left_out: usize,
+    /// `games.pgn` and its last write, when a `pgn_dir` is configured.
+    pub file: Option<(PathBuf, Option<Attempt>)>,
+    /// The push, when a round is configured.
+    pub push: Option<PushStatus>,
+}
+
+impl BroadcastStatus {
+    /// The `broadcast` reply's text after `ok`, with the ages as of `now_unix_ms`:
+    /// `broadcast games 2; file /srv/round/games.pgn written 1s ago; push round RID ok 0s ago,
+    /// 14 pushes`.
+    pub fn describe(&self, now_unix_ms: u64) -> String {
+        let ago = |at: u64| format!("{}s ago", now_unix_ms.saturating_sub(at) / 1000);
+        let attempt = |done: &str, a: &Attempt| match &a.outcome {
+            Ok(()) => format!("{done} {}", ago(a.at_unix_ms)),
+            Err(why) => format!("failed {}: {why}", ago(a.at_unix_ms)),
+        };
+        let mut parts = vec![format!("broadcast games {}", self.games)];
+        if self.left_out > 0 {
+            parts.push(format!("{} games left out (bound)", self.left_out));
+        }
+        parts.push(match &self.file {
+            None => "file off".to_owned(),
+            Some((path, None)) => format!("file {} not written yet", path.display()),
+            Some((path, Some(a))) => format!("file {} {}", path.display(), attempt("written", a)),
+        });
+        parts.push(match &self.push {
+            None => "push off".to_owned(),
+            Some(p) => {
+                let last = match &p.last {
+                    None => "not yet".to_owned(),
+                    Some(a) => attempt("ok", a),
+                };
+                let mut text = format!("push round {} {last}, {} pushes", p.round_id, p.pushes);
+                if let Some(next) = p.next_try_unix_ms.filter(|&t| t > now_unix_ms) {
+                    let wait = (next - now_unix_ms).div_ceil(1000);
+                    text.push_str(&format!(", next try in {wait}s"));
+                }
+                text
+            }
+        });
+        parts.join("; ")
+    }
+}
+
 /// Every table of the daemon: the configured ones in configuration order, then the server
 /// games added while it runs (`crate::app::server_desk`).
 #[derive(Debug, Clone, Default)]
@@ -189,6 +295,8 @@ pub struct Hub {
     tables: Arc<std::sync::RwLock<Vec<TableHandle>>>,
     /// The correspondence desk, which answers `focus` and `games` (`crate::app::desk`).
     desk: Option<DeskHandle>,
+    /// The live broadcast's state, when `[broadcast]` is configured.
+    broadcast: Option<watch::Receiver<BroadcastStatus>>,
 }
 
 impl Hub {
@@ -196,7 +304,19 @@ impl Hub {
         Hub {
             tables: Arc::new(std::sync::RwLock::new(tables)),
             desk: None,
+            broadcast: None,
         }
+    }
+
+    /// The hub with the live broadcast's state (`app::broadcast`).
+    pub fn with_broadcast(mut self, status: watch::Receiver<BroadcastStatus>) -> Hub {
+        self.broadcast = Some(status);
+        self
+    }
+
+    /// The live broadcast's state now, when the daemon broadcasts.
+    pub fn broadcast(&self) -> Option<BroadcastStatus> {
+        self.broadcast.as_ref().map(|s| s.borrow().clone())
     }
 
     /// The hub with the correspondence desk's request channel.

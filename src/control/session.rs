@@ -143,6 +143,8 @@ pub enum Action {
     Subscribe { table: Arc<str>, reply: String },
     /// List the audio devices or move a speech output (the driver runs `aplay -L`).
     Audio(AudioAsk),
+    /// Say the live broadcast's state (the driver reads it from the hub).
+    Broadcast,
 }
 
 /// A request for a table (or, as `Ask<DeskRequest>`, for the desk), with who asks, in which
@@ -436,6 +438,12 @@ impl Session {
                     }
                     _ => AudioAsk::List,
                 })
+            }
+            ConnectionRequest::Broadcast => {
+                match control::permitted_to_role(grant.role, request.spec()) {
+                    Ok(()) => Action::Broadcast,
+                    Err(refusal) => Action::Reply(refusal.line()),
+                }
             }
             ConnectionRequest::Quit => Action::Close(ok_line("bye")),
             ConnectionRequest::Lang { code } => match Language::builtin(&code) {

@@ -548,6 +548,17 @@ impl ControlService {
                 };
                 (vec![Out::Line(line)], false)
             }
+            Action::Broadcast => {
+                let line = match self.hub.broadcast() {
+                    Some(status) => ok_line(&status.describe(clock::unix_ms())),
+                    None => Refusal::new(
+                        ErrorCode::State,
+                        "this daemon broadcasts nothing: [broadcast] is not configured",
+                    )
+                    .line(),
+                };
+                (vec![Out::Line(line)], false)
+            }
         }
     }
 }

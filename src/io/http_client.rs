@@ -190,6 +190,10 @@ impl fmt::Debug for HttpClient {
     }
 }
 
+/// The accounts' clients alive, by address and token (see [`HttpClient::new`]).
+type Accounts = Mutex<Vec<((String, Option<String>), std::sync::Weak<Inner>)>>;
+static ACCOUNTS: std::sync::OnceLock<Accounts> = std::sync::OnceLock::new();
+
 struct Inner {
     host: String,
     port: u16,
@@ -208,7 +212,26 @@ impl HttpClient {
     /// A client of the server at `base_url` (`https://lichess.org`,
     /// `https://www.iccf.com/XfccBasic.asmx`, `http://127.0.0.1:8080` for a local test server:
     /// plain HTTP only to this machine, since the requests carry passwords and tokens).
+    ///
+    /// Clients made for the same address and token are one client: lichess's one request at a
+    /// time is per account, and the live table and the correspondence desk play on the same one.
     pub fn new(base_url: &str, bearer: Option<String>) -> Result<HttpClient, HttpError> {
+        let key = (base_url.trim_end_matches('/').to_owned(), bearer.clone());
+        let mut accounts = lock(ACCOUNTS.get_or_init(Default::default));
+        accounts.retain(|(_, inner)| inner.strong_count() > 0);
+        if let Some(inner) = accounts
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, inner)| inner.upgrade())
+        {
+            return Ok(HttpClient { inner });
+        }
+        let client = HttpClient::fresh(base_url, bearer)?;
+        accounts.push((key, Arc::downgrade(&client.inner)));
+        Ok(client)
+    }
+
+    fn fresh(base_url: &str, bearer: Option<String>) -> Result<HttpClient, HttpError> {
         let uri: hyper::Uri = base_url
             .parse()
             .map_err(|e| HttpError::BadUrl(format!("{base_url:?}: {e}")))?;

@@ -1,5 +1,7 @@
 //! The adapters: the only code that touches devices, sockets, audio, disk and the clock.
 //!
+//! - [`broadcast_file`]: the live broadcast's round — every table's game joined into one PGN —
+//!   and `games.pgn` written whole for the programs that watch it.
 //! - [`calibration`]: a Certabo board's calibration kept in a file, learned and saved.
 //! - [`clock`]: milliseconds for stamping events; the only clock reads.
 //! - [`http_client`]: the servers' client (lichess, ICCF's XFCC, the broadcast push): HTTP/1.1
@@ -32,6 +34,7 @@
 //!   the state directory still the one opened.
 //! - [`tokens`]: the control interface's tokens (`<state-dir>/tokens.toml`, the configuration's).
 
+pub mod broadcast_file;
 pub mod calibration;
 pub mod clock;
 pub mod http_client;

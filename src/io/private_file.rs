@@ -25,6 +25,12 @@ pub enum Access {
     /// or 0640 when the configuration shares records with the daemon user's group
     /// (`records_group_readable`).
     Record,
+    /// A file made to be read by other programs under other users (the live broadcast's
+    /// `games.pgn`, which the lichess Broadcaster app or DGT's relay software watches): 0644 in
+    /// a 0755 folder. It holds only what the broadcast shows the world anyway — the games'
+    /// moves, clocks and players' names — never a token or anything private; it is still
+    /// written without following a link and only over a file of the daemon's user.
+    Published,
 }
 
 static RECORDS_GROUP_READABLE: AtomicBool = AtomicBool::new(false);
@@ -39,12 +45,24 @@ pub fn share_records_with_group(yes: bool) {
 impl Access {
     /// The file mode this access gives.
     pub fn mode(self) -> u32 {
-        if self.group_reads() { 0o640 } else { 0o600 }
+        if self == Access::Published {
+            0o644
+        } else if self.group_reads() {
+            0o640
+        } else {
+            0o600
+        }
     }
 
     /// The mode of a directory made for such files.
     pub fn dir_mode(self) -> u32 {
-        if self.group_reads() { 0o750 } else { 0o700 }
+        if self == Access::Published {
+            0o755
+        } else if self.group_reads() {
+            0o750
+        } else {
+            0o700
+        }
     }
 
     fn group_reads(self) -> bool {
@@ -83,6 +101,18 @@ pub fn open(path: &Path, mode: Mode, access: Access) -> io::Result<File> {
 /// `path` now must be a regular file of the daemon's user (or nothing): a link or another
 /// user's file there is refused rather than replaced, since someone put it there.
 pub fn replace(path: &Path, bytes: &[u8], access: Access) -> io::Result<()> {
+    replace_whole(path, bytes, access, true)
+}
+
+/// [`replace`] without syncing: a reader still sees the old file or the new one whole (the
+/// rename is atomic), but a power cut may lose the new one. For a file the daemon makes again
+/// at its next start (the broadcast's `games.pgn`), whose syncs would only queue the journal's
+/// behind them on the same disk.
+pub fn replace_unsynced(path: &Path, bytes: &[u8], access: Access) -> io::Result<()> {
+    replace_whole(path, bytes, access, false)
+}
+
+fn replace_whole(path: &Path, bytes: &[u8], access: Access, sync: bool) -> io::Result<()> {
     let dir = parent(path);
     let name = path
         .file_name()
@@ -102,14 +132,17 @@ pub fn replace(path: &Path, bytes: &[u8], access: Access) -> io::Result<()> {
     let mut file = options.open(&temp).map_err(|e| explain(&temp, e))?;
     let written = set_mode(&file, access)
         .and_then(|()| file.write_all(bytes))
-        .and_then(|()| file.sync_all());
+        .and_then(|()| if sync { file.sync_all() } else { Ok(()) });
     if let Err(e) = written {
         let _ = fs::remove_file(&temp);
         return Err(explain(&temp, e));
     }
     drop(file);
     fs::rename(&temp, path).map_err(|e| explain(path, e))?;
-    sync_dir(&dir).map_err(|e| explain(&dir, e))
+    if sync {
+        sync_dir(&dir).map_err(|e| explain(&dir, e))?;
+    }
+    Ok(())
 }
 
 /// Makes `dir` (and its missing parents) with mode 0700 (0750 for records shared with the
@@ -149,7 +182,13 @@ pub fn set_dir_mode(dir: &Path, access: Access, created: bool) -> io::Result<()>
             .permissions()
             .mode()
             & 0o7777;
-        let shared = now | (access.dir_mode() & 0o050);
+        // A folder the arbiter made for the broadcast keeps exactly the mode he gave it.
+        let widen = if access == Access::Published {
+            0
+        } else {
+            access.dir_mode() & 0o050
+        };
+        let shared = now | widen;
         if shared == now {
             return Ok(());
         }

@@ -9,6 +9,7 @@ pub mod board;
 pub mod control;
 pub mod daemon;
 pub mod eboard;
+pub mod fake_lichess;
 pub mod fake_lichess_corr;
 pub mod fake_xfcc;
 pub mod fs;

@@ -83,6 +83,7 @@ use shakmaty::{CastlingSide, Color, File, Piece, Rank, Role};
 ///
 /// Colour-dependent events have one key per colour: agreement ("les Blancs abandonnent",
 /// "ganan las blancas") differs too much between languages for one `{color}` template.
+#[rustfmt::skip]
 pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("stalemate", &[]),
     ("dead_position", &[]),
@@ -300,6 +301,17 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("ready_and", &["first", "second"]),
     ("ready_page", &["address", "port"]),
     ("ready_dot", &[]),
+    // A live lichess game at the table (`src/app/lichess_table`).
+    ("lichess_connection_lost", &[]), ("lichess_connection_back", &[]),
+    ("lichess_wait", &["time"]), ("lichess_opponent_gone", &["time"]),
+    ("lichess_opponent_gone_claim_now", &[]), ("lichess_opponent_back", &[]),
+    ("lichess_seeking", &["control"]), ("lichess_seek_too_fast", &["control"]),
+    ("lichess_seek_ended", &[]), ("lichess_challenge_sent", &["user", "control"]),
+    ("lichess_challenge_declined", &["user"]), ("lichess_move_refused", &["move"]),
+    ("lichess_game_started", &["opponent", "rating", "control", "color"]),
+    ("lichess_nothing_to_claim", &[]), ("lichess_claim_wait", &["time"]),
+    ("lichess_game_not_playable", &[]), ("lichess_command_refused", &[]),
+    ("lichess_control", &["minutes", "seconds"]), ("lichess_game_aborted", &[]),
 ];
 
 /// The placeholders of a count template: the plain, masculine and feminine number forms.

@@ -69,6 +69,11 @@ pub struct PageView {
     pub draw_offer: Option<&'static str>,
     /// A pawn waiting on the peg board's last rank for its piece (`e7e8`).
     pub promotion: Option<String>,
+    /// Every move of the game in UCI (castling as the king's two steps), for a client that
+    /// keeps another copy of the game in step (a lichess table's adapter).
+    pub moves: Vec<String>,
+    /// The game's identifier (`GameId` tag): a correspondence or lichess game's id.
+    pub game_id: Option<String>,
 }
 
 /// The last move in the table's letters and words.
@@ -132,6 +137,16 @@ pub struct Boards {
 /// What the table answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
+    /// `seek`: lichess has the seek and looks for an opponent (a lichess table).
+    Seeking {
+        control: String,
+        rated: bool,
+    },
+    /// `challenge`: lichess has the challenge; the user is asked (a lichess table).
+    Challenged {
+        user: String,
+        control: String,
+    },
     /// `move`: played; UCI and SAN in the asker's letters.
     Played {
         uci: String,

@@ -440,7 +440,7 @@ fn arbitrary_lines_never_panic_and_always_answer_one_line() {
         match s.on_line(Line::Text(bytes), 0) {
             Action::Reply(line) | Action::Close(line) => assert!(!line.contains('\n')),
             Action::Subscribe { reply, .. } => assert!(!reply.contains('\n')),
-            Action::Ask(_) | Action::AskDesk(_) | Action::Audio(_) => {}
+            Action::Ask(_) | Action::AskDesk(_) | Action::Audio(_) | Action::Broadcast => {}
         }
     }
 }

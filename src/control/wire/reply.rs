@@ -141,6 +141,12 @@ impl fmt::Display for AnswerText<'_> {
             }
             Answer::DrawOffered { by } => write!(f, "{} offers a draw", color_name(*by)),
             Answer::DrawAgreed => f.write_str("draw agreed"),
+            Answer::Seeking { control, rated } => write!(
+                f,
+                "seeking {control} {}",
+                if *rated { "rated" } else { "casual" }
+            ),
+            Answer::Challenged { user, control } => write!(f, "challenged {user} {control}"),
             Answer::DrawByClaim { reason } => write!(f, "draw by {reason}"),
             Answer::Resigned { by } => write!(f, "{} resigns", color_name(*by)),
             Answer::Withdrawn { uci } => write!(f, "withdrawn {uci}"),

@@ -459,3 +459,47 @@ async fn a_server_no_public_root_vouches_for_is_refused() {
     );
     assert!(!handshakes.await.unwrap(), "the handshake completed");
 }
+
+#[tokio::test]
+async fn clients_of_one_account_share_the_turn_and_the_pause() {
+    let inside = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let (i, m) = (Arc::clone(&inside), Arc::clone(&most));
+    let (base, _server) = serve(move |mut socket, seen| {
+        let now = i.fetch_add(1, Ordering::SeqCst) + 1;
+        m.fetch_max(now, Ordering::SeqCst);
+        let i = Arc::clone(&i);
+        async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            i.fetch_sub(1, Ordering::SeqCst);
+            let answer: &[u8] = if seen.head.contains("/limited") {
+                b"HTTP/1.1 429 Too Many Requests\r\nContent-Length: 0\r\n\r\n"
+            } else {
+                b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+            };
+            socket.write_all(answer).await.unwrap();
+        }
+    })
+    .await;
+    // The live table's client and the desk's, made apart for the same account.
+    let table = HttpClient::new(&base, Some("lip_same".into())).unwrap();
+    let desk = HttpClient::new(&format!("{base}/"), Some("lip_same".into())).unwrap();
+    let other = HttpClient::new(&base, Some("lip_other".into())).unwrap();
+    let (a, b) = tokio::join!(
+        table.request(HttpRequest::get("/a")),
+        desk.request(HttpRequest::get("/b"))
+    );
+    assert!(a.is_ok() && b.is_ok());
+    assert_eq!(
+        most.load(Ordering::SeqCst),
+        1,
+        "one account, one request at a time"
+    );
+    // A 429 to one pauses the other; another account is not paused.
+    assert!(matches!(
+        desk.request(HttpRequest::get("/limited")).await,
+        Err(HttpError::RateLimited { .. })
+    ));
+    assert!(table.paused_for().is_some());
+    assert!(other.paused_for().is_none());
+}

@@ -83,6 +83,10 @@ pub fn audio_devices(a: &Args) -> Parsed {
     a.bare(Request::Connection(C::AudioDevices))
 }
 
+pub fn broadcast(a: &Args) -> Parsed {
+    a.bare(Request::Connection(C::Broadcast))
+}
+
 pub fn audio_device(a: &Args) -> Parsed {
     let what = "an output (its number, or blind, opponent or arbiter) and an audio device from \
                 audio-devices, e.g. audio-device blind plughw:CARD=Headphones,DEV=0";
@@ -257,6 +261,51 @@ pub fn comment(a: &Args) -> Parsed {
 
 pub fn claim_time(a: &Args) -> Parsed {
     a.bare(Request::Table(T::ClaimTime))
+}
+
+/// `seek 15+10` or `seek 30+20 rated`: the control's speed is the lichess adapter's to judge
+/// (it says why it refuses), the words here are only read.
+pub fn seek(a: &Args) -> Parsed {
+    let usage = "a time control minutes+seconds and optionally rated, e.g. seek 15+10 rated";
+    let text = a.needs(usage)?;
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let (control, rated) = match words.as_slice() {
+        [c] => (*c, false),
+        [c, r] if r.eq_ignore_ascii_case("rated") => (*c, true),
+        [c, r] if r.eq_ignore_ascii_case("casual") => (*c, false),
+        _ => return Err(syntax(format!("seek needs {usage}"))),
+    };
+    let control = control.parse().map_err(|e| syntax(format!("seek: {e}")))?;
+    Ok(Request::Table(T::Seek { control, rated }))
+}
+
+/// The longest lichess user name (lichess allows 2 to 30 letters, digits, `_` and `-`).
+const MAX_USER_CHARS: usize = 30;
+
+/// `challenge USER 30+20`.
+pub fn challenge(a: &Args) -> Parsed {
+    let usage = "a lichess user and a time control, e.g. challenge bob 30+20";
+    let text = a.needs(usage)?;
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let [user, control] = words.as_slice() else {
+        return Err(syntax(format!("challenge needs {usage}")));
+    };
+    let fits = (2..=MAX_USER_CHARS).contains(&user.len())
+        && user
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !fits {
+        return Err(syntax(format!(
+            "challenge: {user:?} is not a lichess user name (2 to 30 letters, digits, _ or -)"
+        )));
+    }
+    let control = control
+        .parse()
+        .map_err(|e| syntax(format!("challenge: {e}")))?;
+    Ok(Request::Table(T::Challenge {
+        user: (*user).to_owned(),
+        control,
+    }))
 }
 
 pub fn undo(a: &Args) -> Parsed {

@@ -9,6 +9,7 @@ use shakmaty::Color;
 
 use crate::reconcile::Side;
 use annabella_chess::game::GameResult;
+use annabella_correspondence::lichess::speed::LiveControl;
 
 /// One request line, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +47,9 @@ pub enum ConnectionRequest {
         output: String,
         device: String,
     },
+    /// The live broadcast's state: the games in it, the file written, the last push to
+    /// lichess (ok or failed, and when). Answered by the server from the broadcast's task.
+    Broadcast,
     Help,
     Quit,
 }
@@ -125,6 +129,18 @@ pub enum TableRequest {
     Undo,
     /// The table's whole state as one JSON object, for a page (`PageView`).
     View,
+    /// At a lichess table: look for an opponent on lichess with this time control (`seek
+    /// 15+10`, `seek 30+20 rated`). The table's lichess adapter answers it; another table
+    /// refuses it.
+    Seek {
+        control: LiveControl,
+        rated: bool,
+    },
+    /// At a lichess table: challenge a lichess user (`challenge bob 30+20`).
+    Challenge {
+        user: String,
+        control: LiveControl,
+    },
     /// Days of leave in a correspondence game: `leave white 2026-12-20 2027-01-05`.
     Leave {
         color: Color,

@@ -124,6 +124,20 @@ static COMMENT: RequestSpec = spec(
 );
 static CLAIM_TIME: RequestSpec = spec("claim-time", &["claim-time"], Players, Table, a::claim_time);
 static UNDO: RequestSpec = spec("undo", &["undo"], Players, Table, a::undo);
+static SEEK: RequestSpec = spec(
+    "seek",
+    &["seek 15+10", "seek 30+20 rated"],
+    Players,
+    Table,
+    a::seek,
+);
+static CHALLENGE: RequestSpec = spec(
+    "challenge",
+    &["challenge bob 30+20"],
+    Players,
+    Table,
+    a::challenge,
+);
 static RECORD: RequestSpec = spec(
     "record",
     &["record b 1. e4 e5 2. Nf3"],
@@ -174,12 +188,19 @@ static AUDIO_DEVICE: RequestSpec = spec(
     Connection,
     a::audio_device,
 );
+static BROADCAST: RequestSpec = spec(
+    "broadcast",
+    &["broadcast"],
+    Arbiter,
+    Connection,
+    a::broadcast,
+);
 static EVENTS: RequestSpec = spec("events", &["events"], Anyone, Connection, a::events);
 static HELP: RequestSpec = spec("help", &["help"], Anyone, Connection, a::help);
 static QUIT: RequestSpec = spec("quit", &["quit"], Anyone, Connection, a::quit);
 
 /// Every request, in the order `help` lists them.
-pub static REQUESTS: [&RequestSpec; 42] = [
+pub static REQUESTS: [&RequestSpec; 45] = [
     &AUTH,
     &TABLE,
     &TABLES,
@@ -206,6 +227,8 @@ pub static REQUESTS: [&RequestSpec; 42] = [
     &MESSAGE,
     &COMMENT,
     &UNDO,
+    &SEEK,
+    &CHALLENGE,
     &RECORD,
     &CONFIRM,
     &DISPUTE,
@@ -219,6 +242,7 @@ pub static REQUESTS: [&RequestSpec; 42] = [
     &TAG,
     &AUDIO_DEVICES,
     &AUDIO_DEVICE,
+    &BROADCAST,
     &EVENTS,
     &HELP,
     &QUIT,
@@ -279,6 +303,7 @@ impl ConnectionRequest {
             ConnectionRequest::Tables => &TABLES,
             ConnectionRequest::AudioDevices => &AUDIO_DEVICES,
             ConnectionRequest::AudioDevice { .. } => &AUDIO_DEVICE,
+            ConnectionRequest::Broadcast => &BROADCAST,
             ConnectionRequest::Help => &HELP,
             ConnectionRequest::Quit => &QUIT,
         }
@@ -338,6 +363,8 @@ impl TableRequest {
             T::Dispute { .. } => &DISPUTE,
             T::Resolve { .. } => &RESOLVE,
             T::NewGame { .. } => &NEW_GAME,
+            T::Seek { .. } => &SEEK,
+            T::Challenge { .. } => &CHALLENGE,
             T::Tag { .. } => &TAG,
             T::Pause => &PAUSE,
             T::Resume => &RESUME,
@@ -437,6 +464,47 @@ mod tests {
 
     fn table(request: TableRequest) -> Result<Request, &'static str> {
         Ok(Request::Table(request))
+    }
+
+    #[test]
+    fn seek_and_challenge_read_a_control_and_a_user() {
+        let c = |s: &str| s.parse().unwrap();
+        check(
+            "seek 15+10",
+            table(T::Seek {
+                control: c("15+10"),
+                rated: false,
+            }),
+        );
+        check(
+            "SEEK 30+20 Rated",
+            table(T::Seek {
+                control: c("30+20"),
+                rated: true,
+            }),
+        );
+        check(
+            "challenge bob_2 30+20",
+            table(T::Challenge {
+                user: "bob_2".into(),
+                control: c("30+20"),
+            }),
+        );
+        // The speed is the lichess table's to judge (aloud); only the words are read here.
+        assert!(parse_line(b"seek 1+0").is_ok());
+        for bad in [
+            "seek",
+            "seek 15",
+            "seek 15+10 often",
+            "challenge bob",
+            "challenge b 5+3",
+        ] {
+            check(bad, Err("error syntax"));
+        }
+        check(
+            "challenge bob!x 5+3",
+            Err("error syntax challenge: \"bob!x\""),
+        );
     }
 
     fn connection(request: ConnectionRequest) -> Result<Request, &'static str> {
@@ -578,6 +646,11 @@ mod tests {
             }),
         );
         check("tables", connection(C::Tables));
+        check("broadcast", connection(C::Broadcast));
+        check(
+            "broadcast now",
+            Err("error syntax broadcast takes no argument"),
+        );
         check("table", Err("error syntax table needs a table name"));
         check("tables all", Err("error syntax tables takes no argument"));
         check(

@@ -148,6 +148,8 @@ impl Table {
                 out.event(TableEvent::Key(key));
                 self.say_message(out);
             }
+            // The server's adapter claims the win (or says why not) when it sees the key.
+            BoardKey::Claim if self.settings.server_game => out.event(TableEvent::Key(key)),
             _ => return false,
         }
         true

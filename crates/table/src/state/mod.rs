@@ -133,6 +133,10 @@ pub struct TableSettings {
     /// One voiced output serves both the blind player and the opponent (a loudspeaker between
     /// them): each board's sentences then say whose board they are about.
     pub shared_speaker: bool,
+    /// A live game on a server (a lichess table): the opponent's moves, his draw offers and
+    /// the game's end come from the server; `KC` claims the win when the opponent has left,
+    /// which the server's adapter judges and answers (the table only reports the key).
+    pub server_game: bool,
 }
 
 impl TableSettings {
@@ -165,6 +169,7 @@ impl TableSettings {
             days: None,
             confirm_send: false,
             shared_speaker: false,
+            server_game: false,
         }
     }
 }

@@ -90,6 +90,12 @@ impl Table {
             procedure,
             draw_offer: status.draw_offer.map(color_word),
             promotion: status.promotion.map(|(from, to)| format!("{from}{to}")),
+            moves: game
+                .moves()
+                .iter()
+                .map(|m| self.uci(*m).to_string())
+                .collect(),
+            game_id: tag(GameTag::GameId),
         }
     }
 }
