@@ -24,7 +24,7 @@ use crate::io::speech::Speaker;
 use crate::io::store::StoreHandle;
 
 pub mod lichess;
-mod lichess_api;
+pub mod lichess_api;
 pub mod marks;
 pub mod xfcc;
 mod xfcc_sync;
