@@ -22,7 +22,11 @@ fuzz_target!(|input: (&str, &str, &str, u32)| {
     let _ = xfcc::parse_move_call(text);
     let _ = xfcc::san_moves(text);
     if let Ok(full) = lichess_api::game_full(text) {
-        let _ = (full.state.moves(), full.state.is_over(), full.state.winner());
+        let _ = (
+            full.state.moves(),
+            full.state.is_over(),
+            full.state.winner(),
+        );
     }
     if let Ok(playing) = serde_json::from_str::<lichess_api::Playing>(text) {
         for g in playing.now_playing {
