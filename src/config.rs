@@ -42,7 +42,7 @@ pub use servers::{
 pub use speech::LanguageFileError;
 pub use speech::RawSpeech;
 pub use table::RawTable;
-pub use table::{TableConfig, TableKind};
+pub use table::{CorrespondenceSource, TableConfig, TableKind, server_table};
 
 /// A configuration error: the key and what is wrong with its value.
 #[derive(Debug, thiserror::Error)]
@@ -201,7 +201,9 @@ impl RawConfig {
         })
     }
 
-    /// Every `[[table]]`, or one simulated table when there is none.
+    /// Every `[[table]]`, or one simulated table when there is none — unless a server's games
+    /// are played here: a player at home with only his ICCF or lichess games has no board
+    /// table (his games are the desk's, made from the server's list).
     fn validate_tables(&self) -> Result<Vec<TableConfig>, ConfigError> {
         let mut tables = Vec::new();
         for (i, t) in self.tables.iter().enumerate() {
@@ -226,7 +228,7 @@ impl RawConfig {
             }
             tables.push(table);
         }
-        if tables.is_empty() {
+        if tables.is_empty() && self.xfcc.is_none() && self.lichess.is_none() {
             // The default table, validated alone in an otherwise default configuration.
             let alone = RawConfig {
                 tables: vec![RawTable::default()],

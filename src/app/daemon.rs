@@ -12,13 +12,13 @@ use tokio::task::JoinSet;
 
 use crate::app::desk_link::{NOTICE_BACKLOG, Notice};
 use crate::app::table_actor::Journal;
-use crate::app::table_wiring::{WiredTable, Wiring, wire_table};
+use crate::app::table_wiring::{Clocks, WiredTable, Wiring, wire_table};
 use crate::chess::language::Language;
 use crate::config::Config;
 use crate::control::hub::Hub;
 use crate::control::session_driver::ControlService;
 use crate::control::web::WebSettings;
-use crate::io::clock::{TableClock, unix_ms};
+use crate::io::clock::unix_ms;
 use crate::io::speech::devices::AudioOutputs;
 use crate::io::speech::{Speaker, SpeechSettings};
 use crate::io::store::{Store, StoreError, StoreHandle};
@@ -113,11 +113,13 @@ pub async fn run(
         let desk_index = tables.iter().filter(|t| t.correspondence.is_some()).count();
         tables.push(wire_table(&wiring, &mut tasks, tc, desk_index).await?);
     }
-    let clocks: Clocks = tables
-        .iter()
-        .map(|t| (t.name.as_str().to_owned(), t.clock.clone()))
-        .collect();
-    let (hub, simulated) = start_desk(&wiring, &mut tasks, tables, notices)?;
+    let clocks: Clocks = Arc::new(std::sync::RwLock::new(
+        tables
+            .iter()
+            .map(|t| (t.name.as_str().to_owned(), t.clock.clone()))
+            .collect(),
+    ));
+    let (hub, simulated) = start_desk(&wiring, &mut tasks, tables, notices, &clocks).await?;
     let hub = crate::app::broadcast::start(config.broadcast.as_ref(), hub, &mut tasks, &shutdown)
         .map_err(anyhow::Error::msg)?;
     drop(notices_tx);
@@ -196,19 +198,24 @@ fn start_speech(config: &Config) -> Arc<Speaker> {
 }
 
 /// The tables as the control interface reaches them: with the desk when a table is a
-/// correspondence table, and the mail when it is configured too. Returns the hub and the
-/// simulated boards' operator lines (the tables' first, then the desk's).
-fn start_desk(
+/// correspondence table or a server's games are played here, the mail when it is configured,
+/// and the server desks (`[xfcc]`). Returns the hub and the simulated boards' operator lines
+/// (the tables' first, then the desk's).
+async fn start_desk(
     wiring: &Wiring<'_>,
     tasks: &mut JoinSet<()>,
     tables: Vec<WiredTable>,
     notices: mpsc::Receiver<Notice>,
+    clocks: &Clocks,
 ) -> anyhow::Result<(Hub, Simulated)> {
+    use crate::config::CorrespondenceSource;
     let config = wiring.config;
     let mut handles = Vec::new();
     let mut simulated = Vec::new();
     let mut desk_tables = Vec::new();
     let mut mail_tables = Vec::new();
+    let mut xfcc_tables = Vec::new();
+    let mut lichess_tables = Vec::new();
     for table in tables {
         handles.push(table.handle);
         if let Some(operator) = table.simulated {
@@ -216,11 +223,16 @@ fn start_desk(
         }
         if let Some(correspondence) = table.correspondence {
             desk_tables.push(correspondence.desk);
-            mail_tables.push(correspondence.mail);
+            match correspondence.source {
+                CorrespondenceSource::Mail => mail_tables.push(correspondence.mail),
+                CorrespondenceSource::Xfcc => xfcc_tables.push(correspondence.mail),
+                CorrespondenceSource::Lichess => lichess_tables.push(correspondence.mail),
+            }
         }
     }
     let hub = Hub::new(handles);
-    if desk_tables.is_empty() {
+    let servers = config.xfcc.is_some() || config.lichess.is_some();
+    if desk_tables.is_empty() && !servers {
         if config.mail.is_some() {
             tracing::warn!(
                 "[mail] is configured but no table is kind = \"correspondence\"; no mail is read"
@@ -228,15 +240,18 @@ fn start_desk(
         }
         return Ok((hub, simulated));
     }
+    let desk_count = desk_tables.len();
     // The mail desk answers `mail …` for the control sessions and `KJ` for the desk.
     let (mail_tx, mail_rx) = tokio::sync::mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
     let mail_tx = config.mail.is_some().then_some(mail_tx);
-    let desk = crate::app::desk::spawn(
+    let (poke_tx, poke) = watch::channel(0u64);
+    let (desk, additions) = crate::app::desk::spawn(
         tasks,
         config,
         desk_tables,
         notices,
         mail_tx,
+        servers.then_some(poke_tx),
         Arc::clone(wiring.speaker),
         wiring.lang,
         wiring.shutdown,
@@ -255,7 +270,74 @@ fn start_desk(
         )
         .map_err(anyhow::Error::msg)?;
     }
-    Ok((hub.with_desk(desk), simulated))
+    let hub = hub.with_desk(desk);
+    let servers = ServerTables {
+        additions,
+        desk_count,
+        xfcc: xfcc_tables,
+        lichess: lichess_tables,
+        poke,
+        clocks: Arc::clone(clocks),
+    };
+    start_servers(wiring, tasks, &hub, servers).await?;
+    Ok((hub, simulated))
+}
+
+/// What the server desks start from: the desk's channel for new tables and its count, the
+/// configured tables of each server, the desk's call to ask the servers at once.
+struct ServerTables {
+    additions: mpsc::Sender<crate::app::desk::DeskTable>,
+    desk_count: usize,
+    xfcc: Vec<crate::app::mail_desk::MailTable>,
+    lichess: Vec<crate::app::mail_desk::MailTable>,
+    poke: watch::Receiver<u64>,
+    clocks: Clocks,
+}
+
+/// Starts the server desks configured (`[xfcc]`, `[lichess]`), each game known wired before
+/// the daemon says it is ready.
+async fn start_servers(
+    wiring: &Wiring<'_>,
+    tasks: &mut JoinSet<()>,
+    hub: &Hub,
+    servers: ServerTables,
+) -> anyhow::Result<()> {
+    let config = wiring.config;
+    let parts = crate::app::server_desk::ServerParts {
+        config: Arc::new(config.clone()),
+        store: wiring.store.clone(),
+        speaker: Arc::clone(wiring.speaker),
+        lang: wiring.lang,
+        last_alive: wiring.last_alive,
+        notices: wiring.notices.clone(),
+        shutdown: wiring.shutdown.clone(),
+        hub: hub.clone(),
+        desk: servers.additions,
+        desk_count: Arc::new(tokio::sync::Mutex::new(servers.desk_count)),
+        clocks: servers.clocks,
+    };
+    if let Some(xfcc) = &config.xfcc {
+        // The secret from its environment variable, now; never logged or written.
+        let password = xfcc.password().map_err(anyhow::Error::msg)?;
+        let desk =
+            crate::app::server_desk::xfcc::prepare(parts.clone(), xfcc, password, servers.xfcc)
+                .await;
+        if let Some(desk) = desk {
+            tasks.spawn(crate::app::server_desk::xfcc::run(
+                desk,
+                servers.poke.clone(),
+            ));
+        }
+    }
+    if let Some(lichess) = &config.lichess {
+        let token = lichess.token().map_err(anyhow::Error::msg)?;
+        let desk =
+            crate::app::server_desk::lichess::prepare(parts, lichess, token, servers.lichess).await;
+        if let Some(desk) = desk {
+            tasks.spawn(crate::app::server_desk::lichess::run(desk, servers.poke));
+        }
+    }
+    Ok(())
 }
 
 /// Serves control connections on `listener`; returns its address and the control service,
@@ -316,12 +398,11 @@ fn serve_page(
     });
 }
 
-/// Each table's name and time, for its sign of life at each heartbeat.
-type Clocks = Arc<[(String, TableClock)]>;
-
 /// Every table's sign of life now: its table time, the boot and the boot-time clock.
 fn signs_of_life(clocks: &Clocks) -> Vec<crate::io::store::Alive> {
     clocks
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
         .iter()
         .map(|(name, clock)| crate::io::clock::alive(name, clock.now().table_ms))
         .collect()

@@ -57,6 +57,8 @@ pub struct DeskActor {
     pub time_over_file: PathBuf,
     /// The mail desk's requests (`KJ` accepts a held message), when mail is configured.
     pub mail: Option<mpsc::Sender<crate::control::hub::Request<DeskRequest>>>,
+    /// Asks the server desks to call their servers at once (`KL`, `KG`, `focus`, `games`).
+    pub poke: Option<watch::Sender<u64>>,
 }
 
 impl DeskActor {
@@ -130,6 +132,7 @@ impl DeskActor {
         mut requests: mpsc::Receiver<Request<DeskRequest>>,
         mut peg: mpsc::Receiver<BoardMessage>,
         mut notices: mpsc::Receiver<Notice>,
+        mut additions: mpsc::Receiver<DeskTable>,
         mut shutdown: watch::Receiver<bool>,
     ) {
         self.come_back().await;
@@ -156,6 +159,15 @@ impl DeskActor {
                             self.desk.link(false, &detail)
                         }
                         LinkEvent::Decoded(Ok(Timed { event, .. })) => {
+                            if matches!(
+                                event,
+                                crate::boards::SensorEvent::Key(
+                                    crate::boards::BoardKey::ListGames
+                                        | crate::boards::BoardKey::NextGame
+                                )
+                            ) {
+                                self.poke();
+                            }
                             self.desk.sensor(&event, &views, unix_ms())
                         }
                         LinkEvent::Decoded(Err(e)) => {
@@ -165,6 +177,7 @@ impl DeskActor {
                     };
                     self.carry_out(actions).await;
                 }
+                Some(table) = additions.recv() => self.add(table).await,
                 Some(request) = requests.recv() => {
                     let reply = self.answer(&request.command).await;
                     request.reply.send(reply).ok();
@@ -208,6 +221,32 @@ impl DeskActor {
         tokio::time::timeout(NOTICE_DRAIN, drain).await.ok();
     }
 
+    /// A table started while the desk runs (a server's game): its place is the next index,
+    /// which its actor's notices already carry (`app::server_desk` numbers them in order).
+    /// What was kept of it across a restart (messages waiting, time over told) comes back.
+    async fn add(&mut self, table: DeskTable) {
+        let name = table.name.clone();
+        let index = self.desk.add_game(table.game.clone());
+        self.tables.push(table);
+        if let Some((_, n)) = read_message_counts(&self.messages_file)
+            .into_iter()
+            .find(|(n, _)| *n == *name)
+        {
+            self.desk.restore_unseen(index, n);
+        }
+        if let Some((_, side)) = read_time_over(&self.time_over_file)
+            .into_iter()
+            .find(|(n, _)| *n == *name)
+        {
+            self.desk.restore_time_over(index, side);
+        }
+        // The game he was at before a restart has the board again when it comes back.
+        if self.desk.focus().is_none() && read_focus(&self.focus_file).as_deref() == Some(&*name) {
+            let actions = self.desk.turn_to(index, &self.views(), unix_ms());
+            self.carry_out(actions).await;
+        }
+    }
+
     /// Each game's days now: a time over told once, and kept so across restarts.
     fn check_time(&mut self, views: &[DeskView]) -> Vec<DeskAction> {
         let before = self.desk.time_over_told().to_vec();
@@ -248,7 +287,17 @@ impl DeskActor {
         self.tables.iter().position(|t| &*t.name == name)
     }
 
+    /// The server desks are asked to call their servers now (coalesced: one waiting is enough).
+    fn poke(&self) {
+        if let Some(poke) = &self.poke {
+            poke.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
     async fn answer(&mut self, command: &DeskRequest) -> Reply {
+        if matches!(command, DeskRequest::Focus { .. } | DeskRequest::Games) {
+            self.poke();
+        }
         match command {
             DeskRequest::Focus { table } => match self.index(table) {
                 Some(index) => {
@@ -408,6 +457,7 @@ pub fn spawn(
     tables: Vec<DeskTable>,
     notices: mpsc::Receiver<Notice>,
     mail: Option<mpsc::Sender<crate::control::hub::Request<DeskRequest>>>,
+    poke: Option<watch::Sender<u64>>,
     speaker: Arc<Speaker>,
     lang: &'static crate::chess::language::Language,
     shutdown: &watch::Receiver<bool>,
@@ -415,7 +465,7 @@ pub fn spawn(
         crate::table::name::TableName,
         std::sync::mpsc::Sender<String>,
     )>,
-) -> Result<crate::control::hub::DeskHandle, DeskStartError> {
+) -> Result<(crate::control::hub::DeskHandle, mpsc::Sender<DeskTable>), DeskStartError> {
     use crate::boards::Protocol;
     use crate::config::PegSource;
     let (peg_tx, peg) = mpsc::channel(crate::app::board_links::BOARD_BACKLOG);
@@ -460,13 +510,17 @@ pub fn spawn(
         messages_file: config.state_dir.join("desk-messages"),
         time_over_file: config.state_dir.join("desk-time-over"),
         mail,
+        poke,
     };
     let (requests_tx, requests) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
-    tasks.spawn(actor.run(requests, peg, notices, shutdown.clone()));
-    Ok(crate::control::hub::DeskHandle {
+    // Server games join the desk while it runs (`app::server_desk`).
+    let (additions_tx, additions) = mpsc::channel(crate::control::hub::REQUEST_BACKLOG);
+    tasks.spawn(actor.run(requests, peg, notices, additions, shutdown.clone()));
+    let handle = crate::control::hub::DeskHandle {
         requests: requests_tx,
         mail: actor_mail,
-    })
+    };
+    Ok((handle, additions_tx))
 }
 
 /// Why the desk could not start.

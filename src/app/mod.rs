@@ -8,6 +8,7 @@
 //! - [`desk`], [`desk_link`]: the correspondence desk's task and what the tables tell it.
 //! - [`lichess_table`]: a table's live lichess games (`kind = "lichess"`).
 //! - [`mail_desk`]: correspondence tables by mail.
+//! - [`server_desk`]: server games (ICCF's XFCC) at the desk, their tables made while it runs.
 //! - [`table_actor`]: one task per table, owning the pure table.
 //! - [`table_wiring`]: one configured table wired up, its actor started.
 
@@ -20,5 +21,6 @@ pub mod desk_link;
 pub mod lichess_table;
 pub mod mail_desk;
 pub mod ready;
+pub mod server_desk;
 pub mod table_actor;
 pub mod table_wiring;

@@ -24,6 +24,10 @@ use crate::table::control::GameTag;
 use crate::table::name::TableName;
 use crate::table::state::{BoardId, NormalBoard, Step, Table, TableSettings};
 
+/// Each table's name and time, for its sign of life at each heartbeat; server games join
+/// while the daemon runs (read briefly, never held across an await).
+pub type Clocks = Arc<std::sync::RwLock<Vec<(String, TableClock)>>>;
+
 /// What every table is wired with: the daemon's parts made before the tables.
 pub struct Wiring<'a> {
     pub config: &'a Config,
@@ -53,10 +57,12 @@ pub struct WiredTable {
     pub clock: TableClock,
 }
 
-/// A correspondence table as the desk and the mail reach it.
+/// A correspondence table as the desk and the mail (or its server) reach it.
 pub struct Correspondence {
     pub desk: DeskTable,
     pub mail: MailTable,
+    /// Where its game is played: the mail desk or a server desk plays it.
+    pub source: crate::config::CorrespondenceSource,
 }
 
 /// Wires the table `tc` and starts its actor; `desk_index` is its place in the desk's list
@@ -221,6 +227,7 @@ fn join_desk(
         opponent_email,
         opponent_addresses,
         game_id,
+        source,
         ..
     } = &tc.kind
     else {
@@ -265,7 +272,14 @@ fn join_desk(
             .join(format!("{}.brf", tc.name.file_stem())),
         scored: None,
     };
-    Some((link, Correspondence { desk, mail }))
+    Some((
+        link,
+        Correspondence {
+            desk,
+            mail,
+            source: *source,
+        },
+    ))
 }
 
 /// The table's settings from the configuration (its own keys, or the daemon's).

@@ -132,7 +132,7 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn play(running: &Running, state_dir: &std::path::Path, pace_ms: u64) -> anyhow::Result<()> {
-    let Some(table) = running.hub.tables().first() else {
+    let Some(table) = running.hub.tables().into_iter().next() else {
         bail!("the demo has no table");
     };
     let Some((_, operator)) = running.simulated.first() else {

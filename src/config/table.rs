@@ -46,6 +46,10 @@ pub struct RawTable {
     /// identifier in its messages (empty: the table's name).
     pub opponent_email: OpponentEmail,
     pub game_id: String,
+    /// Where a correspondence table's game is played: `mail` (by email, the default), `xfcc`
+    /// (ICCF's server; `game_id` is the server's game id) or `lichess` (a lichess
+    /// correspondence game; `game_id` is its id). A server game needs no `opponent_email`.
+    pub source: String,
     /// How a correspondence table counts its days: `iccf` (the ICCF webserver's rules) or
     /// `bca` (the Braille Chess Association's email rules); docs/correspondence-time.md.
     pub day_rules: String,
@@ -74,6 +78,7 @@ impl Default for RawTable {
             round: String::new(),
             opponent_email: OpponentEmail::default(),
             game_id: String::new(),
+            source: "mail".to_owned(),
             day_rules: "iccf".to_owned(),
             audio_record: "plain".to_owned(),
         }
@@ -95,7 +100,42 @@ pub enum TableKind {
         game_id: crate::correspondence::message::GameId,
         /// The time control in days and the rules that count them.
         days: crate::correspondence::day_rules::CorrespondenceControl,
+        /// Where the game is played: by mail or on a server.
+        source: CorrespondenceSource,
     },
+}
+
+/// Where a correspondence game is played (`source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CorrespondenceSource {
+    /// By email: the mail desk reads and sends its messages.
+    Mail,
+    /// On ICCF's server through XFCC (`app::server_desk`).
+    Xfcc,
+    /// A lichess correspondence game (`app::server_desk`).
+    Lichess,
+}
+
+impl CorrespondenceSource {
+    /// The word in the configuration and in `<state_dir>/server-games`.
+    pub fn word(self) -> &'static str {
+        match self {
+            CorrespondenceSource::Mail => "mail",
+            CorrespondenceSource::Xfcc => "xfcc",
+            CorrespondenceSource::Lichess => "lichess",
+        }
+    }
+
+    /// Reads `mail`, `xfcc` or `lichess`.
+    pub fn parse(word: &str) -> Option<CorrespondenceSource> {
+        [
+            CorrespondenceSource::Mail,
+            CorrespondenceSource::Xfcc,
+            CorrespondenceSource::Lichess,
+        ]
+        .into_iter()
+        .find(|s| s.word() == word)
+    }
 }
 
 /// The most addresses one opponent may be known by.
@@ -153,6 +193,12 @@ impl TableKind {
                         ));
                     }
                 }
+                if t.source != "mail" {
+                    return Err(bad(
+                        key("source"),
+                        "only a correspondence table (kind = \"correspondence\") has one",
+                    ));
+                }
                 if t.kind == "lichess" {
                     if t.normal != "virtual" {
                         return Err(bad(
@@ -166,7 +212,20 @@ impl TableKind {
                 Ok(TableKind::Board)
             }
             "correspondence" => {
-                if addresses.is_empty() {
+                let source = CorrespondenceSource::parse(&t.source).ok_or_else(|| {
+                    bad(
+                        key("source"),
+                        format!("{:?}: mail, xfcc or lichess", t.source),
+                    )
+                })?;
+                let server = source != CorrespondenceSource::Mail;
+                if server && game_id.is_empty() {
+                    return Err(bad(
+                        key("game_id"),
+                        "missing: a server's game is named by its id on the server",
+                    ));
+                }
+                if addresses.is_empty() && !server {
                     return Err(bad(
                         key("opponent_email"),
                         "missing: a correspondence table sends its replies to the opponent's \
@@ -221,10 +280,11 @@ impl TableKind {
                     ),
                 };
                 Ok(TableKind::Correspondence {
-                    opponent_email: addresses[0].clone(),
+                    opponent_email: addresses.first().cloned().unwrap_or_default(),
                     opponent_addresses: addresses.iter().map(|a| a.to_lowercase()).collect(),
                     game_id,
                     days,
+                    source,
                 })
             }
             other => Err(bad(
@@ -254,6 +314,12 @@ pub struct TableConfig {
     pub time_control: Option<TimeControl>,
     /// PGN tags of the table's games.
     pub tags: Vec<(GameTag, String)>,
+}
+
+/// A server game's table made while the daemon runs (`app::server_desk`), checked as a
+/// `[[table]]` of the file would be.
+pub fn server_table(raw: &RawTable) -> Result<TableConfig, ConfigError> {
+    raw.validate(0, &[])
 }
 
 impl RawTable {

@@ -154,6 +154,16 @@ fn errors_name_the_key() {
         "[[table]]\naudio_record = \"tape\"",
         "table[0].audio_record",
     );
+    // A server's game: its id is needed, an opponent's address is not; a board has no source.
+    check(
+        "[[table]]\nkind = \"correspondence\"\nsource = \"xfcc\"",
+        "table[0].game_id",
+    );
+    check(
+        "[[table]]\nkind = \"correspondence\"\nsource = \"pigeon\"\ngame_id = \"1\"",
+        "table[0].source",
+    );
+    check("[[table]]\nsource = \"xfcc\"", "table[0].source");
     check("[[table]]\n[[table]]", "table[1].name");
     check("[control]\nmax_connections = 0", "control.max_connections");
     check("[control]\nburst = 0", "control.burst");
@@ -254,6 +264,17 @@ fn no_tables_means_one_simulated_table() {
     assert_eq!(c.tables.len(), 1);
     assert_eq!(c.tables[0].peg, PegSource::Simulated);
     assert_eq!(c.tables[0].normal, NormalBoard::Virtual);
+}
+
+/// A player with only a server's games has no board table: his games are the desk's.
+#[test]
+fn with_a_server_and_no_table_there_is_no_board_table() {
+    let raw: RawConfig =
+        toml::from_str("[xfcc]\nuser = \"anna\"\npassword_env = \"ANNABELLA_XFCC_PASSWORD\"\n")
+            .unwrap();
+    let c = raw.validate().unwrap();
+    assert!(c.tables.is_empty());
+    assert_eq!(c.xfcc.unwrap().poll, std::time::Duration::from_secs(900));
 }
 
 #[test]

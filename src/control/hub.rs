@@ -287,10 +287,12 @@ impl BroadcastStatus {
     }
 }
 
-/// Every table of the daemon, in configuration order.
+/// Every table of the daemon: the configured ones in configuration order, then the server
+/// games added while it runs (`crate::app::server_desk`).
 #[derive(Debug, Clone, Default)]
 pub struct Hub {
-    tables: Arc<Vec<TableHandle>>,
+    /// Grows while the daemon runs; read briefly (never held across an await).
+    tables: Arc<std::sync::RwLock<Vec<TableHandle>>>,
     /// The correspondence desk, which answers `focus` and `games` (`crate::app::desk`).
     desk: Option<DeskHandle>,
     /// The live broadcast's state, when `[broadcast]` is configured.
@@ -300,7 +302,7 @@ pub struct Hub {
 impl Hub {
     pub fn new(tables: Vec<TableHandle>) -> Hub {
         Hub {
-            tables: Arc::new(tables),
+            tables: Arc::new(std::sync::RwLock::new(tables)),
             desk: None,
             broadcast: None,
         }
@@ -328,11 +330,37 @@ impl Hub {
         self.desk.as_ref()
     }
 
-    pub fn tables(&self) -> &[TableHandle] {
-        &self.tables
+    /// Every table now (handles are cheap clones).
+    pub fn tables(&self) -> Vec<TableHandle> {
+        self.read().clone()
     }
 
-    pub fn get(&self, name: &str) -> Option<&TableHandle> {
-        self.tables.iter().find(|t| &*t.name == name)
+    /// The tables' names now, in order.
+    pub fn names(&self) -> Arc<[Arc<str>]> {
+        self.read().iter().map(|t| t.name.clone()).collect()
+    }
+
+    pub fn get(&self, name: &str) -> Option<TableHandle> {
+        self.read().iter().find(|t| &*t.name == name).cloned()
+    }
+
+    /// Adds a table started while the daemon runs (a server's game); a name already there is
+    /// replaced, so the control interface reaches the running one.
+    pub fn add(&self, table: TableHandle) {
+        let mut tables = self
+            .tables
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match tables.iter_mut().find(|t| t.name == table.name) {
+            Some(slot) => *slot = table,
+            None => tables.push(table),
+        }
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<TableHandle>> {
+        // A panic while holding the lock cannot leave the list half-changed (one push).
+        self.tables
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

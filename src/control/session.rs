@@ -210,6 +210,12 @@ pub struct Session {
 
 impl Session {
     /// A fresh connection at `now_ms`, not yet authenticated.
+    /// The tables as they are now: a server's game added while the daemon runs is reached by
+    /// the connections already open too.
+    pub fn set_tables(&mut self, tables: Arc<[Arc<str>]>) {
+        self.tables = tables;
+    }
+
     pub fn new(
         tokens: Tokens,
         tables: Arc<[Arc<str>]>,

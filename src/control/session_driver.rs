@@ -64,7 +64,6 @@ pub trait Transport: Send {
 pub struct ControlService {
     hub: Hub,
     tokens: Tokens,
-    tables: Arc<[Arc<str>]>,
     settings: Arc<ControlSettings>,
     /// Slots anyone may take, and the last few kept for the players, the assistant and the
     /// arbiter ([`players_reserve`]): an observer, or a connection that never authenticates,
@@ -187,12 +186,10 @@ impl Drop for Slot {
 
 impl ControlService {
     pub fn new(hub: Hub, tokens: Tokens, settings: ControlSettings) -> ControlService {
-        let tables = hub.tables().iter().map(|t| t.name.clone()).collect();
         let reserve = players_reserve(settings.max_connections);
         ControlService {
             hub,
             tokens,
-            tables,
             slots: Arc::new(Semaphore::new(settings.max_connections - reserve)),
             reserved: Arc::new(Semaphore::new(reserve)),
             per_address: Arc::default(),
@@ -316,7 +313,7 @@ impl ControlService {
     /// A wrong token counts against the daemon's budget of wrong tokens as a session's does,
     /// and is logged (`peer` names the client); past the budget the refusal says so.
     pub fn authorize(&self, token: &str, table: &str, peer: &str) -> Result<Grant, Refusal> {
-        let result = session::authorize(&self.tokens, &self.tables, token, table);
+        let result = session::authorize(&self.tokens, &self.hub.names(), token, table);
         if result.is_err()
             && session::check_token(&self.tokens, token).is_none()
             && self.wrong_token(peer) == Verdict::OverBudget
@@ -380,7 +377,8 @@ impl ControlService {
         let settings = &*self.settings;
         let mut session = Session::new(
             self.tokens.clone(),
-            self.tables.clone(),
+            // The tables as they are when it connects; each line sees the tables then.
+            self.hub.names(),
             settings.clone(),
             clock::now_ms(),
         );
@@ -418,6 +416,7 @@ impl ControlService {
                     (vec![Out::Line(session::displaced())], true)
                 }
                 Step::Input(Incoming::Line(line)) => {
+                    session.set_tables(self.hub.names());
                     let action = session.on_line(line, clock::now_ms());
                     self.perform(action, &mut session, &mut events).await
                 }
@@ -515,7 +514,7 @@ impl ControlService {
             Action::Close(line) => (vec![Out::Line(line)], true),
             Action::Ask(ask) => {
                 let asked = (self.hub.get(&ask.table))
-                    .map(|table| table.ask(ask.role, ask.lang, ask.command));
+                    .map(|table| async move { table.ask(ask.role, ask.lang, ask.command).await });
                 let answer = self.wait(asked).await;
                 (
                     vec![Out::Line(session.on_answer(&ask.table, answer))],

@@ -10,6 +10,8 @@ pub mod control;
 pub mod daemon;
 pub mod eboard;
 pub mod fake_lichess;
+pub mod fake_lichess_corr;
+pub mod fake_xfcc;
 pub mod fs;
 pub mod mail;
 pub mod net;

@@ -237,6 +237,41 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("desk_mail_waiting", &["game"]),
     ("desk_mail_accepted", &["id"]),
     ("desk_mail_none_held", &[]),
+    ("xfcc_result_success", &["game"]),
+    ("xfcc_result_server_error", &["game"]),
+    ("xfcc_result_authentication_failed", &["game"]),
+    ("xfcc_result_invalid_game_id", &["game"]),
+    ("xfcc_result_not_your_game", &["game"]),
+    ("xfcc_result_not_your_turn", &["game"]),
+    ("xfcc_result_invalid_move_number", &["game"]),
+    ("xfcc_result_invalid_move", &["game"]),
+    ("xfcc_result_no_draw_was_offered", &["game"]),
+    ("xfcc_result_lost_on_time", &["game"]),
+    ("xfcc_result_you_are_on_leave", &["game"]),
+    ("xfcc_result_move_is_ambiguous", &["game"]),
+    ("xfcc_result_claims_not_supported", &["game"]),
+    ("xfcc_result_must_offer_draw", &["game"]),
+    ("xfcc_result_cannot_offer_draw", &["game"]),
+    ("xfcc_result_move_does_not_match_conditional", &["game"]),
+    ("xfcc_result_conditionals_already_exist", &["game"]),
+    ("xfcc_result_tournament_not_yet_started", &["game"]),
+    ("xfcc_result_feature_unavailable", &["game"]),
+    ("xfcc_result_unknown", &["game", "code"]),
+    ("server_unreachable", &["server"]),
+    ("server_back", &["server"]),
+    ("server_message", &["message"]),
+    (
+        "server_game_state",
+        &[
+            "game",
+            "white",
+            "black",
+            "event",
+            "days",
+            "hours",
+            "opponent_days",
+        ],
+    ),
     ("desk_mail_why_no_move", &[]),
     ("desk_mail_why_unreadable", &[]),
     ("desk_mail_why_not_now", &[]),
@@ -817,80 +852,8 @@ fn check_template(key: &str, template: &str, allowed: &[&str], problems: &mut Ve
     }
 }
 
-/// The `{name}`s of a template, or why its braces do not pair up.
-pub fn placeholders(template: &str) -> Result<Vec<&str>, String> {
-    let mut names = Vec::new();
-    let mut rest = template;
-    while let Some(open) = rest.find(['{', '}']) {
-        if rest[open..].starts_with('}') {
-            return Err("a \"}\" without \"{\"".to_owned());
-        }
-        let after = &rest[open + 1..];
-        let close = after
-            .find(['{', '}'])
-            .filter(|&i| after[i..].starts_with('}'))
-            .ok_or_else(|| "a \"{\" without \"}\"".to_owned())?;
-        let name = &after[..close];
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-            return Err(format!(
-                "placeholder {{{name}}} must be lowercase letters and _"
-            ));
-        }
-        names.push(name);
-        rest = &after[close + 1..];
-    }
-    Ok(names)
-}
-
-/// Fills a template's `{name}`s; a name without a value stays as written (validation keeps
-/// that from happening in a loaded language, and a stray brace must not cost an announcement).
-pub fn fill(template: &str, args: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(template.len() + 32);
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        match after.find('}') {
-            Some(close) => {
-                let name = &after[..close];
-                match args.iter().find(|(k, _)| *k == name) {
-                    Some((_, value)) => out.push_str(value),
-                    None => {
-                        out.push('{');
-                        out.push_str(name);
-                        out.push('}');
-                    }
-                }
-                rest = &after[close + 1..];
-            }
-            None => {
-                out.push_str(&rest[open..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
+mod template;
+pub use template::{fill, placeholders};
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn placeholders_are_found_and_bad_braces_refused() {
-        assert_eq!(placeholders("{a} und {b_c}").unwrap(), vec!["a", "b_c"]);
-        assert!(placeholders("{a").is_err());
-        assert!(placeholders("a}").is_err());
-        assert!(placeholders("{A}").is_err());
-        assert!(placeholders("{}").is_err());
-        assert!(placeholders("{a{b}").is_err());
-    }
-
-    #[test]
-    fn fill_substitutes_and_keeps_unknown_names() {
-        assert_eq!(fill("{n} Züge", &[("n", "zwei")]), "zwei Züge");
-        assert_eq!(fill("{x} und {", &[]), "{x} und {");
-        assert_eq!(fill("ü{n}ß", &[("n", "é")]), "üéß");
-    }
-}
+mod tests;

@@ -3,9 +3,11 @@
 //! days (`day_rules`: the ICCF and BCA rule sets and `N/Dd` controls; `day_clock`: a game's
 //! clock, leave and deadline), and a live lichess game's stream lines and what they mean for a
 //! table (`lichess`). The Maildir reader and the SMTP sender are adapters in
-//! `src/io/` (`maildir`, `mail_out`).
+//! `src/io/` (`maildir`, `mail_out`). `xfcc`: ICCF's XFCC web service's SOAP envelopes
+//! written and read, pure (the HTTP calls are `app::server_desk`'s).
 
 pub mod day_clock;
 pub mod day_rules;
 pub mod lichess;
 pub mod message;
+pub mod xfcc;

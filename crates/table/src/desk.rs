@@ -105,6 +105,26 @@ impl Desk {
         }
     }
 
+    /// A game added while the desk runs (a server's game), last in the `KG` order; its index
+    /// is the number of games before it.
+    pub fn add_game(&mut self, game: String) -> usize {
+        self.games.push(game);
+        self.unseen.push(0);
+        self.unsent.push(None);
+        self.time_over_told.push(None);
+        self.games.len() - 1
+    }
+
+    /// How many games the desk has.
+    pub fn len(&self) -> usize {
+        self.games.len()
+    }
+
+    /// The desk has no game.
+    pub fn is_empty(&self) -> bool {
+        self.games.is_empty()
+    }
+
     pub fn focus(&self) -> Option<usize> {
         self.focus
     }

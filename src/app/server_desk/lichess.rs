@@ -1,0 +1,531 @@
+//! lichess correspondence games at the desk (`[lichess]`): `GET /api/account/playing` every
+//! `poll_s` (at once on `KL`, `KG`, `focus`), backing off while it fails; each game whose
+//! speed is correspondence a table (`lichess-<gameId>` unless a `[[table]]` with
+//! `source = "lichess"` names it), brought in step from the whole move list of the first line
+//! of its stream (`gameFull`; the stream is closed after it). His moves, released with `KS`, go
+//! out as `POST /api/board/game/{id}/move/{uci}` (his draw offer with it), his acceptance of a
+//! draw as `…/draw/yes`, his resignation as `…/resign`, each exactly once: marked before the
+//! call (`marks::OutMark`), and after a failure or a restart the next `gameFull` decides.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use shakmaty::uci::UciMove;
+use shakmaty::{Move, Position};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use super::lichess_api::{self as api, GameFull, PlayingGame, Side};
+use super::marks::{self, CallState, KnownGame, OutMark};
+use super::xfcc_sync::{position_before, san_at};
+use super::{ServerGame, ServerParts, words};
+use crate::app::desk_link::Notice;
+use crate::app::mail_desk::MailTable;
+use crate::chess::game::{EndReason, GameResult as Outcome};
+use crate::chess::language::Language;
+use crate::config::{CorrespondenceSource, LichessSettings};
+use crate::io::clock::unix_ms;
+use crate::io::http_client::{HttpClient, HttpRequest, StreamLine};
+use crate::table::control::{Role, TableRequest};
+use crate::table::state::DeskView;
+
+/// How often the tables are looked at for a move he released.
+const LOOK: Duration = Duration::from_millis(300);
+/// The longest wait between calls while lichess cannot be reached.
+const MAX_BACKOFF: Duration = Duration::from_secs(3600);
+/// How long the first line of a game's stream may take.
+const FIRST_LINE: Duration = Duration::from_secs(20);
+
+struct LichessTable {
+    id: String,
+    table: MailTable,
+    /// The game as lichess gave it last (`None` before the first answer in this run).
+    last: Option<GameFull>,
+    my_turn: bool,
+    dirty: bool,
+}
+
+/// The lichess desk's state.
+pub struct LichessDesk {
+    parts: ServerParts,
+    client: HttpClient,
+    poll: Duration,
+    games: Vec<LichessTable>,
+    tables: JoinSet<()>,
+    configured: Vec<(String, String)>,
+    out_dir: PathBuf,
+    backoff: Option<Duration>,
+}
+
+impl LichessDesk {
+    async fn tell(&self, i: usize, key: &str, args: &[(&str, &str)]) {
+        let Some(g) = self.games.get(i) else { return };
+        let text = words(g.table.lang, key, args);
+        tracing::info!(table = %g.table.handle.name, key, "{text}");
+        self.parts
+            .notices
+            .send(Notice::Say(g.table.index, text))
+            .await
+            .ok();
+    }
+
+    async fn ensure(&mut self, known: KnownGame) -> Option<usize> {
+        if let Some(i) = self.games.iter().position(|g| g.id == known.id) {
+            return Some(i);
+        }
+        if !api::safe_id(&known.id) {
+            return None;
+        }
+        let name = self
+            .configured
+            .iter()
+            .find(|(gid, _)| *gid == known.id)
+            .map_or_else(|| format!("lichess-{}", known.id), |(_, n)| n.clone());
+        let game = ServerGame {
+            source: CorrespondenceSource::Lichess,
+            id: known.id.clone(),
+            name: name.clone(),
+            peg_side: known.peg_side,
+            white: known.white.clone(),
+            black: known.black.clone(),
+            event: known.event.clone(),
+            site: known.site.clone(),
+        };
+        let tc = game
+            .table_config()
+            .map_err(|e| tracing::warn!(game = %known.id, error = %e, "a lichess game's table cannot be made"))
+            .ok()?;
+        let table = self
+            .parts
+            .wire(&mut self.tables, &tc)
+            .await
+            .map_err(|e| tracing::error!(game = %known.id, error = %e, "a lichess game's table did not start"))
+            .ok()?;
+        tracing::info!(table = %name, "a lichess game at the desk");
+        marks::remember_game(&self.parts.config.state_dir, &known);
+        self.games.push(LichessTable {
+            id: known.id,
+            table,
+            last: None,
+            my_turn: false,
+            dirty: false,
+        });
+        Some(self.games.len() - 1)
+    }
+
+    async fn restore(&mut self, configured: Vec<MailTable>) {
+        for table in configured {
+            let id = table.game_id.as_str().to_owned();
+            self.games.push(LichessTable {
+                id,
+                table,
+                last: None,
+                my_turn: false,
+                dirty: false,
+            });
+        }
+        let path = marks::games_file(&self.parts.config.state_dir);
+        let known: Vec<KnownGame> = marks::read_games(&path)
+            .into_iter()
+            .filter(|k| k.source == CorrespondenceSource::Lichess)
+            .collect();
+        for k in known {
+            self.ensure(k).await;
+        }
+    }
+
+    /// The first line of game `id`'s stream; the stream is dropped (closed) after it.
+    async fn game_full(&self, id: &str) -> Result<GameFull, String> {
+        let mut stream = self
+            .client
+            .open_stream(HttpRequest::get(api::stream_path(id)))
+            .await
+            .map_err(|e| e.to_string())?;
+        loop {
+            match stream.next(FIRST_LINE).await.map_err(|e| e.to_string())? {
+                Some(StreamLine::KeepAlive) => continue,
+                Some(StreamLine::Json(line)) => return api::game_full(&line),
+                None => return Err("the stream closed before its first line".to_owned()),
+            }
+        }
+    }
+
+    async fn poll(&mut self) -> bool {
+        let playing = match self
+            .client
+            .request(HttpRequest::get("/api/account/playing"))
+            .await
+        {
+            Ok(answer) => serde_json::from_slice::<api::Playing>(&answer.body)
+                .map_err(|e| format!("the playing list does not read: {e}")),
+            Err(e) => Err(e.to_string()),
+        };
+        let playing = match playing {
+            Ok(p) => p,
+            Err(why) => return self.failed(&why).await,
+        };
+        let mut failed = None;
+        let listed_ids: Vec<String> = playing
+            .now_playing
+            .iter()
+            .map(|g| g.game_id.clone())
+            .collect();
+        for game in playing
+            .now_playing
+            .into_iter()
+            .filter(PlayingGame::is_desk_game)
+        {
+            let full = match self.game_full(&game.game_id).await {
+                Ok(f) => f,
+                Err(why) => {
+                    failed = Some(why);
+                    continue;
+                }
+            };
+            let known = KnownGame {
+                source: CorrespondenceSource::Lichess,
+                id: game.game_id.clone(),
+                peg_side: game.peg_side(),
+                white: Side::label(&full.white),
+                black: Side::label(&full.black),
+                event: "lichess".to_owned(),
+                site: "lichess.org".to_owned(),
+            };
+            if let Some(i) = self.ensure(known).await {
+                self.games[i].my_turn = game.is_my_turn;
+                self.sync(i, full, &game).await;
+            }
+        }
+        // A game no longer listed (finished) keeps its table until its end is recorded.
+        for i in 0..self.games.len() {
+            let listed = listed_ids.contains(&self.games[i].id);
+            let over = self.games[i].table.view.borrow().game.is_over();
+            if listed || over || self.games[i].last.is_none() {
+                continue;
+            }
+            match self.game_full(&self.games[i].id.clone()).await {
+                Ok(full) => {
+                    self.games[i].my_turn = false;
+                    let gone = PlayingGame {
+                        game_id: self.games[i].id.clone(),
+                        color: String::new(),
+                        is_my_turn: false,
+                        seconds_left: None,
+                        speed: "correspondence".to_owned(),
+                    };
+                    self.sync(i, full, &gone).await;
+                }
+                Err(why) => failed = Some(why),
+            }
+        }
+        if let Some(why) = failed {
+            return self.failed(&why).await;
+        }
+        if self.backoff.take().is_some() {
+            self.tell_all("server_back").await;
+        }
+        true
+    }
+
+    async fn failed(&mut self, why: &str) -> bool {
+        let first = self.backoff.is_none();
+        let next = self
+            .backoff
+            .unwrap_or(self.poll)
+            .saturating_mul(2)
+            .min(MAX_BACKOFF.max(self.poll));
+        self.backoff = Some(next);
+        tracing::warn!(why, wait_s = next.as_secs(), "lichess did not answer");
+        if first {
+            self.tell_all("server_unreachable").await;
+        }
+        false
+    }
+
+    async fn tell_all(&self, key: &str) {
+        let first = self.games.first().map(|g| &g.table);
+        super::tell_server(&self.parts, first, key, &[("server", "lichess")]).await;
+    }
+
+    /// Brings table `i` in step with lichess's `full` game.
+    async fn sync(&mut self, i: usize, full: GameFull, game: &PlayingGame) {
+        let view = Arc::clone(&self.games[i].table.view.borrow());
+        let me = view.peg_side;
+        let server = full.state.moves();
+        self.decide(i, &view, &server, &full).await;
+        let local = view.game.moves();
+        let common = local
+            .iter()
+            .zip(&server)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let first_seen = self.games[i].last.is_none();
+        let handle = self.games[i].table.handle.clone();
+        let mut played = 0;
+        if common == local.len() {
+            for ply in local.len()..server.len() {
+                let pos = position_before(&server, ply);
+                if pos.turn() == me {
+                    tracing::warn!(game = %self.games[i].id, ply, "his move on lichess was not made at the desk; the table waits");
+                    break;
+                }
+                let text = shakmaty::san::San::from_move(&pos, server[ply]).to_string();
+                let request = TableRequest::MailMove {
+                    text,
+                    arrived_unix_ms: unix_ms(),
+                };
+                let reply = handle
+                    .ask(Role::Player(pos.turn()), Language::english(), request)
+                    .await;
+                if let Err(refusal) = reply {
+                    tracing::warn!(game = %self.games[i].id, ply, why = %refusal.message, "the table did not take lichess's move");
+                    break;
+                }
+                played += 1;
+            }
+        } else if common < server.len() {
+            tracing::warn!(game = %self.games[i].id, common, "the table and lichess disagree; the arbiter decides");
+        }
+        let lang = Language::english();
+        let offered_before = self.games[i]
+            .last
+            .as_ref()
+            .is_some_and(|l| l.state.offers_draw(!me));
+        if full.state.offers_draw(!me) && !offered_before && view.draw_offer.is_none() {
+            handle
+                .ask(Role::Player(!me), lang, TableRequest::OfferDraw)
+                .await
+                .ok();
+        }
+        if full.state.is_over() && !view.game.is_over() {
+            let result = match full.state.winner() {
+                Some(c) => Outcome::win_for(c),
+                None => Outcome::Draw,
+            };
+            handle
+                .ask(Role::Arbiter, lang, TableRequest::Result { result })
+                .await
+                .ok();
+        }
+        if first_seen || played > 0 {
+            // His time from the list (or the game), the opponent's from the game.
+            let side_s = |c: shakmaty::Color| full.state.time_ms(c).map(|ms| ms / 1000);
+            let days = game.seconds_left.or(side_s(me)).unwrap_or(0).max(0);
+            let opponent = (side_s(!me).unwrap_or(0).max(0) / 86_400).to_string();
+            let name = handle.name.to_string();
+            let (d, h) = (
+                (days / 86_400).to_string(),
+                (days % 86_400 / 3600).to_string(),
+            );
+            let t = &self.games[i].table;
+            let text = words(
+                t.lang,
+                "server_game_state",
+                &[
+                    ("game", &name),
+                    ("white", &Side::label(&full.white)),
+                    ("black", &Side::label(&full.black)),
+                    ("event", "lichess"),
+                    ("days", &d),
+                    ("hours", &h),
+                    ("opponent_days", &opponent),
+                ],
+            );
+            let text = super::with_turn(text, &t.view.borrow());
+            tracing::info!(table = %name, "{text}");
+            self.parts
+                .notices
+                .send(Notice::Say(t.index, text))
+                .await
+                .ok();
+        }
+        self.games[i].last = Some(full);
+        self.games[i].dirty = true;
+    }
+
+    /// The new `gameFull` decides the call marked for table `i`.
+    async fn decide(&mut self, i: usize, view: &DeskView, server: &[Move], full: &GameFull) {
+        let name = self.games[i].table.handle.name.to_string();
+        let Some(mark) = OutMark::read(&self.out_dir, &name) else {
+            return;
+        };
+        let landed = if mark.san.is_empty() {
+            full.state.is_over()
+        } else {
+            server.len() > mark.ply && view.game.moves().get(mark.ply) == server.get(mark.ply)
+        };
+        if landed {
+            OutMark::clear(&self.out_dir, &name);
+            return;
+        }
+        let his_turn = self.games[i].my_turn || mark.resign;
+        if mark.state == CallState::Sending && his_turn && server.len() == mark.ply {
+            tracing::info!(table = %name, ply = mark.ply, "lichess does not have his move: sent again");
+            self.send(i, view, mark).await;
+        }
+    }
+
+    async fn send_due(&mut self) {
+        for i in 0..self.games.len() {
+            let changed = self.games[i].table.view.has_changed().unwrap_or(false);
+            if !changed && !std::mem::take(&mut self.games[i].dirty) {
+                continue;
+            }
+            let view = Arc::clone(&self.games[i].table.view.borrow_and_update());
+            if let Some(mark) = self.due(i, &view) {
+                self.send(i, &view, mark).await;
+            }
+        }
+    }
+
+    /// As the XFCC desk's: due when lichess has exactly the moves before his, waits for his,
+    /// and nothing is marked for that half-move or later.
+    fn due(&self, i: usize, view: &DeskView) -> Option<OutMark> {
+        let me = view.peg_side;
+        let g = &self.games[i];
+        let last = g.last.as_ref()?;
+        if last.state.is_over() {
+            return None;
+        }
+        let server_plies = last.state.moves().len();
+        let marked = OutMark::read(&self.out_dir, &g.table.handle.name);
+        let ended = match view.game.outcome().map(|e| e.reason) {
+            Some(EndReason::Resignation { by }) if by == me => Some((false, true)),
+            Some(EndReason::Agreement) if last.state.offers_draw(!me) => Some((true, false)),
+            _ => None,
+        };
+        if let Some((accept, resign)) = ended {
+            let ply = view.game.ply_count();
+            let already = marked.is_some_and(|m| m.ply >= ply && m.san.is_empty());
+            // He may resign on either side's turn; a draw is accepted on his.
+            if already || (accept && !g.my_turn) || server_plies != ply {
+                return None;
+            }
+            return Some(OutMark {
+                ply,
+                san: String::new(),
+                offer_draw: false,
+                accept_draw: accept,
+                resign,
+                state: CallState::Sending,
+            });
+        }
+        let ply = view
+            .released_plies
+            .min(view.game.ply_count())
+            .checked_sub(1)?;
+        let mover = view.game.position_before(ply)?.turn();
+        let marked_already = marked.is_some_and(|m| m.ply >= ply);
+        if mover != me || marked_already || server_plies != ply || !g.my_turn {
+            return None;
+        }
+        Some(OutMark {
+            ply,
+            san: san_at(view, ply)?,
+            offer_draw: view.draw_offer == Some(me),
+            accept_draw: false,
+            resign: false,
+            state: CallState::Sending,
+        })
+    }
+
+    /// Marks, then calls; lichess answers 200 `{"ok":true}` or 400 with the reason.
+    async fn send(&mut self, i: usize, view: &DeskView, mut mark: OutMark) {
+        let name = self.games[i].table.handle.name.to_string();
+        let id = self.games[i].id.clone();
+        let path = if mark.resign {
+            api::resign_path(&id)
+        } else if mark.accept_draw {
+            api::draw_path(&id, true)
+        } else {
+            let Some(m) = view.game.moves().get(mark.ply) else {
+                return;
+            };
+            let uci = UciMove::from_standard(*m).to_string();
+            api::move_path(&id, &uci, mark.offer_draw)
+        };
+        if let Err(e) = mark.write(&self.out_dir, &name) {
+            tracing::error!(table = %name, error = %e, "the call's mark was not written; not sent");
+            return;
+        }
+        let game = view.spoken_name.clone();
+        match self
+            .client
+            .request(HttpRequest::post_form(path, Vec::new()))
+            .await
+        {
+            Ok(_) => {
+                mark.state = CallState::Accepted;
+                self.tell(i, "xfcc_result_success", &[("game", &game)])
+                    .await;
+            }
+            Err(crate::io::http_client::HttpError::Status { status: 400, body }) => {
+                let why: String = body.chars().take(120).collect();
+                tracing::info!(table = %name, why, "lichess refused his call");
+                mark.state = CallState::Refused(why.clone());
+                self.tell(i, "xfcc_result_unknown", &[("game", &game), ("code", &why)])
+                    .await;
+            }
+            Err(e) => {
+                tracing::warn!(table = %name, error = %e, "lichess did not answer the call; the next gameFull decides");
+                return;
+            }
+        }
+        if let Err(e) = mark.write(&self.out_dir, &name) {
+            tracing::warn!(table = %name, error = %e, "the answer was not marked");
+        }
+    }
+}
+
+/// The lichess desk with the tables of every game known wired (before the daemon is ready).
+pub async fn prepare(
+    parts: ServerParts,
+    settings: &LichessSettings,
+    token: String,
+    configured: Vec<MailTable>,
+) -> Option<LichessDesk> {
+    let client = HttpClient::new(&settings.url, Some(token))
+        .map_err(
+            |e| tracing::error!(url = %settings.url, error = %e, "[lichess] url: no lichess games"),
+        )
+        .ok()?;
+    let state_dir = parts.config.state_dir.clone();
+    let mut desk = LichessDesk {
+        configured: super::configured(&parts.config, CorrespondenceSource::Lichess),
+        parts,
+        client,
+        poll: settings.poll,
+        games: Vec::new(),
+        tables: JoinSet::new(),
+        out_dir: marks::out_dir(&state_dir),
+        backoff: None,
+    };
+    desk.restore(configured).await;
+    Some(desk)
+}
+
+/// Runs the lichess desk until shutdown; its tables' actors are joined before it ends.
+pub async fn run(mut desk: LichessDesk, mut poke: watch::Receiver<u64>) {
+    let mut shutdown = desk.parts.shutdown.clone();
+    let mut next = Instant::now();
+    let mut look = tokio::time::interval(LOOK);
+    look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    while !*shutdown.borrow() {
+        tokio::select! {
+            _ = shutdown.changed() => {}
+            _ = tokio::time::sleep_until(next) => {
+                desk.poll().await;
+                next = Instant::now() + desk.backoff.unwrap_or(desk.poll);
+            }
+            Ok(()) = poke.changed() => {
+                if desk.backoff.is_none() {
+                    next = Instant::now();
+                }
+            }
+            _ = look.tick() => desk.send_due().await,
+        }
+    }
+    while desk.tables.join_next().await.is_some() {}
+}
