@@ -179,7 +179,13 @@ impl TableKind {
         let addresses = t.opponent_email.addresses();
         let game_id = t.game_id.as_str();
         let table_name = t.name.as_str();
-        match t.kind.as_str() {
+        // A server's game named by `source` and `game_id` is a game of the desk: the kind
+        // need not be written too (`[[table]] source = "xfcc"`, `game_id = "…"`).
+        let kind = match (t.kind.as_str(), t.source.as_str()) {
+            ("board", "xfcc" | "lichess") => "correspondence",
+            (kind, _) => kind,
+        };
+        match kind {
             "board" | "lichess" => {
                 let opponent_email = addresses.join(", ");
                 for (field, value) in [

@@ -163,7 +163,13 @@ fn errors_name_the_key() {
         "[[table]]\nkind = \"correspondence\"\nsource = \"pigeon\"\ngame_id = \"1\"",
         "table[0].source",
     );
-    check("[[table]]\nsource = \"xfcc\"", "table[0].source");
+    // `source` alone makes a desk game (the kind need not be written), which needs its id;
+    // a live lichess table has no source.
+    check("[[table]]\nsource = \"xfcc\"", "table[0].game_id");
+    check(
+        "[[table]]\nkind = \"lichess\"\nsource = \"xfcc\"",
+        "table[0].source",
+    );
     check("[[table]]\n[[table]]", "table[1].name");
     check("[control]\nmax_connections = 0", "control.max_connections");
     check("[control]\nburst = 0", "control.burst");
@@ -439,5 +445,24 @@ fn a_lichess_table_needs_the_account_and_no_board_of_the_opponent() {
     assert!(
         err.starts_with("table[1].kind") && err.contains("one lichess table"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_server_game_is_named_by_its_source_and_id_alone() {
+    let config = RawConfig::from_toml(
+        "[xfcc]\nuser = \"anna\"\npassword_env = \"P\"\n\
+         [[table]]\nname = \"anna-bob\"\nsource = \"xfcc\"\ngame_id = \"12345\"\n",
+        Path::new("x.toml"),
+    )
+    .unwrap()
+    .validate()
+    .unwrap();
+    let table = &config.tables[0];
+    assert_eq!(table.name.as_str(), "anna-bob");
+    assert!(
+        matches!(&table.kind, TableKind::Correspondence { game_id, .. } if game_id.as_str() == "12345"),
+        "{:?}",
+        table.kind
     );
 }
