@@ -518,3 +518,30 @@ fn games_of_the_desk_and_of_the_website_leave_the_table_its_game() {
     );
     assert_eq!(fake.seen(|s| s.duplicates), 0);
 }
+
+/// A command lichess never got is told as lichess out of reach, not as refused: trying again
+/// later may work.
+#[test]
+fn a_challenge_while_lichess_is_down_is_told_as_unreachable() {
+    assert!(
+        stand_in::available(),
+        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
+    );
+    let dir = scratch_dir("lichess-down");
+    let speaker = StandIn::create(&dir.join("bin")).unwrap();
+    let fake = FakeLichess::start();
+    write_config(&dir, &fake.url);
+    let _board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let (daemon, watcher) = start(&dir, &speaker);
+    let mut white = daemon.connect("white");
+    assert_eq!(white.ask("table live"), "ok table live");
+    fake.offline(true);
+    let answer = white.ask("challenge bob 30+20");
+    assert!(answer.starts_with("error state lichess:"), "{answer}");
+    blind_hears(
+        &watcher,
+        "lichess cannot be reached; please try again later.",
+    );
+    fake.offline(false);
+    assert_eq!(white.ask("challenge bob 30+20"), "ok challenged bob 30+20");
+}

@@ -287,6 +287,9 @@ async fn game_stream(State(shared): State<Shared>, Path(id): Path<String>) -> Re
 }
 
 async fn seek(State(shared): State<Shared>, form: String) -> Response {
+    if let Some(r) = offline(&shared) {
+        return r;
+    }
     let (tx, rx) = mpsc::unbounded_channel();
     let mut inner = shared.0.lock().unwrap();
     if let Some(r) = rate_limited(&mut inner) {
@@ -304,6 +307,9 @@ async fn challenge(
     Path(user): Path<String>,
     form: String,
 ) -> Response {
+    if let Some(r) = offline(&shared) {
+        return r;
+    }
     let mut inner = shared.0.lock().unwrap();
     if let Some(r) = rate_limited(&mut inner) {
         return r;
@@ -361,6 +367,9 @@ async fn command(
     State(shared): State<Shared>,
     Path((id, what)): Path<(String, String)>,
 ) -> Response {
+    if let Some(r) = offline(&shared) {
+        return r;
+    }
     let mut inner = shared.0.lock().unwrap();
     if let Some(r) = rate_limited(&mut inner) {
         inner.seen.commands.push(format!("{what} 429"));

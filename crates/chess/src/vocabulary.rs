@@ -310,7 +310,7 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("lichess_challenge_declined", &["user"]), ("lichess_move_refused", &["move"]),
     ("lichess_game_started", &["opponent", "rating", "control", "color"]),
     ("lichess_nothing_to_claim", &[]), ("lichess_claim_wait", &["time"]),
-    ("lichess_game_not_playable", &[]), ("lichess_command_refused", &[]),
+    ("lichess_game_not_playable", &[]), ("lichess_command_refused", &[]), ("lichess_unreachable", &[]),
     ("lichess_control", &["minutes", "seconds"]), ("lichess_game_aborted", &[]),
 ];
 

@@ -128,6 +128,18 @@ impl LiveTable {
         });
     }
 
+    /// Why a command did not go through, as he needs to know it: lichess asks to wait, lichess
+    /// refused it, or lichess could not be reached (then trying again later may work).
+    fn say_failure(&mut self, error: &HttpError) {
+        match error {
+            HttpError::RateLimited { wait } => self.say_wait(*wait),
+            HttpError::Status { status, .. } if *status < 500 => {
+                self.voice.say("lichess_command_refused", &[])
+            }
+            _ => self.voice.say("lichess_unreachable", &[]),
+        }
+    }
+
     /// A short request's outcome, told when it matters to him.
     pub(super) async fn posted(&mut self, outcome: Posted) {
         match outcome {
@@ -137,7 +149,7 @@ impl LiveTable {
                 Err(HttpError::RateLimited { wait }) => self.say_wait(wait),
                 Err(e) => {
                     tracing::warn!(target: "annabella::app::lichess", ?command, "lichess: {e}");
-                    self.voice.say("lichess_command_refused", &[]);
+                    self.say_failure(&e);
                 }
             },
             Posted::Challenge {
@@ -159,11 +171,7 @@ impl LiveTable {
                         })
                     }
                     Err(e) => {
-                        if let HttpError::RateLimited { wait } = &e {
-                            self.say_wait(*wait);
-                        } else {
-                            self.voice.say("lichess_command_refused", &[]);
-                        }
+                        self.say_failure(&e);
                         Err(Refusal::new(ErrorCode::State, format!("lichess: {e}")))
                     }
                 };
