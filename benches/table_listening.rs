@@ -288,9 +288,15 @@ fn play(plan: &Plan, seed: u64) -> Figures {
         log: Vec::new(),
     };
     // The new game's announcement is said before anyone can subscribe, so it is not in the
-    // event log: it is left out of the accounting.
-    let first = speaker.wait_until(support::WAIT, |p| p.iter().any(|p| p.what == "start"));
-    let before_subscription = first[0].pid;
+    // event log: it is left out of the accounting. (The daemon's own start announcement comes
+    // before it, and is left out below.)
+    let table_starts = |p: &Played| p.what == "start" && !is_start_announcement(&p.text);
+    let first = speaker.wait_until(support::WAIT, |p| p.iter().any(table_starts));
+    let before_subscription = first
+        .iter()
+        .find(|p| table_starts(p))
+        .expect("waited for it")
+        .pid;
     assert!(events.client.ask("events").starts_with("ok events"));
     events.client.wait_status("peg connected in-sync");
     let german = Language::german().vocabulary();
@@ -548,6 +554,12 @@ fn asked_items(
     out
 }
 
+/// The daemon's start announcement ("annabella bereit. Lautsprecher für …", and the page's
+/// address when the page is on): the loudspeaker's own, said first, not the table's words.
+fn is_start_announcement(text: &str) -> bool {
+    text.starts_with("annabella bereit") || text.starts_with("Seite: ")
+}
+
 /// Matches the loudspeaker's log against what was asked and fills in the figures.
 fn account(
     f: &mut Figures,
@@ -562,11 +574,7 @@ fn account(
     // with none left is said more often than asked.
     let mut open: HashMap<u32, usize> = HashMap::new();
     let mut extra_starts: HashMap<u32, bool> = HashMap::new();
-    // The daemon's start announcement ("annabella bereit. Lautsprecher für …", and the page's
-    // address when the page is on) is the loudspeaker's own, not the table's words.
-    let start_announcement =
-        |text: &str| text.starts_with("annabella bereit") || text.starts_with("Seite: ");
-    for p in played.iter().filter(|p| !start_announcement(&p.text)) {
+    for p in played.iter().filter(|p| !is_start_announcement(&p.text)) {
         match p.what.as_str() {
             "start" => {
                 // The speaker says one thing at a time: nothing else is open when this starts.
