@@ -426,3 +426,116 @@ fn kl_kg_and_focus_ask_the_server_at_once() {
     c.expect_event("Fay's move", |l| l.starts_with("event move 1 white e2e4"));
     assert_eq!(fake.polls(), 4, "one list for each key, none more");
 }
+
+/// He plays `from`-`to` and releases it with `KS`; the server then has `plies` half-moves.
+fn his_move(board: &mut SimulatedBoard, fake: &FakeXfcc, id: i64, from: &str, to: &str) {
+    let plies = fake.moves(id).len() + 1;
+    peg_move(board, from, to);
+    board.hand("key S");
+    until(&format!("{from}{to} on the server"), || {
+        fake.moves(id).len() == plies
+    });
+}
+
+/// The opponent's `san` from the server, copied on his board (`from`-`to`).
+fn their_move(
+    board: &mut SimulatedBoard,
+    fake: &FakeXfcc,
+    c: &ControlClient,
+    id: i64,
+    san: &str,
+    from: &str,
+    to: &str,
+) {
+    fake.opponent_moves(id, san);
+    c.expect_event("the opponent's move", |l| {
+        l.starts_with("event move ") && l.contains(" black ") && l.contains(&format!("{from}{to}"))
+    });
+    peg_move(board, from, to);
+    c.heard("all right");
+}
+
+#[test]
+fn kc_claims_a_repetition_on_the_server_and_his_message_goes_once_with_his_next_move() {
+    let dir = scratch_dir("xfcc-claim");
+    let fake = FakeXfcc::start(
+        "anna",
+        PASSWORD,
+        vec![FakeGame::new(4715, true, "Anna Blind", "Farid Haddad")],
+    );
+    let link = dir.join("peg");
+    let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
+    let config = config(&dir, &link, &fake.url());
+    let daemon = start(&dir, &config);
+    said(
+        &dir,
+        "xfcc-4715, WS/M/1234: Anna Blind against Farid Haddad",
+        1,
+    );
+    let mut c = daemon.watching("assistant", "xfcc-4715");
+    assert_eq!(c.ask("focus xfcc-4715"), "ok focus xfcc-4715");
+    c.expect_event("the board taken", |l| l == "event desk ready");
+
+    // Knights out and back: the start position a second time, his move.
+    his_move(&mut board, &fake, 4715, "g1", "f3");
+    their_move(&mut board, &fake, &c, 4715, "Nf6", "g8", "f6");
+    his_move(&mut board, &fake, 4715, "f3", "g1");
+    their_move(&mut board, &fake, &c, 4715, "Ng8", "f6", "g8");
+    // KC now: no grounds, said why, nothing sent.
+    board.hand("key C");
+    said(
+        &dir,
+        "Draw claim refused: the position has not occurred three times",
+        1,
+    );
+    assert_eq!(fake.calls().len(), 2, "a claim without grounds is not sent");
+
+    // His message, kept and sent once, with his next move only.
+    assert_eq!(
+        c.ask("my-message Thanks for the game,   and good luck"),
+        "ok my-message kept"
+    );
+    c.heard("Your message goes to the server with your next move");
+    his_move(&mut board, &fake, 4715, "g1", "f3");
+    said(&dir, "Your message went with it", 1);
+    their_move(&mut board, &fake, &c, 4715, "Nf6", "g8", "f6");
+    his_move(&mut board, &fake, 4715, "f3", "g1");
+    their_move(&mut board, &fake, &c, 4715, "Ng8", "f6", "g8");
+    let messages: Vec<String> = fake
+        .calls()
+        .iter()
+        .map(|(m, _)| m.message.clone())
+        .collect();
+    assert_eq!(
+        messages,
+        ["", "", "Thanks for the game, and good luck", ""],
+        "the message goes once, with the move after it"
+    );
+
+    // The start position a third time: the server refuses claims once, then takes one.
+    fake.force_next("ClaimsNotSupported");
+    board.hand("key C");
+    said(&dir, "The server does not accept claims", 1);
+    board.hand("key C");
+    said(&dir, "Draw claim sent to the server", 1);
+    c.expect_event("the server's draw", |l| l.starts_with("event end 1/2-1/2"));
+    let polls = fake.polls();
+    until("two more lists", || fake.polls() >= polls + 2);
+    let claims: Vec<(u32, String, bool, String)> = fake
+        .calls()
+        .iter()
+        .skip(4)
+        .map(|(m, code)| (m.movecount, m.my_move.clone(), m.claim_draw, code.clone()))
+        .collect();
+    assert_eq!(
+        claims,
+        [
+            (5, String::new(), true, "ClaimsNotSupported".to_owned()),
+            (5, String::new(), true, "Success".to_owned()),
+        ],
+        "each claim once, on the position as it stands, with his next move's number"
+    );
+    assert_eq!(fake.moves(4715).len(), 8);
+    let text = fs::read_to_string(dir.join("transcript.txt")).unwrap();
+    assert!(!text.contains("did not uphold"), "{text}");
+}

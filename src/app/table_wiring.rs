@@ -320,6 +320,13 @@ pub fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language
         shared_speaker: matches!(tc.kind, TableKind::Board | TableKind::Lichess)
             && shared_speaker(&config.speech),
         server_game: tc.kind == TableKind::Lichess,
+        iccf_server: matches!(
+            tc.kind,
+            TableKind::Correspondence {
+                source: crate::config::CorrespondenceSource::Xfcc,
+                ..
+            }
+        ),
     }
 }
 

@@ -63,7 +63,7 @@ impl FakeGame {
 }
 
 /// Every call the server saw.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Seen {
     pub get_my_games: usize,
     /// Each `MakeAMove` that reached the server (also when it was unreachable on purpose or
@@ -83,6 +83,27 @@ struct State {
     swallow_next: bool,
     /// The next MakeAMove is answered with this code, nothing done.
     force_next: Option<String>,
+}
+
+/// Whether the position after `moves` gives grounds for a draw claim: it has occurred three
+/// times, or fifty moves of each side passed without a capture or a pawn move (FIDE 9.2, 9.3).
+fn claim_grounds(moves: &[String]) -> bool {
+    use shakmaty::EnPassantMode;
+    use shakmaty::zobrist::Zobrist64;
+    let mut pos = Chess::default();
+    let mut seen = vec![pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal)];
+    for m in moves {
+        let Some(mv) = SanPlus::from_ascii(m.as_bytes())
+            .ok()
+            .and_then(|s| s.san.to_move(&pos).ok())
+        else {
+            return false;
+        };
+        pos.play_unchecked(mv);
+        seen.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal));
+    }
+    let now = seen[seen.len() - 1];
+    seen.iter().filter(|h| **h == now).count() >= 3 || pos.halfmoves() >= 100
 }
 
 /// The running fake server; stopped when dropped.
@@ -186,6 +207,24 @@ fn make_a_move(state: &mut State, user: &str, password: &str, call: &MoveCall) -
     let Some(pos) = game.position() else {
         return "ServerError".to_owned();
     };
+    if call.claim_draw {
+        // The claim judged as an arbiter would: on the position after his move, if he sent
+        // one (which is played either way, FIDE 9.5), else as it stands; grounds: a draw.
+        if !call.my_move.is_empty() {
+            let legal = SanPlus::from_ascii(call.my_move.as_bytes())
+                .ok()
+                .and_then(|s| s.san.to_move(&pos).ok());
+            if legal.is_none() {
+                return "InvalidMove".to_owned();
+            }
+            game.moves.push(call.my_move.clone());
+        }
+        if claim_grounds(&game.moves) {
+            game.result = "Draw".to_owned();
+        }
+        game.draw_offered = false;
+        return "Success".to_owned();
+    }
     let legal = SanPlus::from_ascii(call.my_move.as_bytes())
         .ok()
         .and_then(|s| s.san.to_move(&pos).ok());
@@ -355,6 +394,11 @@ impl FakeXfcc {
             .iter()
             .map(|(c, code)| (c.game_id, c.movecount, c.my_move.clone(), code.clone()))
             .collect()
+    }
+
+    /// The MakeAMove calls so far as sent, with the code answered.
+    pub fn calls(&self) -> Vec<(MoveCall, String)> {
+        self.state.lock().unwrap().seen.make_a_move.clone()
     }
 
     /// How many GetMyGames calls reached the server.

@@ -196,6 +196,11 @@ pub enum Record {
     /// `comment <text…>`: the opponent's free-text comment from his last message, one line of
     /// at most [`MAX_COMMENT_CHARS`] characters, kept so that `KM` reads it after a restart.
     Comment { text: String },
+    /// `my-message <plies> <text…>`: the blind player's message for the server, written when
+    /// `plies` half-moves were released: it goes with his first call from there
+    /// (`annabella_correspondence::server_call::carries_message`). One line, bounded as a
+    /// comment.
+    MyMessage { plies: usize, text: String },
     /// `claim-time <color>`: `color` claimed the game on time, the other side's days being
     /// over; the arbiter's `result` decides it.
     TimeClaim { color: Color },
@@ -376,6 +381,7 @@ impl fmt::Display for Record {
             Record::Tag { tag, value } => write!(f, "tag {tag} {value}"),
             Record::Send => f.write_str("send"),
             Record::Comment { text } => write!(f, "comment {text}"),
+            Record::MyMessage { plies, text } => write!(f, "my-message {plies} {text}"),
             Record::TimeClaim { color } => write!(f, "claim-time {}", color_word(*color)),
             Record::SheetsPending {
                 lagging,
@@ -422,6 +428,13 @@ impl FromStr for Record {
             ["undo"] => Ok(Record::Undo),
             ["send"] => Ok(Record::Send),
             ["comment", text @ ..] => Ok(Record::Comment {
+                text: comment_line(&text.join(" ")),
+            }),
+            ["my-message", plies, text @ ..] if !text.is_empty() => Ok(Record::MyMessage {
+                plies: plies.parse().map_err(|_| RecordError::Malformed {
+                    keyword: "my-message".to_owned(),
+                    words: text.len() + 1,
+                })?,
                 text: comment_line(&text.join(" ")),
             }),
             ["claim-time", c] => Ok(Record::TimeClaim {
@@ -513,7 +526,7 @@ impl FromStr for Record {
                 kw @ ("move" | "undo" | "offer-draw" | "agree-draw" | "claim-draw" | "wrong-claim"
                 | "resign" | "flag" | "adjust" | "penalty" | "result" | "pause" | "resume"
                 | "hold-set-up" | "sheet" | "retract" | "rebase" | "tag" | "send"
-                | "claim-time" | "sheets-pending"),
+                | "claim-time" | "sheets-pending" | "my-message"),
                 rest @ ..,
             ] => Err(RecordError::Malformed {
                 keyword: (*kw).to_owned(),
@@ -593,6 +606,10 @@ mod tests {
                 color: Color::White,
             },
             Record::DrawAgreed,
+            Record::MyMessage {
+                plies: 7,
+                text: "Thank you for the game".into(),
+            },
             Record::Claim { intended: None },
             Record::Claim {
                 intended: Some(uci("g1f3")),

@@ -191,6 +191,8 @@ pub enum Answer {
     },
     /// `comment`: the opponent's comment is kept.
     Commented,
+    /// `my-message`: his message is kept until his next call to the server.
+    MyMessageKept,
     /// `claim-time`: `by` claimed the game on time; the arbiter decides.
     TimeClaimed {
         by: Color,

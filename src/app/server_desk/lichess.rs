@@ -15,24 +15,23 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Move, Position};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
-use tokio::time::Instant;
 
+use super::desk_loop::{self, ServerDesk};
 use super::lichess_api::{self as api, GameFull, PlayingGame, Side};
 use super::marks::{self, CallState, KnownGame, OutMark};
-use super::xfcc_sync::{position_before, san_at};
+use super::xfcc_sync::position_before;
 use super::{ServerGame, ServerParts, words};
 use crate::app::desk_link::Notice;
 use crate::app::mail_desk::MailTable;
-use crate::chess::game::{EndReason, GameResult as Outcome};
+use crate::chess::game::GameResult as Outcome;
 use crate::chess::language::Language;
 use crate::config::{CorrespondenceSource, LichessSettings};
+use crate::correspondence::server_call::{self, AtServer, Decision};
 use crate::io::clock::unix_ms;
 use crate::io::http_client::{HttpClient, HttpRequest, StreamLine};
 use crate::table::control::{Role, TableRequest};
 use crate::table::state::DeskView;
 
-/// How often the tables are looked at for a move he released.
-const LOOK: Duration = Duration::from_millis(300);
 /// The longest wait between calls while lichess cannot be reached.
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
 /// How long the first line of a game's stream may take.
@@ -345,25 +344,33 @@ impl LichessDesk {
         self.games[i].dirty = true;
     }
 
-    /// The new `gameFull` decides the call marked for table `i`.
+    /// The new `gameFull` decides the call marked for table `i` (`server_call::decide`).
     async fn decide(&mut self, i: usize, view: &DeskView, server: &[Move], full: &GameFull) {
         let name = self.games[i].table.handle.name.to_string();
         let Some(mark) = OutMark::read(&self.out_dir, &name) else {
             return;
         };
-        let landed = if mark.san.is_empty() {
-            full.state.is_over()
-        } else {
-            server.len() > mark.ply && view.game.moves().get(mark.ply) == server.get(mark.ply)
-        };
-        if landed {
-            OutMark::clear(&self.out_dir, &name);
-            return;
+        let at = self.at_server(i, full, server.len());
+        match server_call::decide(mark.marked(), view.game.moves(), server, at) {
+            // lichess takes no claims of his: a claim's mark cannot be here.
+            Decision::Landed | Decision::ClaimNotUpheld => OutMark::clear(&self.out_dir, &name),
+            Decision::SendAgain => {
+                tracing::info!(table = %name, ply = mark.ply, "lichess does not have his call: sent again");
+                self.send(i, view, mark).await;
+            }
+            Decision::Wait => {}
         }
-        let his_turn = self.games[i].my_turn || mark.resign;
-        if mark.state == CallState::Sending && his_turn && server.len() == mark.ply {
-            tracing::info!(table = %name, ply = mark.ply, "lichess does not have his move: sent again");
-            self.send(i, view, mark).await;
+    }
+
+    /// lichess's side of table `i`'s game as `full` shows it, with `plies` half-moves.
+    fn at_server(&self, i: usize, full: &GameFull, plies: usize) -> AtServer {
+        let me = self.games[i].table.view.borrow().peg_side;
+        AtServer {
+            plies,
+            my_turn: self.games[i].my_turn,
+            over: full.state.is_over(),
+            opponent_offers_draw: full.state.offers_draw(!me),
+            adjudicating: false,
         }
     }
 
@@ -380,55 +387,15 @@ impl LichessDesk {
         }
     }
 
-    /// As the XFCC desk's: due when lichess has exactly the moves before his, waits for his,
-    /// and nothing is marked for that half-move or later.
+    /// The call due at table `i` (`server_call::due`), against lichess's last `gameFull`.
     fn due(&self, i: usize, view: &DeskView) -> Option<OutMark> {
-        let me = view.peg_side;
-        let g = &self.games[i];
-        let last = g.last.as_ref()?;
-        if last.state.is_over() {
-            return None;
-        }
-        let server_plies = last.state.moves().len();
-        let marked = OutMark::read(&self.out_dir, &g.table.handle.name);
-        let ended = match view.game.outcome().map(|e| e.reason) {
-            Some(EndReason::Resignation { by }) if by == me => Some((false, true)),
-            Some(EndReason::Agreement) if last.state.offers_draw(!me) => Some((true, false)),
-            _ => None,
-        };
-        if let Some((accept, resign)) = ended {
-            let ply = view.game.ply_count();
-            let already = marked.is_some_and(|m| m.ply >= ply && m.san.is_empty());
-            // He may resign on either side's turn; a draw is accepted on his.
-            if already || (accept && !g.my_turn) || server_plies != ply {
-                return None;
-            }
-            return Some(OutMark {
-                ply,
-                san: String::new(),
-                offer_draw: false,
-                accept_draw: accept,
-                resign,
-                state: CallState::Sending,
-            });
-        }
-        let ply = view
-            .released_plies
-            .min(view.game.ply_count())
-            .checked_sub(1)?;
-        let mover = view.game.position_before(ply)?.turn();
-        let marked_already = marked.is_some_and(|m| m.ply >= ply);
-        if mover != me || marked_already || server_plies != ply || !g.my_turn {
-            return None;
-        }
-        Some(OutMark {
-            ply,
-            san: san_at(view, ply)?,
-            offer_draw: view.draw_offer == Some(me),
-            accept_draw: false,
-            resign: false,
-            state: CallState::Sending,
-        })
+        let last = self.games[i].last.as_ref()?;
+        let server = self.at_server(i, last, last.state.moves().len());
+        let name = &self.games[i].table.handle.name;
+        let marked = OutMark::read(&self.out_dir, name).map(|m| m.marked());
+        let call = server_call::due(super::at_table(view), server, marked)?;
+        // lichess's board API carries no message with a move.
+        super::mark_of(view, &call, false)
     }
 
     /// Marks, then calls; lichess answers 200 `{"ok":true}` or 400 with the reason.
@@ -506,26 +473,38 @@ pub async fn prepare(
     Some(desk)
 }
 
-/// Runs the lichess desk until shutdown; its tables' actors are joined before it ends.
-pub async fn run(mut desk: LichessDesk, mut poke: watch::Receiver<u64>) {
-    let mut shutdown = desk.parts.shutdown.clone();
-    let mut next = Instant::now();
-    let mut look = tokio::time::interval(LOOK);
-    look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    while !*shutdown.borrow() {
-        tokio::select! {
-            _ = shutdown.changed() => {}
-            _ = tokio::time::sleep_until(next) => {
-                desk.poll().await;
-                next = Instant::now() + desk.backoff.unwrap_or(desk.poll);
-            }
-            Ok(()) = poke.changed() => {
-                if desk.backoff.is_none() {
-                    next = Instant::now();
-                }
-            }
-            _ = look.tick() => desk.send_due().await,
-        }
+impl ServerDesk for LichessDesk {
+    async fn poll(&mut self) {
+        LichessDesk::poll(self).await;
     }
-    while desk.tables.join_next().await.is_some() {}
+
+    fn wait(&self) -> Duration {
+        self.backoff.unwrap_or(self.poll)
+    }
+
+    fn failing(&self) -> bool {
+        self.backoff.is_some()
+    }
+
+    async fn send_due(&mut self) {
+        LichessDesk::send_due(self).await;
+    }
+
+    /// No key of a lichess correspondence table comes to the desk.
+    async fn key(&mut self, _table: &str, _key: crate::boards::BoardKey) {}
+
+    fn shutdown(&self) -> watch::Receiver<bool> {
+        self.parts.shutdown.clone()
+    }
+
+    fn tasks(&mut self) -> &mut JoinSet<()> {
+        &mut self.tables
+    }
+}
+
+/// Runs the lichess desk until shutdown; its tables' actors are joined before it ends.
+pub async fn run(desk: LichessDesk, poke: watch::Receiver<u64>) {
+    // lichess's correspondence tables pass no key to the desk: the channel stays empty.
+    let (_none, keys) = desk_loop::key_channel();
+    desk_loop::run(desk, poke, keys).await;
 }

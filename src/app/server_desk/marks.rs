@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::config::CorrespondenceSource;
+use crate::correspondence::server_call::{Call, Marked};
 
 /// The most bytes read from one of these files.
 const MAX_FILE_BYTES: u64 = 256 * 1024;
@@ -160,14 +161,17 @@ pub enum CallState {
 }
 
 /// One call of a table: his move at half-move `ply` (0-based) in SAN, or none (a
-/// resignation, a draw accepted), with what goes with it.
+/// resignation, a draw accepted or claimed), with what goes with it: his message too, so a
+/// call sent again carries the same words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutMark {
     pub ply: usize,
     pub san: String,
     pub offer_draw: bool,
     pub accept_draw: bool,
+    pub claim_draw: bool,
     pub resign: bool,
+    pub message: String,
     pub state: CallState,
 }
 
@@ -177,19 +181,51 @@ pub fn out_dir(state_dir: &Path) -> PathBuf {
 }
 
 impl OutMark {
+    /// The mark of `call`, about to be made: `san` his move's, `message` his words with it.
+    pub fn sending(call: &Call, san: String, message: String) -> OutMark {
+        OutMark {
+            ply: call.ply,
+            san,
+            offer_draw: call.offer_draw,
+            accept_draw: call.accept_draw,
+            claim_draw: call.claim_draw,
+            resign: call.resign,
+            message,
+            state: CallState::Sending,
+        }
+    }
+
+    /// What the pure decisions (`correspondence::server_call`) know of it.
+    pub fn marked(&self) -> Marked {
+        Marked {
+            ply: self.ply,
+            with_move: !self.san.is_empty(),
+            resign: self.resign,
+            claim_draw: self.claim_draw,
+            answered: match self.state {
+                CallState::Sending => None,
+                CallState::Accepted => Some(true),
+                CallState::Refused(_) => Some(false),
+            },
+        }
+    }
+
     fn text(&self) -> String {
         let state = match &self.state {
             CallState::Sending => "sending".to_owned(),
             CallState::Accepted => "accepted".to_owned(),
             CallState::Refused(code) => format!("refused {}", field(code)),
         };
+        // `claim` and `message` came later: a mark written before them reads as without.
         format!(
-            "ply {}\nsan {}\noffer {}\naccept {}\nresign {}\nstate {state}\n",
+            "ply {}\nsan {}\noffer {}\naccept {}\nresign {}\nclaim {}\nmessage {}\nstate {state}\n",
             self.ply,
             field(&self.san),
             self.offer_draw,
             self.accept_draw,
-            self.resign
+            self.resign,
+            self.claim_draw,
+            crate::table::record::comment_line(&self.message),
         )
     }
 
@@ -206,6 +242,8 @@ impl OutMark {
             offer_draw: get("offer") == Some("true"),
             accept_draw: get("accept") == Some("true"),
             resign: get("resign") == Some("true"),
+            claim_draw: get("claim") == Some("true"),
+            message: get("message").unwrap_or("").to_owned(),
             state: match state.strip_prefix("refused ") {
                 Some(code) => CallState::Refused(code.to_owned()),
                 None if state == "sending" => CallState::Sending,
@@ -280,11 +318,29 @@ mod tests {
             san: "Nc6".to_owned(),
             offer_draw: true,
             accept_draw: false,
+            claim_draw: false,
             resign: false,
+            message: "Good luck\nand thanks".to_owned(),
             state: CallState::Refused("NotYourTurn".to_owned()),
         };
         mark.write(&out, "xfcc-4711").unwrap();
-        assert_eq!(OutMark::read(&out, "xfcc-4711"), Some(mark));
+        let back = OutMark::read(&out, "xfcc-4711").unwrap();
+        assert_eq!(back.message, "Good luck and thanks", "one line");
+        assert_eq!(
+            back,
+            OutMark {
+                message: back.message.clone(),
+                ..mark
+            }
+        );
+        // A mark written before claims and messages were kept reads as without them.
+        std::fs::write(
+            out.join("old"),
+            "ply 4\nsan Nf3\noffer false\naccept false\nresign false\nstate sending\n",
+        )
+        .unwrap();
+        let old = OutMark::read(&out, "old").unwrap();
+        assert!(!old.claim_draw && old.message.is_empty() && old.san == "Nf3");
         OutMark::clear(&out, "xfcc-4711");
         assert_eq!(OutMark::read(&out, "xfcc-4711"), None);
         std::fs::write(out.join("bad"), "state flying\n").unwrap();

@@ -20,9 +20,14 @@ use crate::app::table_wiring::{Wiring, wire_table};
 use crate::chess::language::Language;
 use crate::config::{Config, CorrespondenceSource, TableConfig, TableKind};
 use crate::control::hub::Hub;
+use crate::correspondence::server_call;
 use crate::io::speech::Speaker;
 use crate::io::store::StoreHandle;
+use crate::table::state::DeskView;
+use marks::OutMark;
+use shakmaty::Position;
 
+mod desk_loop;
 pub mod lichess;
 pub mod lichess_api;
 pub mod marks;
@@ -192,11 +197,40 @@ pub async fn tell_server(
 
 /// The game's state from the server with whose move it is at the table ("White to move"), in
 /// the table's words.
-pub fn with_turn(text: String, view: &crate::table::state::DeskView) -> String {
+pub fn with_turn(text: String, view: &DeskView) -> String {
     match view.head_words.first() {
         Some(turn) if !turn.is_empty() => format!("{text}. {turn}"),
         _ => text,
     }
+}
+
+/// The table's side of a server game, for the pure decisions (`correspondence::server_call`).
+pub fn at_table(view: &DeskView) -> server_call::AtTable<'_> {
+    server_call::AtTable {
+        game: &view.game,
+        me: view.peg_side,
+        released_plies: view.released_plies,
+        draw_offer: view.draw_offer,
+    }
+}
+
+/// The mark of `call` about to be made at the table of `view`: his move in English SAN, and
+/// his message when it goes with this call (`with_message`: the server carries messages).
+pub fn mark_of(view: &DeskView, call: &server_call::Call, with_message: bool) -> Option<OutMark> {
+    let san = match call.his_move {
+        Some(_) => xfcc_sync::san_at(view, call.ply)?,
+        None => String::new(),
+    };
+    let start = view.game.position_before(0)?.turn();
+    let message = view
+        .my_message
+        .as_ref()
+        .filter(|(at, _)| {
+            with_message && server_call::carries_message(*at, view.peg_side, start, call.ply)
+        })
+        .map(|(_, text)| text.clone())
+        .unwrap_or_default();
+    Some(OutMark::sending(call, san, message))
 }
 
 /// Words for the blind player from the voice of table `lang` (`key`'s template filled).

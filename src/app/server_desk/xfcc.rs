@@ -8,10 +8,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
-use tokio::time::Instant;
 
+use super::desk_loop::{self, DeskKey, ServerDesk};
 use super::marks::{self, KnownGame};
 use super::{ServerGame, ServerParts, words};
 use crate::app::desk_link::Notice;
@@ -20,8 +20,6 @@ use crate::config::{CorrespondenceSource, XfccSettings};
 use crate::correspondence::xfcc::{self as soap, Operation, XfccError, XfccGame};
 use crate::io::http_client::{HttpClient, HttpError, HttpRequest};
 
-/// How often the tables are looked at for a move he released.
-const LOOK: Duration = Duration::from_millis(300);
 /// The longest wait between calls while the server cannot be reached.
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
 
@@ -52,6 +50,9 @@ pub struct XfccDesk {
     pub(super) out_dir: PathBuf,
     /// The present wait while the server fails (`None`: it answers).
     backoff: Option<Duration>,
+    /// Where each table's forwarder passes his `KC`; the loop takes the receiver.
+    keys: mpsc::Sender<DeskKey>,
+    keys_in: Option<mpsc::Receiver<DeskKey>>,
 }
 
 /// Why a call has no answer to read.
@@ -123,6 +124,7 @@ impl XfccDesk {
             }
         };
         tracing::info!(table = %name, game = id, "a server game at the desk");
+        self.forward_keys(&table);
         marks::remember_game(&self.parts.config.state_dir, &known);
         self.games.push(XfccTable {
             id,
@@ -142,6 +144,7 @@ impl XfccDesk {
                 tracing::warn!(table = %table.handle.name, "source = \"xfcc\" needs a numeric game_id");
                 continue;
             };
+            self.forward_keys(&table);
             self.games.push(XfccTable {
                 id,
                 table,
@@ -231,6 +234,12 @@ impl XfccDesk {
         }
     }
 
+    /// His `KC` at `table` comes to the desk (the server judges claims).
+    fn forward_keys(&mut self, table: &MailTable) {
+        let shutdown = self.parts.shutdown.clone();
+        desk_loop::forward_keys(&mut self.tables, &table.handle, self.keys.clone(), shutdown);
+    }
+
     fn first(&self) -> Option<&MailTable> {
         self.games.first().map(|g| &g.table)
     }
@@ -258,7 +267,10 @@ pub async fn prepare(
         }
     };
     let state_dir = parts.config.state_dir.clone();
+    let (keys, keys_in) = desk_loop::key_channel();
     let mut desk = XfccDesk {
+        keys,
+        keys_in: Some(keys_in),
         configured: super::configured(&parts.config, CorrespondenceSource::Xfcc),
         parts,
         client,
@@ -274,27 +286,43 @@ pub async fn prepare(
     Some(desk)
 }
 
-/// Runs the XFCC desk until shutdown; its tables' actors are joined before it ends.
-pub async fn run(mut desk: XfccDesk, mut poke: watch::Receiver<u64>) {
-    let mut shutdown = desk.parts.shutdown.clone();
-    let mut next = Instant::now();
-    let mut look = tokio::time::interval(LOOK);
-    look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    while !*shutdown.borrow() {
-        tokio::select! {
-            _ = shutdown.changed() => {}
-            _ = tokio::time::sleep_until(next) => {
-                desk.poll().await;
-                next = Instant::now() + desk.backoff.unwrap_or(desk.poll);
-            }
-            Ok(()) = poke.changed() => {
-                // `KL` or a server game turned to: asked at once, unless it is failing.
-                if desk.backoff.is_none() {
-                    next = Instant::now();
-                }
-            }
-            _ = look.tick() => desk.send_due().await,
+impl ServerDesk for XfccDesk {
+    async fn poll(&mut self) {
+        XfccDesk::poll(self).await;
+    }
+
+    fn wait(&self) -> Duration {
+        self.backoff.unwrap_or(self.poll)
+    }
+
+    fn failing(&self) -> bool {
+        self.backoff.is_some()
+    }
+
+    async fn send_due(&mut self) {
+        XfccDesk::send_due(self).await;
+    }
+
+    async fn key(&mut self, table: &str, key: crate::boards::BoardKey) {
+        if key == crate::boards::BoardKey::Claim {
+            self.claim(table).await;
         }
     }
-    while desk.tables.join_next().await.is_some() {}
+
+    fn shutdown(&self) -> watch::Receiver<bool> {
+        self.parts.shutdown.clone()
+    }
+
+    fn tasks(&mut self) -> &mut JoinSet<()> {
+        &mut self.tables
+    }
+}
+
+/// Runs the XFCC desk until shutdown; its tables' actors are joined before it ends.
+pub async fn run(mut desk: XfccDesk, poke: watch::Receiver<u64>) {
+    let keys = desk
+        .keys_in
+        .take()
+        .unwrap_or_else(|| desk_loop::key_channel().1);
+    desk_loop::run(desk, poke, keys).await;
 }

@@ -11,10 +11,12 @@ use shakmaty::san::{San, SanPlus};
 use shakmaty::{Chess, Color, Move, Position};
 
 use super::marks::{CallState, OutMark};
-use super::words;
 use super::xfcc::{CallFailed, XfccDesk};
-use crate::chess::game::{EndReason, GameResult as Outcome};
+use super::{at_table, mark_of, words};
+use crate::chess::game::GameResult as Outcome;
 use crate::chess::language::Language;
+use crate::chess::phrases::move_count_phrase;
+use crate::correspondence::server_call::{self, AtServer, Decision, NoClaim};
 use crate::correspondence::xfcc::{self as soap, GameResult, Operation, ResultCode, XfccGame};
 use crate::io::clock::unix_ms;
 use crate::table::control::{Role, TableRequest};
@@ -52,6 +54,17 @@ pub(super) fn san_at(view: &DeskView, ply: usize) -> Option<String> {
     let m = view.game.moves().get(ply)?;
     let pos = view.game.position_before(ply)?;
     Some(San::from_move(&pos, *m).to_string())
+}
+
+/// The server's side of game `game` with `plies` half-moves read.
+fn at_server(game: &XfccGame, plies: usize) -> AtServer {
+    AtServer {
+        plies,
+        my_turn: game.my_turn,
+        over: game.result.as_ref().is_some_and(GameResult::is_over),
+        opponent_offers_draw: game.draw_offered,
+        adjudicating: matches!(game.result, Some(GameResult::AdjudicationPending)),
+    }
 }
 
 fn time_words(t: &soap::TimeLeft) -> (String, String) {
@@ -213,27 +226,32 @@ impl XfccDesk {
             .ok();
     }
 
-    /// The list decides the call marked for table `i`: landed (the server's moves contain it,
-    /// or the game ended by it) — the mark goes; not landed, his turn there — sent again.
+    /// The list decides the call marked for table `i` (`server_call::decide`): landed — the
+    /// mark goes; not answered and still awaited — sent again; a claim taken and the game
+    /// going on without a result — not upheld, told.
     async fn decide(&mut self, i: usize, view: &DeskView, server: &[Move], game: &XfccGame) {
         let name = self.games[i].table.handle.name.to_string();
         let Some(mark) = OutMark::read(&self.out_dir, &name) else {
             return;
         };
-        let landed = if mark.san.is_empty() {
-            game.result.as_ref().is_some_and(GameResult::is_over)
-        } else {
-            server.len() > mark.ply && view.game.moves().get(mark.ply) == server.get(mark.ply)
-        };
-        if landed {
-            OutMark::clear(&self.out_dir, &name);
-            tracing::info!(table = %name, ply = mark.ply, "the server has his move");
-            return;
-        }
-        let his_turn = game.my_turn || mark.resign;
-        if mark.state == CallState::Sending && his_turn && server.len() == mark.ply {
-            tracing::info!(table = %name, ply = mark.ply, "the server does not have his move: sent again");
-            self.send(i, mark).await;
+        let at = at_server(game, server.len());
+        match server_call::decide(mark.marked(), view.game.moves(), server, at) {
+            Decision::Landed => {
+                OutMark::clear(&self.out_dir, &name);
+                tracing::info!(table = %name, ply = mark.ply, "the server has his call");
+            }
+            Decision::SendAgain => {
+                tracing::info!(table = %name, ply = mark.ply, "the server does not have his call: sent again");
+                self.send(i, mark).await;
+            }
+            Decision::ClaimNotUpheld => {
+                OutMark::clear(&self.out_dir, &name);
+                tracing::info!(table = %name, ply = mark.ply, "the server took his claim and the game goes on");
+                let game = view.spoken_name.clone();
+                self.tell(i, "server_claim_not_upheld", &[("game", &game)])
+                    .await;
+            }
+            Decision::Wait => {}
         }
     }
 
@@ -253,60 +271,78 @@ impl XfccDesk {
         }
     }
 
-    /// The call due at table `i`, if any. Level-triggered on the server's list seen in this
-    /// run: due when the server has exactly the moves before his and waits for his, and no
-    /// call is marked for that half-move or later (a marked one is decided by the next list).
+    /// The call due at table `i`, if any (`server_call::due`), against the server's list
+    /// seen in this run.
     fn due(&self, i: usize, view: &DeskView) -> Option<OutMark> {
-        let me = view.peg_side;
         let name = self.games[i].table.handle.name.to_string();
         let last = self.games[i].last.as_ref()?;
-        let server_plies = replay(&last.san()).0.len();
-        let marked = OutMark::read(&self.out_dir, &name);
-        if last.result.as_ref().is_some_and(GameResult::is_over) {
-            return None;
-        }
-        let ended_by_him = match view.game.outcome().map(|e| e.reason) {
-            Some(EndReason::Resignation { by }) if by == me => Some((false, true)),
-            // A draw agreed while the opponent's offer stood is his acceptance; on his own
-            // offer it was the opponent's, nothing to send.
-            Some(EndReason::Agreement) if last.draw_offered => Some((true, false)),
-            _ => None,
+        let server = at_server(last, replay(&last.san()).0.len());
+        let marked = OutMark::read(&self.out_dir, &name).map(|m| m.marked());
+        let call = server_call::due(at_table(view), server, marked)?;
+        mark_of(view, &call, true)
+    }
+
+    /// `KC` at table `table`: his draw claim checked as an arbiter would (his turn, the
+    /// grounds) and sent as `MakeAMove` with `claimDraw` (with his move not yet released, if
+    /// any, which is released with it); or he hears why not.
+    pub(super) async fn claim(&mut self, table: &str) {
+        let Some(i) = self
+            .games
+            .iter()
+            .position(|g| &*g.table.handle.name == table)
+        else {
+            return;
         };
-        if let Some((accept, resign)) = ended_by_him {
-            let ply = view.game.ply_count();
-            let already = marked
-                .as_ref()
-                .is_some_and(|m| m.ply >= ply && m.san.is_empty());
-            // He may resign on either side's turn; a draw is accepted on his.
-            if already || (accept && !last.my_turn) || server_plies != ply {
-                return None;
+        let view = Arc::clone(&self.games[i].table.view.borrow());
+        let game = view.spoken_name.clone();
+        let Some(last) = self.games[i].last.as_ref() else {
+            // Not heard from the server in this run: whose turn it is there is not known.
+            self.tell(i, "server_claim_not_now", &[("game", &game)])
+                .await;
+            return;
+        };
+        let server = at_server(last, replay(&last.san()).0.len());
+        let marked = OutMark::read(&self.out_dir, table).map(|m| m.marked());
+        let (reason, call) = match server_call::claim(at_table(&view), server, marked) {
+            Ok(claim) => claim,
+            Err(NoClaim::NoGrounds { halfmoves, .. }) => {
+                let moves = move_count_phrase(halfmoves / 2, self.games[i].table.lang.vocabulary());
+                self.tell(i, "key_claim_refused", &[("moves", &moves)])
+                    .await;
+                return;
             }
-            return Some(OutMark {
-                ply,
-                san: String::new(),
-                offer_draw: false,
-                accept_draw: accept,
-                resign,
-                state: CallState::Sending,
-            });
+            Err(NoClaim::Over) => {
+                self.tell(i, "key_game_over", &[]).await;
+                return;
+            }
+            Err(NoClaim::NotHisTurn | NoClaim::CallPending) => {
+                self.tell(i, "server_claim_not_now", &[("game", &game)])
+                    .await;
+                return;
+            }
+        };
+        let Some(mark) = mark_of(&view, &call, true) else {
+            return;
+        };
+        tracing::info!(table, %reason, ply = call.ply, san = %mark.san, "his draw claim goes to the server");
+        if call.his_move.is_some() {
+            // Marked first, so the move is never also due alone; then released at the table,
+            // as the server will have it.
+            if let Err(e) = mark.write(&self.out_dir, table) {
+                tracing::error!(table, error = %e, "the claim's mark was not written; not sent");
+                return;
+            }
+            let me = view.peg_side;
+            let released = self.games[i]
+                .table
+                .handle
+                .ask(Role::Player(me), Language::english(), TableRequest::Send)
+                .await;
+            if let Err(refusal) = released {
+                tracing::warn!(table, why = %refusal.message, "his move with the claim was not released");
+            }
         }
-        let released = view.released_plies.min(view.game.ply_count());
-        let ply = released.checked_sub(1)?;
-        let mover = view.game.position_before(ply)?.turn();
-        if mover != me || marked.is_some_and(|m| m.ply >= ply) {
-            return None;
-        }
-        if !last.my_turn || server_plies != ply {
-            return None;
-        }
-        Some(OutMark {
-            ply,
-            san: san_at(view, ply)?,
-            offer_draw: view.draw_offer == Some(me),
-            accept_draw: false,
-            resign: false,
-            state: CallState::Sending,
-        })
+        self.send(i, mark).await;
     }
 
     /// Sends `mark` for table `i`: the mark written first, then the call; its answer told.
@@ -323,9 +359,9 @@ impl XfccDesk {
             my_move: mark.san.clone(),
             offer_draw: mark.offer_draw,
             accept_draw: mark.accept_draw,
-            claim_draw: false,
+            claim_draw: mark.claim_draw,
             resign: mark.resign,
-            message: String::new(),
+            message: mark.message.clone(),
         };
         let envelope = self.envelope_move(&call);
         let answer = match self.call(Operation::MakeAMove, envelope).await {
@@ -347,17 +383,28 @@ impl XfccDesk {
         let Some(code) = answer else { return };
         tracing::info!(table = %name, ply = mark.ply, san = %mark.san, code = code.text(), "MakeAMove answered");
         let game = self.games[i].table.view.borrow().spoken_name.clone();
-        self.tell(
-            i,
-            code.voice_key(),
-            &[("game", &game), ("code", code.text())],
-        )
-        .await;
+        let key = match code {
+            ResultCode::Success if mark.claim_draw => "server_claim_sent",
+            _ => code.voice_key(),
+        };
+        self.tell(i, key, &[("game", &game), ("code", code.text())])
+            .await;
         match code {
             // Kept until the list shows the move: until then the stale list must not send
             // it again.
-            ResultCode::Success => mark.state = CallState::Accepted,
+            ResultCode::Success => {
+                mark.state = CallState::Accepted;
+                if !mark.message.is_empty() {
+                    self.tell(i, "own_message_sent", &[("game", &game)]).await;
+                }
+            }
             code if code.is_transient() => return,
+            // A claim refused leaves the game as it was: his move at that half-move (if the
+            // claim carried it, released with it) is his to send or keep, so no mark stays.
+            _ if mark.claim_draw => {
+                OutMark::clear(&self.out_dir, &name);
+                return;
+            }
             code => mark.state = CallState::Refused(code.text().to_owned()),
         }
         if let Err(e) = mark.write(&self.out_dir, &name) {

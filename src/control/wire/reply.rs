@@ -217,6 +217,7 @@ impl fmt::Display for AnswerText<'_> {
             Answer::Message { text: Some(text) } => write!(f, "message {text}"),
             Answer::Message { text: None } => f.write_str("message none"),
             Answer::Commented => f.write_str("comment kept"),
+            Answer::MyMessageKept => f.write_str("my-message kept"),
             Answer::TimeClaimed { by } => write!(
                 f,
                 "{} claims the game on time; the arbiter decides (result)",

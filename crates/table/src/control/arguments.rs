@@ -259,6 +259,12 @@ pub fn comment(a: &Args) -> Parsed {
     }))
 }
 
+pub fn my_message(a: &Args) -> Parsed {
+    Ok(Request::Table(T::MyMessage {
+        text: a.needs("your message, e.g. my-message Thank you for the game")?,
+    }))
+}
+
 pub fn claim_time(a: &Args) -> Parsed {
     a.bare(Request::Table(T::ClaimTime))
 }

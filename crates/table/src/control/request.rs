@@ -125,6 +125,11 @@ pub enum TableRequest {
     Comment {
         text: String,
     },
+    /// `my-message TEXT`: the blind player's words to the opponent, at a game on ICCF's
+    /// server: kept (journaled) and sent once with his next call (XFCC `myMessage`).
+    MyMessage {
+        text: String,
+    },
     /// A slip of the tongue corrected before the opponent's clock started (D.2.8).
     Undo,
     /// The table's whole state as one JSON object, for a page (`PageView`).

@@ -115,6 +115,13 @@ static CLAIM_DRAW: RequestSpec = spec(
 static RESIGN: RequestSpec = spec("resign", &["resign"], Players, Table, a::resign);
 static SEND: RequestSpec = spec("send", &["send"], Players, Table, a::send);
 static MESSAGE: RequestSpec = spec("message", &["message"], Anyone, Table, a::message);
+static MY_MESSAGE: RequestSpec = spec(
+    "my-message",
+    &["my-message Thank you for the game"],
+    Players,
+    Table,
+    a::my_message,
+);
 static COMMENT: RequestSpec = spec(
     "comment",
     &["comment Thanks, a nice opening"],
@@ -200,7 +207,7 @@ static HELP: RequestSpec = spec("help", &["help"], Anyone, Connection, a::help);
 static QUIT: RequestSpec = spec("quit", &["quit"], Anyone, Connection, a::quit);
 
 /// Every request, in the order `help` lists them.
-pub static REQUESTS: [&RequestSpec; 45] = [
+pub static REQUESTS: [&RequestSpec; 46] = [
     &AUTH,
     &TABLE,
     &TABLES,
@@ -226,6 +233,7 @@ pub static REQUESTS: [&RequestSpec; 45] = [
     &SEND,
     &MESSAGE,
     &COMMENT,
+    &MY_MESSAGE,
     &UNDO,
     &SEEK,
     &CHALLENGE,
@@ -348,6 +356,7 @@ impl TableRequest {
             T::Send => &SEND,
             T::Message => &MESSAGE,
             T::Comment { .. } => &COMMENT,
+            T::MyMessage { .. } => &MY_MESSAGE,
             T::ClaimTime => &CLAIM_TIME,
             T::View => &VIEW,
             T::Leave { .. } => &LEAVE,

@@ -189,6 +189,34 @@ impl Table {
         Ok(Answer::Commented)
     }
 
+    /// `my-message TEXT`: his words to the opponent at a game on ICCF's server, kept until his
+    /// next call (the server desk sends them with it, once); he hears that they are kept.
+    pub(super) fn my_message(&mut self, now: Now, role: Role, text: &str, out: &mut Step) -> Reply {
+        if matches!(role, Role::Player(c) if c != self.settings.peg_side) {
+            return Err(Refusal::new(
+                ErrorCode::Forbidden,
+                "the message to the server is the blind player's (or his assistant's)",
+            ));
+        }
+        if !self.settings.iccf_server {
+            return Err(state(
+                "a message of your own goes only with a move to ICCF's server (a game with \
+                 source = \"xfcc\")",
+            ));
+        }
+        self.running()?;
+        let text = comment_line(text);
+        if text.is_empty() {
+            return Err(Refusal::new(ErrorCode::Syntax, "the message is empty"));
+        }
+        let plies = self.released_plies();
+        self.commit(now, Record::MyMessage { plies, text }, out)
+            .map_err(state)?;
+        let words = self.announcer.word("own_message_kept");
+        self.say(Listener::BlindPlayer, words, Urgency::Polite, out);
+        Ok(Answer::MyMessageKept)
+    }
+
     /// The side whose days are over at `now_unix_ms`, in a correspondence game in progress.
     pub(super) fn days_exceeded(&self, now_unix_ms: u64) -> Option<Color> {
         if self.state.game.is_over() {
@@ -410,5 +438,51 @@ mod tests {
         };
         assert!(ask(&mut t, late, Role::Arbiter, result).is_ok());
         assert_eq!(t.desk_view(late).claim, None);
+    }
+
+    #[test]
+    fn his_message_for_the_server_is_kept_with_the_half_moves_released_and_comes_back() {
+        let mut t = table();
+        let me = Role::Player(Color::White);
+        let words = |text: &str| Command::MyMessage {
+            text: text.to_owned(),
+        };
+        // A game by mail carries none: refused, nothing kept.
+        let refused = ask(&mut t, T0, me, words("Hallo")).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::State, "{}", refused.message);
+        assert_eq!(t.desk_view(T0).my_message, None);
+        t.settings.iccf_server = true;
+        let (_, begin) = Table::new(t.settings.clone(), Now::at(T0)).unwrap();
+        let mut journal: Vec<(u64, String)> =
+            begin.records.iter().map(|e| (T0, e.to_string())).collect();
+        let mut play = |t: &mut Table, role: Role, command: Command| {
+            let (reply, step) = t.request(Now::at(T0), role, Language::german(), &command);
+            journal.extend(step.records.iter().map(|e| (T0, e.to_string())));
+            (reply, step)
+        };
+        assert!(
+            play(&mut t, me, Command::Move { text: "e4".into() })
+                .0
+                .is_ok()
+        );
+        // Written before his move is released: it goes with that move (0 released).
+        let (reply, step) = play(&mut t, me, words("Viel Glück,\nBob"));
+        assert_eq!(reply, Ok(Answer::MyMessageKept));
+        assert!(
+            step.events()
+                .any(|e| matches!(e, TableEvent::Say(s) if s.text.contains("nächsten Zug"))),
+            "he hears that it is kept"
+        );
+        assert!(play(&mut t, me, Command::Send).0.is_ok());
+        let kept = Some((0, "Viel Glück, Bob".to_owned()));
+        assert_eq!(t.desk_view(T0).my_message, kept);
+        let back = Table::restore(t.settings.clone(), &journal).unwrap();
+        assert_eq!(back.desk_view(T0).my_message, kept);
+        assert!(
+            ask(&mut t, T0, me, words("   ")).is_err(),
+            "an empty message"
+        );
+        let bob = ask(&mut t, T0, Role::Player(Color::Black), words("hi"));
+        assert_eq!(bob.unwrap_err().code, ErrorCode::Forbidden);
     }
 }

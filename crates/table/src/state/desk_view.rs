@@ -42,6 +42,9 @@ pub struct DeskView {
     pub draw_offer: Option<Color>,
     /// A claim of the game on time by this side, waiting for the arbiter's result.
     pub claim: Option<Color>,
+    /// His message for the server with the half-moves released when he wrote it
+    /// (`my-message`): the server desk sends it with his first call from there.
+    pub my_message: Option<(usize, String)>,
     /// The game for the ear: "gegen Carol King, Sie haben Schwarz" ([`spoken_name`]); the
     /// game's identifier only when the opponent's name is not known.
     pub spoken_name: String,
@@ -147,6 +150,7 @@ impl Table {
             released_plies: self.released_plies(),
             draw_offer: self.state.draw_offer,
             claim: self.state.time_claim.filter(|_| !game.is_over()),
+            my_message: self.state.my_message.clone(),
             spoken_name: spoken_name(
                 self.opponent_name().as_deref(),
                 self.settings.peg_side,

@@ -83,6 +83,9 @@ pub(super) struct GameState {
     pub sent_plies: usize,
     /// The opponent's last comment, as the journal keeps it (`comment`).
     pub comment: Option<String>,
+    /// His last message for the server (`my-message`), with the half-moves released when he
+    /// wrote it.
+    pub my_message: Option<(usize, String)>,
     /// A claim of the game on time by this side, waiting for the arbiter's result.
     pub time_claim: Option<Color>,
     /// The draw offer the move at this many half-moves let lapse: withdrawing that move (his
@@ -114,6 +117,7 @@ impl GameState {
             day_events: Vec::new(),
             sent_plies: 0,
             comment: None,
+            my_message: None,
             time_claim: None,
             lapsed_offer: None,
             setup_hold: false,
@@ -245,6 +249,7 @@ impl GameState {
             Record::DrawOffer { color } => self.draw_offer = Some(*color),
             Record::Send => self.sent_plies = self.game.ply_count(),
             Record::Comment { text } => self.comment = Some(text.clone()),
+            Record::MyMessage { plies, text } => self.my_message = Some((*plies, text.clone())),
             Record::TimeClaim { color } => self.time_claim = Some(*color),
             Record::SheetsPending {
                 lagging,

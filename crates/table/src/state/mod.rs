@@ -137,6 +137,10 @@ pub struct TableSettings {
     /// the game's end come from the server; `KC` claims the win when the opponent has left,
     /// which the server's adapter judges and answers (the table only reports the key).
     pub server_game: bool,
+    /// A correspondence game on ICCF's server (XFCC): the server judges draw claims (`KC` is
+    /// only reported; the server desk checks the grounds and sends the claim) and carries his
+    /// message with his next call (`my-message`).
+    pub iccf_server: bool,
 }
 
 impl TableSettings {
@@ -170,6 +174,7 @@ impl TableSettings {
             confirm_send: false,
             shared_speaker: false,
             server_game: false,
+            iccf_server: false,
         }
     }
 }

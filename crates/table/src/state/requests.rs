@@ -92,6 +92,7 @@ impl Table {
             Command::Send => self.send(now, role, out),
             Command::Message => self.message(role, out),
             Command::Comment { text } => self.comment(now, text, out),
+            Command::MyMessage { text } => self.my_message(now, role, text, out),
             Command::ClaimTime => self.claim_time(now, role, out),
             Command::Adjust { color, delta_ms } => self.adjust(now, *color, *delta_ms, out),
             Command::Penalty { color } => self.penalty(now, *color, out),
