@@ -7,74 +7,27 @@
 
 pub mod common;
 
-use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::board::SimulatedBoard;
-use common::daemon::{Daemon, Serve};
+use common::daemon::Daemon;
 use common::fake_lichess_corr::{CorrGame, FakeLichessCorr};
 use common::fs::scratch_dir;
+use common::server_desk::{desk_config, peg_move, said, start_with_secret, until};
 use shakmaty::Color;
 
 const TOKEN: &str = "lip_test_token";
 
 fn config(dir: &Path, peg: &Path, url: &str) -> PathBuf {
-    let path = dir.join("annabella.toml");
-    fs::write(
-        &path,
-        format!(
-            r#"
-[speech]
-backends = "transcript:{transcript}"
-lang = "en"
-
-[desk]
-peg = "{peg}"
-
-[lichess]
-url = "{url}"
-token_env = "ANNABELLA_LICHESS_TOKEN"
-poll_s = 2
-"#,
-            transcript = dir.join("transcript.txt").display(),
-            peg = peg.display(),
-        ),
-    )
-    .unwrap();
-    path
+    let server = format!(
+        "[lichess]\nurl = \"{url}\"\ntoken_env = \"ANNABELLA_LICHESS_TOKEN\"\npoll_s = 2\n"
+    );
+    desk_config(dir, peg, &server)
 }
 
 fn start(dir: &Path, config: &Path) -> Daemon {
-    Serve::new(&dir.join("state"))
-        .config(config)
-        .env("ANNABELLA_LICHESS_TOKEN", TOKEN)
-        .start()
-}
-
-fn peg_move(board: &mut SimulatedBoard, from: &str, to: &str) {
-    board.hand(&format!("raw L{from}"));
-    board.hand(&format!("raw P{to}"));
-}
-
-fn said(dir: &Path, want: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let text = fs::read_to_string(dir.join("transcript.txt")).unwrap_or_default();
-        if text.contains(want) {
-            return;
-        }
-        assert!(Instant::now() < deadline, "never said {want:?}: {text}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn until(what: &str, check: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !check() {
-        assert!(Instant::now() < deadline, "never: {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    start_with_secret(dir, config, "ANNABELLA_LICHESS_TOKEN", TOKEN)
 }
 
 #[test]
@@ -94,6 +47,7 @@ fn a_lichess_correspondence_game_posts_each_move_once_across_a_kill_and_lichess_
     said(
         &dir,
         "lichess-abcd1234, lichess: Anna against Bob. You have 14 days 0 hours, your opponent 14 days. White to move",
+        1,
     );
     let mut c = daemon.watching("assistant", "lichess-abcd1234");
     assert_eq!(c.ask("focus lichess-abcd1234"), "ok focus lichess-abcd1234");
@@ -124,14 +78,19 @@ fn a_lichess_correspondence_game_posts_each_move_once_across_a_kill_and_lichess_
     let daemon = start(&dir, &config);
     let mut c = daemon.watching("assistant", "lichess-abcd1234");
     c.wait_status("ply 3");
-    said(&dir, "The lichess server cannot be reached");
+    said(&dir, "The lichess server cannot be reached", 1);
     fake.set_down(false);
     until("2. Nf3 on lichess", || {
         fake.moves("abcd1234") == ["e2e4", "e7e5", "g1f3"]
     });
 
-    // Bob to move, and KX KX resigns (a resignation needs no turn): posted once.
+    // KC: lichess takes no claim from a board; he hears what it does instead, and the game
+    // goes on at the table as on lichess (the resignation below ends it).
     c.wait_status("peg connected");
+    board.hand("key C");
+    said(&dir, "lichess takes no draw claim from a board", 1);
+
+    // Bob to move, and KX KX resigns (a resignation needs no turn): posted once.
     board.hand("key X");
     c.expect_event("the first KX", |l| l.starts_with("event key peg resign"));
     board.hand("key X");

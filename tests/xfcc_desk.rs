@@ -11,13 +11,14 @@ pub mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::board::SimulatedBoard;
 use common::control::ControlClient;
-use common::daemon::{Daemon, Serve};
+use common::daemon::Daemon;
 use common::fake_xfcc::{FakeGame, FakeXfcc};
 use common::fs::scratch_dir;
+use common::server_desk::{desk_config, peg_move, said, start_with_secret, until};
 
 const PASSWORD: &str = "s3cret&<pw>";
 
@@ -26,59 +27,14 @@ fn config(dir: &Path, peg: &Path, url: &str) -> PathBuf {
 }
 
 fn config_polling(dir: &Path, peg: &Path, url: &str, poll_s: u64) -> PathBuf {
-    let path = dir.join("annabella.toml");
-    fs::write(
-        &path,
-        format!(
-            r#"
-[speech]
-backends = "transcript:{transcript}"
-lang = "en"
-
-[desk]
-peg = "{peg}"
-
-[xfcc]
-url = "{url}"
-user = "anna"
-password_env = "ANNABELLA_XFCC_PASSWORD"
-poll_s = {poll_s}
-"#,
-            transcript = dir.join("transcript.txt").display(),
-            peg = peg.display(),
-        ),
-    )
-    .unwrap();
-    path
+    let server = format!(
+        "[xfcc]\nurl = \"{url}\"\nuser = \"anna\"\npassword_env = \"ANNABELLA_XFCC_PASSWORD\"\npoll_s = {poll_s}\n"
+    );
+    desk_config(dir, peg, &server)
 }
 
 fn start(dir: &Path, config: &Path) -> Daemon {
-    Serve::new(&dir.join("state"))
-        .config(config)
-        .env("ANNABELLA_XFCC_PASSWORD", PASSWORD)
-        .start()
-}
-
-fn peg_move(board: &mut SimulatedBoard, from: &str, to: &str) {
-    board.hand(&format!("raw L{from}"));
-    board.hand(&format!("raw P{to}"));
-}
-
-/// Everything said so far, once `want` has been said `times` times (the transcript is a
-/// file, polled).
-fn said(dir: &Path, want: &str, times: usize) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let text = fs::read_to_string(dir.join("transcript.txt")).unwrap_or_default();
-        if text.matches(want).count() >= times {
-            return text;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "never said {want:?} {times} times: {text}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    start_with_secret(dir, config, "ANNABELLA_XFCC_PASSWORD", PASSWORD)
 }
 
 /// Follows the desk's set-up instructions until it says the board is ready.
@@ -109,15 +65,6 @@ fn follow_set_up(board: &mut SimulatedBoard, c: &ControlClient) {
         }
     }
     panic!("the set-up never ends");
-}
-
-/// Waits until `check` holds, failing with `what` after the tests' patience.
-fn until(what: &str, check: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !check() {
-        assert!(Instant::now() < deadline, "never: {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]

@@ -14,7 +14,9 @@ use crate::app::mail_desk::MailTable;
 use crate::app::table_actor::{BoardMessage, DeskLink, TableActor};
 use crate::boards::Protocol;
 use crate::chess::language::Language;
-use crate::config::{Config, NormalBoard as NormalConfig, PegSource, TableConfig, TableKind};
+use crate::config::{
+    Config, CorrespondenceSource, NormalBoard as NormalConfig, PegSource, TableConfig, TableKind,
+};
 use crate::control::hub::{EVENT_BACKLOG, REQUEST_BACKLOG, TableHandle};
 use crate::io::clock::{TableClock, restart_gap, unix_ms};
 use crate::io::simulator::SimulatedBoard;
@@ -320,10 +322,17 @@ pub fn table_settings(config: &Config, tc: &TableConfig, lang: &'static Language
         shared_speaker: matches!(tc.kind, TableKind::Board | TableKind::Lichess)
             && shared_speaker(&config.speech),
         server_game: tc.kind == TableKind::Lichess,
-        iccf_server: matches!(
+        claims_to_server: matches!(
             tc.kind,
             TableKind::Correspondence {
-                source: crate::config::CorrespondenceSource::Xfcc,
+                source: CorrespondenceSource::Xfcc | CorrespondenceSource::Lichess,
+                ..
+            }
+        ),
+        messages_to_server: matches!(
+            tc.kind,
+            TableKind::Correspondence {
+                source: CorrespondenceSource::Xfcc,
                 ..
             }
         ),

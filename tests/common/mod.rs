@@ -17,6 +17,7 @@ pub mod mail;
 pub mod net;
 pub mod process;
 pub mod rng;
+pub mod server_desk;
 pub mod stand_in;
 
 use std::time::Duration;

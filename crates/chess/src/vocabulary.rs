@@ -275,6 +275,7 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("server_claim_sent", &["game"]),
     ("server_claim_not_upheld", &["game"]),
     ("server_claim_not_now", &["game"]),
+    ("server_claim_lichess", &["game"]),
     ("own_message_kept", &[]),
     ("own_message_sent", &["game"]),
     ("desk_mail_why_no_move", &[]),

@@ -1,7 +1,7 @@
 //! The loop both server desks run (ICCF's XFCC, lichess correspondence): ask the server for
 //! the list of games every period (at once when he lists his games or turns to one, unless it
 //! is failing, when the back-off's wait holds), look at the tables for what he released, take
-//! the keys his tables pass to the desk (`KC` at an ICCF game), and at shutdown join the
+//! the keys his tables pass to the desk (`KC` at a server game), and at shutdown join the
 //! tables' actors.
 
 use std::sync::Arc;

@@ -56,6 +56,9 @@ pub struct LichessDesk {
     configured: Vec<(String, String)>,
     out_dir: PathBuf,
     backoff: Option<Duration>,
+    /// Where each table's forwarder passes his `KC`; the loop takes the receiver.
+    keys: tokio::sync::mpsc::Sender<desk_loop::DeskKey>,
+    keys_in: Option<tokio::sync::mpsc::Receiver<desk_loop::DeskKey>>,
 }
 
 impl LichessDesk {
@@ -103,6 +106,7 @@ impl LichessDesk {
             .map_err(|e| tracing::error!(game = %known.id, error = %e, "a lichess game's table did not start"))
             .ok()?;
         tracing::info!(table = %name, "a lichess game at the desk");
+        self.forward_keys(&table);
         marks::remember_game(&self.parts.config.state_dir, &known);
         self.games.push(LichessTable {
             id: known.id,
@@ -114,8 +118,15 @@ impl LichessDesk {
         Some(self.games.len() - 1)
     }
 
+    /// His `KC` at `table` comes to the desk.
+    fn forward_keys(&mut self, table: &MailTable) {
+        let shutdown = self.parts.shutdown.clone();
+        desk_loop::forward_keys(&mut self.tables, &table.handle, self.keys.clone(), shutdown);
+    }
+
     async fn restore(&mut self, configured: Vec<MailTable>) {
         for table in configured {
+            self.forward_keys(&table);
             let id = table.game_id.as_str().to_owned();
             self.games.push(LichessTable {
                 id,
@@ -459,7 +470,10 @@ pub async fn prepare(
         )
         .ok()?;
     let state_dir = parts.config.state_dir.clone();
+    let (keys, keys_in) = desk_loop::key_channel();
     let mut desk = LichessDesk {
+        keys,
+        keys_in: Some(keys_in),
         configured: super::configured(&parts.config, CorrespondenceSource::Lichess),
         parts,
         client,
@@ -490,8 +504,24 @@ impl ServerDesk for LichessDesk {
         LichessDesk::send_due(self).await;
     }
 
-    /// No key of a lichess correspondence table comes to the desk.
-    async fn key(&mut self, _table: &str, _key: crate::boards::BoardKey) {}
+    /// `KC`: the Board API takes no claim of a repetition or of the fifty-move rule (only of
+    /// an opponent who has left, which a correspondence game does not have), so he hears what
+    /// lichess does instead; the table's game goes on, as lichess's does.
+    async fn key(&mut self, table: &str, key: crate::boards::BoardKey) {
+        if key != crate::boards::BoardKey::Claim {
+            return;
+        }
+        let Some(i) = self
+            .games
+            .iter()
+            .position(|g| &*g.table.handle.name == table)
+        else {
+            return;
+        };
+        let game = self.games[i].table.view.borrow().spoken_name.clone();
+        self.tell(i, "server_claim_lichess", &[("game", &game)])
+            .await;
+    }
 
     fn shutdown(&self) -> watch::Receiver<bool> {
         self.parts.shutdown.clone()
@@ -503,8 +533,10 @@ impl ServerDesk for LichessDesk {
 }
 
 /// Runs the lichess desk until shutdown; its tables' actors are joined before it ends.
-pub async fn run(desk: LichessDesk, poke: watch::Receiver<u64>) {
-    // lichess's correspondence tables pass no key to the desk: the channel stays empty.
-    let (_none, keys) = desk_loop::key_channel();
+pub async fn run(mut desk: LichessDesk, poke: watch::Receiver<u64>) {
+    let keys = desk
+        .keys_in
+        .take()
+        .unwrap_or_else(|| desk_loop::key_channel().1);
     desk_loop::run(desk, poke, keys).await;
 }

@@ -198,7 +198,7 @@ impl Table {
                 "the message to the server is the blind player's (or his assistant's)",
             ));
         }
-        if !self.settings.iccf_server {
+        if !self.settings.messages_to_server {
             return Err(state(
                 "a message of your own goes only with a move to ICCF's server (a game with \
                  source = \"xfcc\")",
@@ -451,7 +451,7 @@ mod tests {
         let refused = ask(&mut t, T0, me, words("Hallo")).unwrap_err();
         assert_eq!(refused.code, ErrorCode::State, "{}", refused.message);
         assert_eq!(t.desk_view(T0).my_message, None);
-        t.settings.iccf_server = true;
+        t.settings.messages_to_server = true;
         let (_, begin) = Table::new(t.settings.clone(), Now::at(T0)).unwrap();
         let mut journal: Vec<(u64, String)> =
             begin.records.iter().map(|e| (T0, e.to_string())).collect();

@@ -131,10 +131,10 @@ impl Table {
     fn correspondence_key(&mut self, now: Now, key: BoardKey, out: &mut Step) -> bool {
         let by_mail = self.settings.correspondence.is_some();
         match key {
-            // ICCF's server judges claims (and keeps the days): the server desk checks the
-            // grounds, sends the claim and tells him; the table's game goes on until the
-            // server's result.
-            BoardKey::Claim if self.settings.iccf_server => out.event(TableEvent::Key(key)),
+            // A server judges claims (and keeps the days): the server desk checks the grounds,
+            // sends the claim or says why not; the table's game goes on until the server's
+            // result.
+            BoardKey::Claim if self.settings.claims_to_server => out.event(TableEvent::Key(key)),
             BoardKey::ConfirmSheet if by_mail && self.settings.confirm_send => {
                 out.event(TableEvent::Key(key));
                 self.key_send(now, out);

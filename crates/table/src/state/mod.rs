@@ -137,10 +137,14 @@ pub struct TableSettings {
     /// the game's end come from the server; `KC` claims the win when the opponent has left,
     /// which the server's adapter judges and answers (the table only reports the key).
     pub server_game: bool,
-    /// A correspondence game on ICCF's server (XFCC): the server judges draw claims (`KC` is
-    /// only reported; the server desk checks the grounds and sends the claim) and carries his
-    /// message with his next call (`my-message`).
-    pub iccf_server: bool,
+    /// A correspondence game on a server (ICCF's XFCC, lichess): the server judges draw claims
+    /// and keeps the days, so `KC` is only reported; the server desk checks the grounds and
+    /// sends the claim, or says why it cannot. The table never ends the game on it, which
+    /// would leave the server's game running without him.
+    pub claims_to_server: bool,
+    /// A correspondence game on ICCF's server: his message goes with his next call
+    /// (`my-message`, XFCC's `myMessage`).
+    pub messages_to_server: bool,
 }
 
 impl TableSettings {
@@ -174,7 +178,8 @@ impl TableSettings {
             confirm_send: false,
             shared_speaker: false,
             server_game: false,
-            iccf_server: false,
+            claims_to_server: false,
+            messages_to_server: false,
         }
     }
 }
