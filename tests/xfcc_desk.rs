@@ -396,7 +396,7 @@ fn their_move(
 ) {
     fake.opponent_moves(id, san);
     c.expect_event("the opponent's move", |l| {
-        l.starts_with("event move ") && l.contains(" black ") && l.contains(&format!("{from}{to}"))
+        l.starts_with("event move ") && l.contains(&format!("{from}{to}"))
     });
     peg_move(board, from, to);
     c.heard("all right");
@@ -485,4 +485,55 @@ fn kc_claims_a_repetition_on_the_server_and_his_message_goes_once_with_his_next_
     assert_eq!(fake.moves(4715).len(), 8);
     let text = fs::read_to_string(dir.join("transcript.txt")).unwrap();
     assert!(!text.contains("did not uphold"), "{text}");
+}
+
+#[test]
+fn kc_with_his_unsent_move_that_repeats_the_position_sends_both_in_one_call() {
+    let dir = scratch_dir("xfcc-claim-move");
+    let mut game = FakeGame::new(4716, false, "Gina Ross", "Anna Blind");
+    game.moves = vec!["Nf3".to_owned()];
+    let fake = FakeXfcc::start("anna", PASSWORD, vec![game]);
+    let link = dir.join("peg");
+    let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
+    let config = config(&dir, &link, &fake.url());
+    let daemon = start(&dir, &config);
+    let mut c = daemon.watching("assistant", "xfcc-4716");
+    c.wait_status("ply 1");
+    assert_eq!(c.ask("focus xfcc-4716"), "ok focus xfcc-4716");
+    follow_set_up(&mut board, &c);
+
+    his_move(&mut board, &fake, 4716, "g8", "f6");
+    their_move(&mut board, &fake, &c, 4716, "Ng1", "f3", "g1");
+    his_move(&mut board, &fake, 4716, "f6", "g8");
+    their_move(&mut board, &fake, &c, 4716, "Nf3", "g1", "f3");
+    his_move(&mut board, &fake, 4716, "g8", "f6");
+    their_move(&mut board, &fake, &c, 4716, "Ng1", "f3", "g1");
+    // 4... Ng8 would bring the position after 1. Nf3 a third time: played, not sent, claimed.
+    peg_move(&mut board, "f6", "g8");
+    c.expect_event("his move", |l| l.starts_with("event move 8 black f6g8"));
+    board.hand("key C");
+    said(&dir, "Draw claim sent to the server", 1);
+    c.expect_event("the server's draw", |l| l.starts_with("event end 1/2-1/2"));
+    let polls = fake.polls();
+    until("two more lists", || fake.polls() >= polls + 2);
+    let calls: Vec<(u32, String, bool)> = fake
+        .calls()
+        .iter()
+        .map(|(m, _)| (m.movecount, m.my_move.clone(), m.claim_draw))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (1, "Nf6".to_owned(), false),
+            (2, "Ng8".to_owned(), false),
+            (3, "Nf6".to_owned(), false),
+            (4, "Ng8".to_owned(), true),
+        ],
+        "the move and the claim in one call, the move never again alone"
+    );
+    assert_eq!(fake.moves(4716).len(), 8);
+    assert_eq!(
+        c.ask("send"),
+        "error state no move of the blind player waits to be sent"
+    );
 }
