@@ -300,6 +300,24 @@ fn a_seek_below_rapid_is_refused_at_once_and_a_429_is_said() {
         "lichess does not let a board seek 5 minutes plus 3 seconds",
     );
     assert_eq!(fake.seen(|s| s.seeks.len()), 0, "nothing went to lichess");
+    // A seek he no longer wants: cancelled, its connection closed.
+    assert_eq!(assistant.ask("seek 15+10"), "ok seeking 15+10 casual");
+    fake.wait("the seek", |s, _| s.seeks.len() == 1);
+    assert!(fake.seek_held());
+    assert_eq!(assistant.ask("seek cancel"), "ok seek cancelled");
+    blind_hears(&watcher, "Seek cancelled");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while fake.seek_held() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the seek's connection stays open"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        assistant.ask("seek cancel"),
+        "error state no seek is running"
+    );
     assert!(
         assistant
             .ask("challenge bob 1+0")

@@ -523,6 +523,14 @@ impl FakeLichess {
         self.inner().rate_limit_next = true;
     }
 
+    /// Whether a seek's connection is open (closing it cancels the seek).
+    pub fn seek_held(&self) -> bool {
+        self.inner()
+            .seek
+            .as_ref()
+            .is_some_and(|conn| !conn.tx.is_closed())
+    }
+
     /// Pairs the seek (or the challenge): a game `id` begins, the player with `white`; the
     /// seek's connection is closed and the event stream says `gameStart`.
     pub fn pair(&self, id: &str, white: bool) {

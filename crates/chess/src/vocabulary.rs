@@ -312,7 +312,7 @@ pub const EVENT_KEYS: &[(&str, &[&str])] = &[
     ("lichess_wait", &["time"]), ("lichess_opponent_gone", &["time"]),
     ("lichess_opponent_gone_claim_now", &[]), ("lichess_opponent_back", &[]),
     ("lichess_seeking", &["control"]), ("lichess_seek_too_fast", &["control"]),
-    ("lichess_seek_ended", &[]), ("lichess_challenge_sent", &["user", "control"]),
+    ("lichess_seek_ended", &[]), ("lichess_seek_cancelled", &[]), ("lichess_challenge_sent", &["user", "control"]),
     ("lichess_challenge_declined", &["user"]), ("lichess_move_refused", &["move"]),
     ("lichess_game_started", &["opponent", "rating", "control", "color"]),
     ("lichess_nothing_to_claim", &[]), ("lichess_claim_wait", &["time"]),

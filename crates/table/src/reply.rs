@@ -142,6 +142,8 @@ pub enum Answer {
         control: String,
         rated: bool,
     },
+    /// `seek cancel`: the seek's connection is closed, which cancels it (a lichess table).
+    SeekCancelled,
     /// `challenge`: lichess has the challenge; the user is asked (a lichess table).
     Challenged {
         user: String,

@@ -74,6 +74,18 @@ impl LiveTable {
         })
     }
 
+    /// `seek cancel`: the seek's connection closed (which cancels it on lichess), told.
+    pub(super) fn cancel_seek(&mut self) -> Reply {
+        let Some(seek) = self.seek.take() else {
+            return Err(Refusal::new(ErrorCode::State, "no seek is running"));
+        };
+        // The task owns the connection: ended, it closes it.
+        seek.abort();
+        self.seek_ended = None;
+        self.voice.say("lichess_seek_cancelled", &[]);
+        Ok(Answer::SeekCancelled)
+    }
+
     /// `challenge USER 5+3`: sent, and answered once lichess has it.
     pub(super) fn challenge(
         &mut self,

@@ -270,6 +270,10 @@ impl LiveTable {
                 let reply = self.seek(*control, *rated);
                 request.reply.send(reply).ok();
             }
+            TableRequest::CancelSeek => {
+                let reply = self.cancel_seek();
+                request.reply.send(reply).ok();
+            }
             TableRequest::Challenge { user, control } => {
                 let (user, control) = (user.clone(), *control);
                 self.challenge(user, control, request.reply);

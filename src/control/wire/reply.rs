@@ -146,6 +146,7 @@ impl fmt::Display for AnswerText<'_> {
                 "seeking {control} {}",
                 if *rated { "rated" } else { "casual" }
             ),
+            Answer::SeekCancelled => f.write_str("seek cancelled"),
             Answer::Challenged { user, control } => write!(f, "challenged {user} {control}"),
             Answer::DrawByClaim { reason } => write!(f, "draw by {reason}"),
             Answer::Resigned { by } => write!(f, "{} resigns", color_name(*by)),

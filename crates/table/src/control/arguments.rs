@@ -276,6 +276,7 @@ pub fn seek(a: &Args) -> Parsed {
     let text = a.needs(usage)?;
     let words: Vec<&str> = text.split_whitespace().collect();
     let (control, rated) = match words.as_slice() {
+        [c] if c.eq_ignore_ascii_case("cancel") => return Ok(Request::Table(T::CancelSeek)),
         [c] => (*c, false),
         [c, r] if r.eq_ignore_ascii_case("rated") => (*c, true),
         [c, r] if r.eq_ignore_ascii_case("casual") => (*c, false),

@@ -141,6 +141,8 @@ pub enum TableRequest {
         control: LiveControl,
         rated: bool,
     },
+    /// At a lichess table: stop the seek (`seek cancel`); closing its connection cancels it.
+    CancelSeek,
     /// At a lichess table: challenge a lichess user (`challenge bob 30+20`).
     Challenge {
         user: String,

@@ -133,7 +133,7 @@ static CLAIM_TIME: RequestSpec = spec("claim-time", &["claim-time"], Players, Ta
 static UNDO: RequestSpec = spec("undo", &["undo"], Players, Table, a::undo);
 static SEEK: RequestSpec = spec(
     "seek",
-    &["seek 15+10", "seek 30+20 rated"],
+    &["seek 15+10", "seek 30+20 rated", "seek cancel"],
     Players,
     Table,
     a::seek,
@@ -372,7 +372,7 @@ impl TableRequest {
             T::Dispute { .. } => &DISPUTE,
             T::Resolve { .. } => &RESOLVE,
             T::NewGame { .. } => &NEW_GAME,
-            T::Seek { .. } => &SEEK,
+            T::Seek { .. } | T::CancelSeek => &SEEK,
             T::Challenge { .. } => &CHALLENGE,
             T::Tag { .. } => &TAG,
             T::Pause => &PAUSE,

@@ -118,7 +118,7 @@ impl Table {
             Command::Tag { tag, value } => self.set_tag(now, *tag, value, out),
             Command::Leave { color, from, to } => self.leave(now, role, *color, from, to, out),
             // A lichess table's adapter answers these before the table sees them.
-            Command::Seek { .. } | Command::Challenge { .. } => Err(state(
+            Command::Seek { .. } | Command::CancelSeek | Command::Challenge { .. } => Err(state(
                 "seek and challenge are for a lichess table (kind = \"lichess\")",
             )),
         }
