@@ -155,7 +155,11 @@ impl RawConfig {
         let desk = self.desk.validate()?;
         check_devices(&tables, &desk)?;
         let control = self.control.validate()?;
-        let names: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+        let names = crate::io::tokens::known_tables(
+            tables.iter().map(|t| t.name.as_str()),
+            self.xfcc.is_some(),
+            self.lichess.is_some(),
+        );
         let tokens =
             Tokens::from_config(&self.tokens, &names).map_err(|e| bad(e.place, e.message))?;
         let (web_listen, web_hosts) = self.validate_web()?;

@@ -175,7 +175,11 @@ fn open_journal(config: &Config) -> anyhow::Result<StoreHandle> {
 /// Loads the control interface's tokens (creating them on the first start), and refuses to
 /// listen beyond this machine without them.
 fn load_tokens(config: &Config) -> anyhow::Result<Tokens> {
-    let names: Vec<&str> = config.tables.iter().map(|t| t.name.as_str()).collect();
+    let names = crate::io::tokens::known_tables(
+        config.tables.iter().map(|t| t.name.as_str()),
+        config.xfcc.is_some(),
+        config.lichess.is_some(),
+    );
     let loaded = crate::io::tokens::load_or_create(&config.state_dir, &config.tokens, &names)
         .context("loading the control interface's tokens")?;
     if loaded.created {

@@ -118,6 +118,32 @@ pub enum FreshTokenError {
     Toml(#[from] toml::ser::Error),
 }
 
+/// Whether table `name` is the known table `known`, or one of a server desk's (`xfcc-*`:
+/// `xfcc-` and more).
+fn table_matches(known: &str, name: &str) -> bool {
+    match known.strip_suffix('*') {
+        Some(prefix) => name.len() > prefix.len() && name.starts_with(prefix),
+        None => known == name,
+    }
+}
+
+/// The names a token's `tables` may take: `tables`, and the server games' (`xfcc-*`,
+/// `lichess-*`, named while the daemon runs) when their desk is configured.
+pub fn known_tables<'a>(
+    tables: impl Iterator<Item = &'a str>,
+    xfcc: bool,
+    lichess: bool,
+) -> Vec<&'a str> {
+    let mut names: Vec<&str> = tables.collect();
+    if xfcc {
+        names.push("xfcc-*");
+    }
+    if lichess {
+        names.push("lichess-*");
+    }
+    names
+}
+
 fn bad(place: impl Into<String>, message: impl ToString) -> TokenError {
     TokenError {
         place: place.into(),
@@ -127,7 +153,8 @@ fn bad(place: impl Into<String>, message: impl ToString) -> TokenError {
 
 impl RawToken {
     /// Checks the secret, the role and the table names (`known_tables`, when given, are the
-    /// configured tables a name must be one of).
+    /// configured tables a name must be one of; an entry ending in `*`, such as `xfcc-*`, is
+    /// the tables a server desk names while the daemon runs, which a name may be one of).
     pub fn validate(&self, known_tables: Option<&[&str]>) -> Result<Grant, GrantError> {
         let chars = self.token.chars().count();
         if !(MIN_TOKEN_CHARS..=MAX_TOKEN_CHARS).contains(&chars) {
@@ -146,7 +173,7 @@ impl RawToken {
         } else {
             for name in &self.tables {
                 if let Some(known) = known_tables
-                    && !known.contains(&name.as_str())
+                    && !known.iter().any(|k| table_matches(k, name))
                 {
                     return Err(GrantError::UnknownTable {
                         name: name.clone(),
@@ -673,6 +700,29 @@ mod tests {
         assert_eq!(
             e(raw(ok, "white", &["t3"]), Some(&["t1", "t2"])),
             "tables: no table \"t3\" is configured; tables: t1, t2"
+        );
+    }
+
+    /// A token may be limited to a server game, whose table the desk makes while the daemon
+    /// runs: named `xfcc-<id>` when `[xfcc]` is configured, not otherwise.
+    #[test]
+    fn a_token_may_name_a_server_game_of_a_configured_desk() {
+        let raw = RawToken {
+            token: "abcdefghijklmnop".into(),
+            role: "assistant".into(),
+            tables: vec!["xfcc-4711".into()],
+        };
+        let with_xfcc = known_tables(["t1"].into_iter(), true, false);
+        let grant = raw.validate(Some(&with_xfcc)).unwrap();
+        assert!(grant.may_use("xfcc-4711") && !grant.may_use("xfcc-4712"));
+        let without = known_tables(["t1"].into_iter(), false, true);
+        assert_eq!(
+            raw.validate(Some(&without)).unwrap_err().to_string(),
+            "tables: no table \"xfcc-4711\" is configured; tables: t1, lichess-*"
+        );
+        assert!(
+            !table_matches("xfcc-*", "xfcc-"),
+            "a prefix alone is no game"
         );
     }
 }
