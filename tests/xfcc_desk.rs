@@ -412,7 +412,7 @@ fn kc_claims_a_repetition_on_the_server_and_his_message_goes_once_with_his_next_
     );
     let link = dir.join("peg");
     let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
-    let config = config(&dir, &link, &fake.url());
+    let config = config_polling(&dir, &link, &fake.url(), 1);
     let daemon = start(&dir, &config);
     said(
         &dir,
@@ -495,7 +495,7 @@ fn kc_with_his_unsent_move_that_repeats_the_position_sends_both_in_one_call() {
     let fake = FakeXfcc::start("anna", PASSWORD, vec![game]);
     let link = dir.join("peg");
     let mut board = SimulatedBoard::on_pty("peg", &link, &[]);
-    let config = config(&dir, &link, &fake.url());
+    let config = config_polling(&dir, &link, &fake.url(), 1);
     let daemon = start(&dir, &config);
     let mut c = daemon.watching("assistant", "xfcc-4716");
     c.wait_status("ply 1");
