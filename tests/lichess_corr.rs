@@ -105,6 +105,17 @@ fn a_lichess_correspondence_game_posts_each_move_once_across_a_kill_and_lichess_
     let carol = daemon.watching("assistant", "lichess-efgh5678");
     fake.opponent_resigns("efgh5678");
     carol.expect_event("Carol's resignation", |l| l.starts_with("event end 0-1"));
+    // Both games ended and left the playing list: forgotten, their tables not made again at
+    // the next start.
+    let known = dir.join("state").join("server-games");
+    until("the finished games forgotten", || {
+        let text = std::fs::read_to_string(&known).unwrap_or_default();
+        !text.contains("efgh5678") && !text.contains("abcd1234")
+    });
+    let marks = dir.join("state").join("server-out");
+    until("every call decided", || {
+        std::fs::read_dir(&marks).map_or(true, |d| d.flatten().next().is_none())
+    });
 
     let done: Vec<String> = fake
         .submissions()

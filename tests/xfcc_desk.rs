@@ -272,6 +272,25 @@ fn as_black_his_moves_carry_the_full_move_number_and_a_resignation_is_sent_once(
         .map(|d| d.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
     assert!(left.is_empty(), "every call decided: {left:?}");
+
+    // The finished game leaves the server's list: forgotten, its table not made again after a
+    // restart (its game is in the archive).
+    fake.remove_game(4712);
+    let known = dir.join("state").join("server-games");
+    until("the finished game forgotten", || {
+        !fs::read_to_string(&known)
+            .unwrap_or_default()
+            .contains("4712")
+    });
+    drop((c, early));
+    let mut daemon = daemon;
+    daemon.terminate();
+    let daemon = start(&dir, &config);
+    let mut again = daemon.connect("assistant");
+    let polls = fake.polls();
+    until("a list after the restart", || fake.polls() > polls);
+    let answer = again.ask("table xfcc-4712");
+    assert!(answer.starts_with("error"), "{answer}");
 }
 
 #[test]

@@ -347,6 +347,11 @@ impl FakeXfcc {
         game.moves.push(san.to_owned());
     }
 
+    /// Game `id` leaves the account's list (finished and archived on the server).
+    pub fn remove_game(&self, id: i64) {
+        self.state.lock().unwrap().games.retain(|g| g.id != id);
+    }
+
     /// A new game for the account (a tournament began).
     pub fn add_game(&self, game: FakeGame) {
         self.state.lock().unwrap().games.push(game);

@@ -208,11 +208,13 @@ impl LichessDesk {
                 self.sync(i, full, &game).await;
             }
         }
-        // A game no longer listed (finished) keeps its table until its end is recorded.
+        // A game no longer listed (finished) is looked at until its end is recorded and his
+        // last call (his resignation, say) decided.
         for i in 0..self.games.len() {
             let listed = listed_ids.contains(&self.games[i].id);
             let over = self.games[i].table.view.borrow().game.is_over();
-            if listed || over || self.games[i].last.is_none() {
+            let marked = OutMark::read(&self.out_dir, &self.games[i].table.handle.name).is_some();
+            if listed || (over && !marked) || self.games[i].last.is_none() {
                 continue;
             }
             match self.game_full(&self.games[i].id.clone()).await {
@@ -224,6 +226,7 @@ impl LichessDesk {
                         is_my_turn: false,
                         seconds_left: None,
                         speed: "correspondence".to_owned(),
+                        variant: None,
                     };
                     self.sync(i, full, &gone).await;
                 }
@@ -233,6 +236,13 @@ impl LichessDesk {
         if let Some(why) = failed {
             return self.failed(&why).await;
         }
+        let games = self.games.iter().map(|g| (g.id.clone(), &g.table));
+        super::forget_finished(
+            &self.parts,
+            CorrespondenceSource::Lichess,
+            games,
+            &listed_ids,
+        );
         if self.backoff.take().is_some() {
             self.tell_all("server_back").await;
         }

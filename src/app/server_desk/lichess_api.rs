@@ -28,6 +28,16 @@ pub struct PlayingGame {
     pub seconds_left: Option<i64>,
     #[serde(default)]
     pub speed: String,
+    /// The variant (`standard`, `chess960`, `fromPosition`, …); absent read as standard.
+    #[serde(default)]
+    pub variant: Option<Variant>,
+}
+
+/// A game's variant as lichess names it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Variant {
+    #[serde(default)]
+    pub key: String,
 }
 
 /// The stream's first line.
@@ -79,8 +89,11 @@ pub struct GameState {
 
 impl PlayingGame {
     /// A correspondence game with an id that is safe in a table's name.
+    /// A correspondence game of standard chess from the start: the desk's tables play the
+    /// standard game, and every move is replayed from the start position.
     pub fn is_desk_game(&self) -> bool {
-        self.speed == "correspondence" && safe_id(&self.game_id)
+        let standard = self.variant.as_ref().is_none_or(|v| v.key == "standard");
+        self.speed == "correspondence" && standard && safe_id(&self.game_id)
     }
 
     pub fn peg_side(&self) -> Color {
@@ -198,7 +211,10 @@ mod tests {
               {"gameId":"abcd1234","fullId":"abcd1234wxyz","color":"black","fen":"x","lastMove":"e2e4",
                "isMyTurn":true,"secondsLeft":1209600,"speed":"correspondence","opponent":{"id":"bob","username":"Bob","rating":1500}},
               {"gameId":"rapid123","color":"white","isMyTurn":false,"speed":"rapid"},
-              {"gameId":"../etc","color":"white","speed":"correspondence"}]}"#,
+              {"gameId":"../etc","color":"white","speed":"correspondence"},
+              {"gameId":"c960game","color":"white","speed":"correspondence","variant":{"key":"chess960","name":"Chess960"}},
+              {"gameId":"fromposi","color":"white","speed":"correspondence","variant":{"key":"fromPosition","name":"From Position"}},
+              {"gameId":"standard","color":"white","speed":"correspondence","variant":{"key":"standard","name":"Standard"}}]}"#,
         )
         .unwrap();
         let desk: Vec<_> = playing
@@ -206,7 +222,12 @@ mod tests {
             .iter()
             .filter(|g| g.is_desk_game())
             .collect();
-        assert_eq!(desk.len(), 1);
+        let ids: Vec<&str> = desk.iter().map(|g| g.game_id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["abcd1234", "standard"],
+            "no variant, no set-up position"
+        );
         assert_eq!(desk[0].peg_side(), Color::Black);
         let full = game_full(
             r#"{"type":"gameFull","id":"abcd1234","white":{"id":"bob","name":"Bob"},"black":{"id":"anna","name":"Anna"},

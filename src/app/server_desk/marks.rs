@@ -107,11 +107,13 @@ pub fn read_games(path: &Path) -> Vec<KnownGame> {
         .collect()
 }
 
-/// Adds `game` to the games known in `state_dir` unless it is there: read, added, written
-/// under one lock, as both server desks keep their games in the one file.
+/// Both server desks keep their games in the one file: each change is read, changed and
+/// written under this lock.
+static GAMES_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Adds `game` to the games known in `state_dir` unless it is there.
 pub fn remember_game(state_dir: &Path, game: &KnownGame) {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _held = LOCK
+    let _held = GAMES_LOCK
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let path = games_file(state_dir);
@@ -126,6 +128,27 @@ pub fn remember_game(state_dir: &Path, game: &KnownGame) {
     if let Err(e) = write_games(&path, &games) {
         tracing::warn!(path = %path.display(), error = %e, "the server games were not kept");
     }
+}
+
+/// Removes game `id` of `source` from the games known in `state_dir`: it has ended and the
+/// server no longer lists it, so its table is not made again at the next start (the game
+/// stays in the archive). Whether it was there.
+pub fn forget_game(state_dir: &Path, source: CorrespondenceSource, id: &str) -> bool {
+    let _held = GAMES_LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let path = games_file(state_dir);
+    let mut games = read_games(&path);
+    let before = games.len();
+    games.retain(|g| !(g.source == source && g.id == id));
+    if games.len() == before {
+        return false;
+    }
+    if let Err(e) = write_games(&path, &games) {
+        tracing::warn!(path = %path.display(), error = %e, "a finished server game was not forgotten");
+        return false;
+    }
+    true
 }
 
 /// Writes the games known.
@@ -311,6 +334,9 @@ mod tests {
         let read = read_games(&path);
         assert_eq!(read.len(), 1);
         assert_eq!(read[0].id, "2");
+        assert!(!forget_game(dir.path(), CorrespondenceSource::Lichess, "2"));
+        assert!(forget_game(dir.path(), CorrespondenceSource::Xfcc, "2"));
+        assert!(read_games(&path).is_empty());
 
         let out = out_dir(dir.path());
         let mark = OutMark {

@@ -204,6 +204,28 @@ pub fn with_turn(text: String, view: &DeskView) -> String {
     }
 }
 
+/// Forgets (`marks::forget_game`) each game of `games` (id, table) whose table's game is over
+/// and which the server's last list, `listed`, no longer holds: its table is not made again at
+/// the next start.
+pub fn forget_finished<'a>(
+    parts: &ServerParts,
+    source: CorrespondenceSource,
+    games: impl Iterator<Item = (String, &'a MailTable)>,
+    listed: &[String],
+) {
+    let state_dir = &parts.config.state_dir;
+    for (id, table) in games {
+        if listed.contains(&id) || !table.view.borrow().game.is_over() {
+            continue;
+        }
+        // Its call's mark, if any, stays while the table does: cleared, an end of his own (a
+        // resignation) would be due again against the last list.
+        if marks::forget_game(state_dir, source, &id) {
+            tracing::info!(table = %table.handle.name, "a finished server game the server no longer lists: not made again at the next start");
+        }
+    }
+}
+
 /// The table's side of a server game, for the pure decisions (`correspondence::server_call`).
 pub fn at_table(view: &DeskView) -> server_call::AtTable<'_> {
     server_call::AtTable {

@@ -187,6 +187,7 @@ impl XfccDesk {
             tracing::info!("the XFCC server answers again");
             self.tell_all("server_back").await;
         }
+        let listed: Vec<String> = games.iter().map(|g| g.id.to_string()).collect();
         for game in games {
             let known = KnownGame {
                 source: CorrespondenceSource::Xfcc,
@@ -205,6 +206,8 @@ impl XfccDesk {
                 self.sync(i, game).await;
             }
         }
+        let games = self.games.iter().map(|g| (g.id.to_string(), &g.table));
+        super::forget_finished(&self.parts, CorrespondenceSource::Xfcc, games, &listed);
         true
     }
 
