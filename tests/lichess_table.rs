@@ -19,6 +19,11 @@ use common::fs::scratch_dir;
 use common::stand_in::{self, Played, StandIn};
 
 fn write_config(dir: &Path, lichess: &str) -> PathBuf {
+    write_config_with(dir, lichess, "900+10")
+}
+
+/// The configuration with the table's own `time_control` (which lichess's game overrides).
+fn write_config_with(dir: &Path, lichess: &str, control: &str) -> PathBuf {
     let path = dir.join("annabella.toml");
     std::fs::write(
         &path,
@@ -38,7 +43,7 @@ name = "live"
 kind = "lichess"
 peg = "{peg}"
 peg_side = "white"
-time_control = "900+10"
+time_control = "{control}"
 "#,
             peg = dir.join("peg").display(),
         ),
@@ -344,7 +349,8 @@ fn a_silent_stream_is_opened_again_the_clocks_follow_lichess_and_kd_accepts_a_dr
     let dir = scratch_dir("lichess-draw");
     let speaker = StandIn::create(&dir.join("bin")).unwrap();
     let fake = FakeLichess::start();
-    write_config(&dir, &fake.url);
+    // A configured control with a move period, which lichess's game has not.
+    write_config_with(&dir, &fake.url, "40/5400+30:1800+30");
     let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
     let (daemon, mut watcher) = start(&dir, &speaker);
     let mut white = daemon.connect("white");
@@ -367,6 +373,10 @@ fn a_silent_stream_is_opened_again_the_clocks_follow_lichess_and_kd_accepts_a_dr
         clock.contains("black 0:10:00") || clock.contains("black 0:09:59"),
         "{clock}"
     );
+    // KT: lichess's clocks, and no move period the configuration's control would have.
+    board.hand("key T");
+    let said = blind_hears(&watcher, "White");
+    assert!(!said.contains("time control"), "{said}");
 
     // Silence, keep-alives too: after 15 s the stream is taken for dead and opened again.
     let opened = fake.seen(|s| s.game_streams);

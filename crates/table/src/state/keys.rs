@@ -198,7 +198,10 @@ impl Table {
             let color = color_phrase(self.state.game.turn(), self.announcer.vocab());
             parts.push(self.announcer.fill("key_turn", &[("color", &color)]));
         }
-        if let Some(n) = self.state.clock.moves_to_control(self.settings.peg_side) {
+        // A server's game (lichess) has no move period: its clocks are the server's, and the
+        // table's configured control, which may have one, says nothing about it.
+        let to_control = self.state.clock.moves_to_control(self.settings.peg_side);
+        if let Some(n) = to_control.filter(|_| !self.settings.server_game) {
             let moves = move_count_phrase(n, self.announcer.vocab());
             parts.push(self.announcer.fill("key_to_control", &[("moves", &moves)]));
         }
