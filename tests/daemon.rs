@@ -308,6 +308,14 @@ fn the_arbiter_begins_the_next_game_and_a_restart_finds_it() {
             .ask("new-game")
             .starts_with("error state the game is not over")
     );
+    // The first game's clock waits for the set-up too: the peg board shows the standard
+    // position, not this one, so the arbiter starts it.
+    assert_eq!(
+        white.ask("move e4"),
+        "error state the clock waits until the boards show the game's start position (or the \
+         arbiter's resume); no move before"
+    );
+    assert_eq!(arbiter.ask("resume"), "ok clock running");
     assert_eq!(white.ask("move e4"), "ok e2e4 e4");
     assert_eq!(black.ask("resign"), "ok black resigns");
 

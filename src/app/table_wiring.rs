@@ -411,9 +411,12 @@ async fn open_table(
             Table::next_game(settings, clock.now(), peg_board).map_err(anyhow::Error::msg)?;
         return Ok((table, out, game, clock));
     }
+    // The first game at this table: its clock, too, waits until the boards are set up
+    // (issue 24), or it would run from the daemon's start.
     let game = store.begin_game(&name, wall).await?;
     let clock = TableClock::starting_at(0);
-    let (table, out) = Table::new(settings, clock.now()).map_err(anyhow::Error::msg)?;
+    let (table, out) =
+        Table::next_game(settings, clock.now(), peg_board).map_err(anyhow::Error::msg)?;
     Ok((table, out, game, clock))
 }
 

@@ -416,10 +416,13 @@ impl Table {
             ));
         }
         if self.state.clock.is_paused() {
-            return Err(Refusal::new(
-                ErrorCode::State,
-                "the arbiter has stopped the clocks; no move until they run again (resume)",
-            ));
+            let why = if self.state.setup_hold {
+                "the clock waits until the boards show the game's start position (or the \
+                 arbiter's resume); no move before"
+            } else {
+                "the arbiter has stopped the clocks; no move until they run again (resume)"
+            };
+            return Err(Refusal::new(ErrorCode::State, why));
         }
         let before = self.state.game.position().clone();
         let mover = before.turn();
