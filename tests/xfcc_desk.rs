@@ -507,7 +507,7 @@ fn kc_claims_a_repetition_on_the_server_and_his_message_goes_once_with_his_next_
 }
 
 #[test]
-fn kc_with_his_unsent_move_that_repeats_the_position_sends_both_in_one_call() {
+fn kc_with_his_unsent_move_sends_both_in_one_call_and_a_refusal_sends_the_move_alone() {
     let dir = scratch_dir("xfcc-claim-move");
     let mut game = FakeGame::new(4716, false, "Gina Ross", "Anna Blind");
     game.moves = vec!["Nf3".to_owned()];
@@ -527,30 +527,43 @@ fn kc_with_his_unsent_move_that_repeats_the_position_sends_both_in_one_call() {
     their_move(&mut board, &fake, &c, 4716, "Nf3", "g1", "f3");
     his_move(&mut board, &fake, 4716, "g8", "f6");
     their_move(&mut board, &fake, &c, 4716, "Ng1", "f3", "g1");
-    // 4... Ng8 would bring the position after 1. Nf3 a third time: played, not sent, claimed.
+    // 4... Ng8 brings the start position a third time: played, not sent, and claimed. The
+    // server refuses claims this once: the move, released with the claim, then goes alone
+    // (FIDE 9.5.3: the move of a claim found wrong is played).
     peg_move(&mut board, "f6", "g8");
     c.expect_event("his move", |l| l.starts_with("event move 8 black f6g8"));
+    fake.force_next("ClaimsNotSupported");
+    board.hand("key C");
+    said(&dir, "The server does not accept claims", 1);
+    until("4... Ng8 on the server alone", || {
+        fake.moves(4716).len() == 8
+    });
+    // 5. Nf3: the position after 1. Nf3 a third time, his move: claimed as it stands.
+    their_move(&mut board, &fake, &c, 4716, "Nf3", "g1", "f3");
     board.hand("key C");
     said(&dir, "Draw claim sent to the server", 1);
     c.expect_event("the server's draw", |l| l.starts_with("event end 1/2-1/2"));
     let polls = fake.polls();
     until("two more lists", || fake.polls() >= polls + 2);
-    let calls: Vec<(u32, String, bool)> = fake
+    let calls: Vec<(u32, String, bool, String)> = fake
         .calls()
         .iter()
-        .map(|(m, _)| (m.movecount, m.my_move.clone(), m.claim_draw))
+        .map(|(m, code)| (m.movecount, m.my_move.clone(), m.claim_draw, code.clone()))
         .collect();
+    let ok = "Success".to_owned();
     assert_eq!(
         calls,
         [
-            (1, "Nf6".to_owned(), false),
-            (2, "Ng8".to_owned(), false),
-            (3, "Nf6".to_owned(), false),
-            (4, "Ng8".to_owned(), true),
+            (1, "Nf6".to_owned(), false, ok.clone()),
+            (2, "Ng8".to_owned(), false, ok.clone()),
+            (3, "Nf6".to_owned(), false, ok.clone()),
+            (4, "Ng8".to_owned(), true, "ClaimsNotSupported".to_owned()),
+            (4, "Ng8".to_owned(), false, ok.clone()),
+            (5, String::new(), true, ok),
         ],
-        "the move and the claim in one call, the move never again alone"
+        "the move with the claim, then alone once; the later claim as the position stands"
     );
-    assert_eq!(fake.moves(4716).len(), 8);
+    assert_eq!(fake.moves(4716).len(), 9);
     assert_eq!(
         c.ask("send"),
         "error state no move of the blind player waits to be sent"
