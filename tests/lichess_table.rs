@@ -18,12 +18,8 @@ use common::fake_lichess::FakeLichess;
 use common::fs::scratch_dir;
 use common::stand_in::{self, Played, StandIn};
 
-fn write_config(dir: &Path, lichess: &str) -> PathBuf {
-    write_config_with(dir, lichess, "900+10")
-}
-
 /// The configuration with the table's own `time_control` (which lichess's game overrides).
-fn write_config_with(dir: &Path, lichess: &str, control: &str) -> PathBuf {
+fn write_config(dir: &Path, lichess: &str, control: &str) -> PathBuf {
     let path = dir.join("annabella.toml");
     std::fs::write(
         &path,
@@ -66,6 +62,46 @@ fn start(dir: &Path, speaker: &StandIn) -> (Daemon, ControlClient) {
     let mut watcher = daemon.watching("observer", "live");
     watcher.wait_status("peg connected");
     (daemon, watcher)
+}
+
+/// One test's live table: the stand-in loudspeaker, the fake lichess, the peg board on a
+/// pseudo-terminal, the daemon with an observer watching the table, and one player's
+/// connection at it (`role`).
+struct Live {
+    dir: PathBuf,
+    speaker: StandIn,
+    fake: FakeLichess,
+    board: SimulatedBoard,
+    daemon: Daemon,
+    watcher: ControlClient,
+    player: ControlClient,
+}
+
+/// Starts a test's live table in `scratch_dir(name)` with the table's `control`; `split`
+/// makes lichess split its lines anywhere from the start.
+fn open_live(name: &str, control: &str, role: &str, split: bool) -> Live {
+    assert!(
+        stand_in::available(),
+        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
+    );
+    let dir = scratch_dir(name);
+    let speaker = StandIn::create(&dir.join("bin")).unwrap();
+    let fake = FakeLichess::start();
+    fake.split_lines(split);
+    write_config(&dir, &fake.url, control);
+    let board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
+    let (daemon, watcher) = start(&dir, &speaker);
+    let mut player = daemon.connect(role);
+    assert_eq!(player.ask("table live"), "ok table live");
+    Live {
+        dir,
+        speaker,
+        fake,
+        board,
+        daemon,
+        watcher,
+        player,
+    }
 }
 
 /// Waits until the blind player hears words starting with `start`; returns them.
@@ -134,19 +170,15 @@ fn same_game(fake: &FakeLichess, watcher: &mut ControlClient) -> usize {
 
 #[test]
 fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills() {
-    assert!(
-        stand_in::available(),
-        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
-    );
-    let dir = scratch_dir("lichess-table");
-    let speaker = StandIn::create(&dir.join("bin")).unwrap();
-    let fake = FakeLichess::start();
-    fake.split_lines(true);
-    write_config(&dir, &fake.url);
-    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
-    let (daemon, mut watcher) = start(&dir, &speaker);
-    let mut white = daemon.connect("white");
-    assert_eq!(white.ask("table live"), "ok table live");
+    let Live {
+        dir,
+        speaker,
+        fake,
+        mut board,
+        daemon,
+        mut watcher,
+        player: mut white,
+    } = open_live("lichess-table", "900+10", "white", true);
 
     // The seek, held open until lichess pairs it; the game starts on the table.
     assert_eq!(white.ask("seek 15+10"), "ok seeking 15+10 casual");
@@ -283,18 +315,15 @@ fn a_lichess_game_survives_split_lines_a_lost_connection_a_refusal_and_two_kills
 
 #[test]
 fn a_seek_below_rapid_is_refused_at_once_and_a_429_is_said() {
-    assert!(
-        stand_in::available(),
-        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
-    );
-    let dir = scratch_dir("lichess-seek");
-    let speaker = StandIn::create(&dir.join("bin")).unwrap();
-    let fake = FakeLichess::start();
-    write_config(&dir, &fake.url);
-    let _board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
-    let (daemon, watcher) = start(&dir, &speaker);
-    let mut assistant = daemon.connect("assistant");
-    assert_eq!(assistant.ask("table live"), "ok table live");
+    let Live {
+        dir: _dir,
+        speaker: _speaker,
+        fake,
+        board: _board,
+        daemon: _daemon,
+        watcher,
+        player: mut assistant,
+    } = open_live("lichess-seek", "900+10", "assistant", false);
     let refused = assistant.ask("seek 5+3");
     assert!(
         refused.starts_with("error state 5+3 is blitz (420 s estimated)"),
@@ -342,19 +371,16 @@ fn a_seek_below_rapid_is_refused_at_once_and_a_429_is_said() {
 
 #[test]
 fn a_silent_stream_is_opened_again_the_clocks_follow_lichess_and_kd_accepts_a_draw() {
-    assert!(
-        stand_in::available(),
-        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
-    );
-    let dir = scratch_dir("lichess-draw");
-    let speaker = StandIn::create(&dir.join("bin")).unwrap();
-    let fake = FakeLichess::start();
     // A configured control with a move period, which lichess's game has not.
-    write_config_with(&dir, &fake.url, "40/5400+30:1800+30");
-    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
-    let (daemon, mut watcher) = start(&dir, &speaker);
-    let mut white = daemon.connect("white");
-    assert_eq!(white.ask("table live"), "ok table live");
+    let Live {
+        dir: _dir,
+        speaker: _speaker,
+        fake,
+        mut board,
+        daemon: _daemon,
+        mut watcher,
+        player: mut white,
+    } = open_live("lichess-draw", "40/5400+30:1800+30", "white", false);
     assert_eq!(white.ask("seek 30+20 rated"), "ok seeking 30+20 rated");
     fake.wait("the seek", |s, _| s.seeks.len() == 1);
     assert!(fake.seen(|s| s.seeks[0].contains("rated=true")));
@@ -404,18 +430,15 @@ fn a_silent_stream_is_opened_again_the_clocks_follow_lichess_and_kd_accepts_a_dr
 
 #[test]
 fn a_challenge_a_move_answered_429_sent_once_after_the_pause_and_kx_kx_resigning() {
-    assert!(
-        stand_in::available(),
-        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
-    );
-    let dir = scratch_dir("lichess-429");
-    let speaker = StandIn::create(&dir.join("bin")).unwrap();
-    let fake = FakeLichess::start();
-    write_config(&dir, &fake.url);
-    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
-    let (daemon, mut watcher) = start(&dir, &speaker);
-    let mut white = daemon.connect("white");
-    assert_eq!(white.ask("table live"), "ok table live");
+    let Live {
+        dir: _dir,
+        speaker: _speaker,
+        fake,
+        mut board,
+        daemon: _daemon,
+        mut watcher,
+        player: mut white,
+    } = open_live("lichess-429", "900+10", "white", false);
     // A challenge may be Blitz; lichess has it, he hears it was sent.
     assert_eq!(white.ask("challenge bob 5+3"), "ok challenged bob 5+3");
     blind_hears(&watcher, "Challenge sent to bob, 5 minutes plus 3 seconds");
@@ -459,18 +482,15 @@ fn a_challenge_a_move_answered_429_sent_once_after_the_pause_and_kx_kx_resigning
 
 #[test]
 fn an_aborted_game_is_taken_back_and_the_next_one_starts() {
-    assert!(
-        stand_in::available(),
-        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
-    );
-    let dir = scratch_dir("lichess-abort");
-    let speaker = StandIn::create(&dir.join("bin")).unwrap();
-    let fake = FakeLichess::start();
-    write_config(&dir, &fake.url);
-    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
-    let (daemon, mut watcher) = start(&dir, &speaker);
-    let mut white = daemon.connect("white");
-    assert_eq!(white.ask("table live"), "ok table live");
+    let Live {
+        dir: _dir,
+        speaker: _speaker,
+        fake,
+        mut board,
+        daemon: _daemon,
+        mut watcher,
+        player: mut white,
+    } = open_live("lichess-abort", "900+10", "white", false);
     assert_eq!(white.ask("seek 15+10"), "ok seeking 15+10 casual");
     fake.wait("the seek", |s, _| s.seeks.len() == 1);
     fake.pair("g4me0004", true);
@@ -498,18 +518,15 @@ fn an_aborted_game_is_taken_back_and_the_next_one_starts() {
 /// second live game begun on the website never take the table from the game he plays.
 #[test]
 fn games_of_the_desk_and_of_the_website_leave_the_table_its_game() {
-    assert!(
-        stand_in::available(),
-        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
-    );
-    let dir = scratch_dir("lichess-others");
-    let speaker = StandIn::create(&dir.join("bin")).unwrap();
-    let fake = FakeLichess::start();
-    write_config(&dir, &fake.url);
-    let mut board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
-    let (daemon, watcher) = start(&dir, &speaker);
-    let mut white = daemon.connect("white");
-    assert_eq!(white.ask("table live"), "ok table live");
+    let Live {
+        dir: _dir,
+        speaker,
+        fake,
+        mut board,
+        daemon: _daemon,
+        watcher,
+        player: mut white,
+    } = open_live("lichess-others", "900+10", "white", false);
     assert_eq!(white.ask("seek 15+10"), "ok seeking 15+10 casual");
     fake.wait("the seek", |s, _| {
         s.seeks.len() == 1 && s.event_streams >= 1
@@ -551,18 +568,15 @@ fn games_of_the_desk_and_of_the_website_leave_the_table_its_game() {
 /// later may work.
 #[test]
 fn a_challenge_while_lichess_is_down_is_told_as_unreachable() {
-    assert!(
-        stand_in::available(),
-        "espeak-ng or sox (soxi) is missing: run scripts/ensure-deps.sh"
-    );
-    let dir = scratch_dir("lichess-down");
-    let speaker = StandIn::create(&dir.join("bin")).unwrap();
-    let fake = FakeLichess::start();
-    write_config(&dir, &fake.url);
-    let _board = SimulatedBoard::on_pty("peg", &dir.join("peg"), &[]);
-    let (daemon, watcher) = start(&dir, &speaker);
-    let mut white = daemon.connect("white");
-    assert_eq!(white.ask("table live"), "ok table live");
+    let Live {
+        dir: _dir,
+        speaker: _speaker,
+        fake,
+        board: _board,
+        daemon: _daemon,
+        watcher,
+        player: mut white,
+    } = open_live("lichess-down", "900+10", "white", false);
     fake.offline(true);
     let answer = white.ask("challenge bob 30+20");
     assert!(answer.starts_with("error state lichess:"), "{answer}");

@@ -207,31 +207,20 @@ fn make_a_move(state: &mut State, user: &str, password: &str, call: &MoveCall) -
     let Some(pos) = game.position() else {
         return "ServerError".to_owned();
     };
-    if call.claim_draw {
-        // The claim judged as an arbiter would: on the position after his move, if he sent
-        // one (which is played either way, FIDE 9.5), else as it stands; grounds: a draw.
-        if !call.my_move.is_empty() {
-            let legal = SanPlus::from_ascii(call.my_move.as_bytes())
-                .ok()
-                .and_then(|s| s.san.to_move(&pos).ok());
-            if legal.is_none() {
-                return "InvalidMove".to_owned();
-            }
-            game.moves.push(call.my_move.clone());
+    // A claim is judged as an arbiter would: on the position after his move, if he sent one
+    // (which is played either way, FIDE 9.5), else as it stands; grounds: a draw.
+    if !(call.claim_draw && call.my_move.is_empty()) {
+        let legal = SanPlus::from_ascii(call.my_move.as_bytes())
+            .ok()
+            .and_then(|s| s.san.to_move(&pos).ok());
+        if legal.is_none() {
+            return "InvalidMove".to_owned();
         }
-        if claim_grounds(&game.moves) {
-            game.result = "Draw".to_owned();
-        }
-        game.draw_offered = false;
-        return "Success".to_owned();
+        game.moves.push(call.my_move.clone());
     }
-    let legal = SanPlus::from_ascii(call.my_move.as_bytes())
-        .ok()
-        .and_then(|s| s.san.to_move(&pos).ok());
-    if legal.is_none() {
-        return "InvalidMove".to_owned();
+    if call.claim_draw && claim_grounds(&game.moves) {
+        game.result = "Draw".to_owned();
     }
-    game.moves.push(call.my_move.clone());
     game.draw_offered = false;
     "Success".to_owned()
 }
